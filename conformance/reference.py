@@ -1,0 +1,237 @@
+"""The reference (Jinja2 3.1.6, configured like transformers) and the matching setup of our engine.
+
+Two configurations are compared:
+
+``chat``
+    What ``transformers`` 5.x uses for ``apply_chat_template``: an
+    ``ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)`` with the
+    ``loopcontrols`` extension and a ``{% generation %}`` tag that renders its body, ``tojson``
+    replaced by ``json.dumps`` (``ensure_ascii=False``), the globals ``raise_exception`` and
+    ``strftime_now``, ``dict`` replaced by a function that only builds dicts and ``namespace`` by
+    one that refuses attribute names starting with ``_``. Ours: ``chat_environment()``.
+
+``plain``
+    A plain ``jinja2.Environment`` with the same options as ours (trim_blocks, lstrip_blocks,
+    keep_trailing_newline, undefined). Ours: ``Environment(...)`` with the same options.
+
+``strftime_now`` is pinned to :data:`FIXED_NOW` on both sides so renders are deterministic.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import jinja2
+import jinja2.ext
+import jinja2.nodes
+from jinja2.exceptions import SecurityError as JinjaSecurityError
+from jinja2.exceptions import TemplateError as JinjaTemplateError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2.utils import Namespace as JinjaNamespace
+
+#: The instant ``strftime_now`` reports, in both engines.
+FIXED_NOW = datetime(2026, 1, 15, 12, 34, 56)
+
+PLAIN_OPTIONS = ("trim_blocks", "lstrip_blocks", "keep_trailing_newline")
+
+
+def pinned_strftime_now(fmt: str) -> str:
+    """``strftime_now(fmt)`` at :data:`FIXED_NOW`."""
+    return FIXED_NOW.strftime(fmt)
+
+
+# --------------------------------------------------------------------------- the reference
+
+
+class GenerationTag(jinja2.ext.Extension):
+    """``{% generation %}...{% endgeneration %}`` renders its body (transformers' tracker, idle)."""
+
+    tags = {"generation"}
+
+    def parse(self, parser: Any) -> jinja2.nodes.Node:
+        lineno = next(parser.stream).lineno
+        body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+        call = self.call_method("_render_body")
+        return jinja2.nodes.CallBlock(call, [], [], body).set_lineno(lineno)
+
+    def _render_body(self, caller: Callable[[], str]) -> str:
+        return caller()
+
+
+def _raise_exception(message: Any) -> None:
+    raise JinjaTemplateError(message)
+
+
+def _tojson(x: Any, ensure_ascii=False, indent=None, separators=None, sort_keys=False) -> str:
+    return json.dumps(
+        x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys
+    )
+
+
+def _safe_dict(*args: Any, **kwargs: Any) -> dict:
+    """transformers 5 replaces the ``dict`` type by a function that only builds dicts."""
+    return dict(*args, **kwargs)
+
+
+def _safe_namespace(*args: Any, **kwargs: Any) -> JinjaNamespace:
+    """transformers 5 replaces ``namespace`` by one refusing names that start with ``_``."""
+    attrs = dict(*args, **kwargs)
+    for key in attrs:
+        if isinstance(key, str) and key.startswith("_"):
+            raise JinjaSecurityError(f"namespace attribute {key!r} is not allowed")
+    return JinjaNamespace(attrs)
+
+
+def reference_chat_environment() -> jinja2.Environment:
+    """Jinja2 configured as transformers configures it for ``apply_chat_template``."""
+    env = ImmutableSandboxedEnvironment(
+        trim_blocks=True,
+        lstrip_blocks=True,
+        extensions=[GenerationTag, jinja2.ext.loopcontrols],
+    )
+    env.filters["tojson"] = _tojson
+    env.globals["raise_exception"] = _raise_exception
+    env.globals["strftime_now"] = pinned_strftime_now
+    env.globals["dict"] = _safe_dict
+    env.globals["namespace"] = _safe_namespace
+    return env
+
+
+_JINJA_UNDEFINED = {
+    "Undefined": jinja2.Undefined,
+    "StrictUndefined": jinja2.StrictUndefined,
+    "ChainableUndefined": jinja2.ChainableUndefined,
+}
+
+
+def reference_plain_environment(
+    trim_blocks: bool = False,
+    lstrip_blocks: bool = False,
+    keep_trailing_newline: bool = False,
+    undefined: str = "Undefined",
+) -> jinja2.Environment:
+    """A plain ``jinja2.Environment`` with the given options (``undefined`` by class name)."""
+    return jinja2.Environment(
+        trim_blocks=trim_blocks,
+        lstrip_blocks=lstrip_blocks,
+        keep_trailing_newline=keep_trailing_newline,
+        undefined=_JINJA_UNDEFINED[undefined],
+    )
+
+
+def reference_environment(config: str, **options: Any) -> jinja2.Environment:
+    """``config`` is ``"chat"`` (options ignored) or ``"plain"``."""
+    if config == "chat":
+        return reference_chat_environment()
+    return reference_plain_environment(**options)
+
+
+# --------------------------------------------------------------------------- our engine
+
+
+def ours_chat_environment() -> Any:
+    """Our ``chat_environment()`` with ``strftime_now`` pinned like the reference's."""
+    import minijinja_py
+
+    env = minijinja_py.chat_environment()
+    env.globals["strftime_now"] = pinned_strftime_now
+    return env
+
+
+def ours_plain_environment(
+    trim_blocks: bool = False,
+    lstrip_blocks: bool = False,
+    keep_trailing_newline: bool = False,
+    undefined: str = "Undefined",
+) -> Any:
+    """Our ``Environment`` with the given options (``undefined`` by class name)."""
+    import minijinja_py
+
+    return minijinja_py.Environment(
+        trim_blocks=trim_blocks,
+        lstrip_blocks=lstrip_blocks,
+        keep_trailing_newline=keep_trailing_newline,
+        undefined=getattr(minijinja_py, undefined),
+    )
+
+
+def ours_environment(config: str, **options: Any) -> Any:
+    if config == "chat":
+        return ours_chat_environment()
+    return ours_plain_environment(**options)
+
+
+# --------------------------------------------------------------------------- outcomes
+
+Outcome = tuple[str, str]
+
+
+def outcome(render: Callable[[], str], *, ours: bool = False) -> Outcome:
+    """Run ``render`` and classify what happened.
+
+    Returns ``("ok", text)``, ``("raise_exception", message)`` when the template called
+    ``raise_exception`` (the exception's class is exactly the engine's ``TemplateError``), or
+    ``("error", class name)``. With ``ours=True`` an exception that is not one of our
+    ``TemplateError`` family is a bug of ours: ``("crash", "ClassName: message")``.
+    """
+    try:
+        text = render()
+    except Exception as exc:  # noqa: BLE001 - classifying every failure is the point
+        return classify_exception(exc, ours=ours)
+    return ("ok", text)
+
+
+def classify_exception(exc: BaseException, *, ours: bool = False) -> Outcome:
+    if ours:
+        import minijinja_py
+
+        if not isinstance(exc, minijinja_py.TemplateError):
+            return ("crash", f"{type(exc).__name__}: {exc}")
+        if type(exc) is minijinja_py.TemplateError:
+            return ("raise_exception", str(exc.message))
+        return ("error", type(exc).__name__)
+    if type(exc) is JinjaTemplateError:
+        return ("raise_exception", str(exc.message))
+    return ("error", type(exc).__name__)
+
+
+def agree(ref: Outcome, got: Outcome) -> bool:
+    """Ours agrees with the reference: same text, or both fail (same message for raise_exception).
+
+    Ours must never crash with a bare Python exception.
+    """
+    if got[0] == "crash":
+        return False
+    if ref[0] == "ok" or got[0] == "ok":
+        return ref == got
+    if ref[0] == "raise_exception" or got[0] == "raise_exception":
+        return ref == got
+    return True
+
+
+def render_reference(config: str, source: str, context: dict, **options: Any) -> Outcome:
+    """Compile and render with the reference; compile errors count as failures."""
+    return outcome(
+        lambda: reference_environment(config, **options).from_string(source).render(context)
+    )
+
+
+def render_ours(config: str, source: str, context: dict, **options: Any) -> Outcome:
+    """Compile and render with our engine; compile errors count as failures."""
+    return outcome(
+        lambda: ours_environment(config, **options).from_string(source).render(context), ours=True
+    )
+
+
+def engine_available() -> str | None:
+    """``None`` when ``minijinja_py`` imports and renders; else why not (for skip messages)."""
+    try:
+        import minijinja_py
+
+        minijinja_py.chat_environment().from_string("{{ 1 }}").render()
+    except Exception as exc:  # noqa: BLE001
+        return f"minijinja_py is not importable yet ({type(exc).__name__}: {exc})"
+    return None

@@ -1,0 +1,27 @@
+"""Every template x conversation pair of the real corpus renders exactly as in Jinja2."""
+
+from __future__ import annotations
+
+import pytest
+
+from .corpus import corpus_missing, ours_outcome, pairs, reference_outcome
+from .reference import agree
+
+_PAIRS = pairs()
+
+
+@pytest.mark.parametrize("pair", _PAIRS or [None], ids=[p.id for p in _PAIRS] or ["corpus"])
+def test_pair(pair):
+    missing = corpus_missing()
+    if missing:
+        pytest.skip(missing)
+    expected = reference_outcome(pair)
+    got = ours_outcome(pair)
+    assert got[0] != "crash", f"bare Python exception from ours: {got[1]}"
+    if expected[0] == "ok":
+        assert got == expected
+    elif expected[0] == "raise_exception":
+        assert got == expected
+    else:
+        assert got[0] == "error", f"Jinja2 fails with {expected[1]}, ours gives {got}"
+    assert agree(expected, got)
