@@ -1,0 +1,332 @@
+"""Read the chat template and special tokens out of a GGUF file's header.
+
+A GGUF file is a small header of typed key/value metadata, then tensor descriptions, then gigabytes
+of tensor data.  Only the metadata is read here, through a memory map: fixed-size arrays are skipped
+by arithmetic, string arrays (the vocabulary, the BPE merges) are walked by their length prefixes
+without building the strings, and the tensor data is never touched.  The vocabulary is only
+revisited afterwards to fetch the few tokens whose ids name special tokens.
+
+Layout (https://github.com/ggml-org/ggml/blob/master/docs/gguf.md): ``b"GGUF"``, ``uint32
+version``, then tensor count and key/value count (``uint64`` from version 2, ``uint32`` in
+version 1), then the key/value pairs: a string key, a ``uint32`` value type, the value.  Strings
+are a length (``uint64``, ``uint32`` in version 1) followed by UTF-8 bytes.  Files written on
+big-endian machines use big-endian numbers throughout.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import struct
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from itertools import repeat
+from typing import Any
+
+__all__ = ["GGUFError", "GGUFMetadata", "read_gguf_metadata", "SPECIAL_TOKEN_IDS"]
+
+# Value type codes.
+UINT8, INT8, UINT16, INT16, UINT32, INT32, FLOAT32, BOOL, STRING, ARRAY = range(10)
+UINT64, INT64, FLOAT64 = 10, 11, 12
+
+_SCALAR_FORMATS = {
+    UINT8: "B",
+    INT8: "b",
+    UINT16: "H",
+    INT16: "h",
+    UINT32: "I",
+    INT32: "i",
+    FLOAT32: "f",
+    BOOL: "?",
+    UINT64: "Q",
+    INT64: "q",
+    FLOAT64: "d",
+}
+
+# Metadata keys holding special token ids, and the template variable each one becomes.
+SPECIAL_TOKEN_IDS = {
+    "bos_token": "tokenizer.ggml.bos_token_id",
+    "eos_token": "tokenizer.ggml.eos_token_id",
+    "unk_token": "tokenizer.ggml.unknown_token_id",
+    "sep_token": "tokenizer.ggml.seperator_token_id",  # sic: the key is spelt so in GGUF
+    "pad_token": "tokenizer.ggml.padding_token_id",
+    "cls_token": "tokenizer.ggml.cls_token_id",
+    "mask_token": "tokenizer.ggml.mask_token_id",
+}
+
+TEMPLATE_KEY = "tokenizer.chat_template"
+TOKENS_KEY = "tokenizer.ggml.tokens"
+_MARK_EVERY = 1024
+
+
+class GGUFError(ValueError):
+    """The file is not a GGUF file, or its header is damaged."""
+
+
+@dataclass
+class GGUFMetadata:
+    """What the chat layer needs from a GGUF header.
+
+    ``values`` holds every scalar and string value and every small array (up to ``small_array``
+    items); large arrays are skipped and only their length is recorded in ``array_lengths``.
+    """
+
+    version: int
+    tensor_count: int
+    values: dict[str, Any] = field(default_factory=dict)
+    array_lengths: dict[str, int] = field(default_factory=dict)
+    special_tokens: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def chat_templates(self) -> dict[str, str]:
+        """Templates by name: ``"default"`` for ``tokenizer.chat_template``, then named ones."""
+        templates: dict[str, str] = {}
+        default = self.values.get(TEMPLATE_KEY)
+        if isinstance(default, str):
+            templates["default"] = default
+        prefix = TEMPLATE_KEY + "."
+        for key, value in self.values.items():
+            if key.startswith(prefix) and isinstance(value, str):
+                templates[key[len(prefix) :]] = value
+        return templates
+
+
+class _Reader:
+    """A cursor over the memory-mapped header."""
+
+    __slots__ = ("buf", "pos", "size", "order", "len_fmt", "len_size", "_len")
+
+    def __init__(self, buf: Any, order: str, version: int) -> None:
+        self.buf = buf
+        self.pos = 0
+        self.size = len(buf)
+        self.order = order
+        self.len_fmt = "I" if version == 1 else "Q"
+        self.len_size = struct.calcsize(self.len_fmt)
+        self._len = struct.Struct(order + self.len_fmt)
+
+    def need(self, n: int) -> None:
+        if self.pos + n > self.size:
+            raise GGUFError(f"truncated GGUF header (needed {n} bytes at offset {self.pos})")
+
+    def scalar(self, fmt: str) -> Any:
+        st = struct.Struct(self.order + fmt)
+        self.need(st.size)
+        (value,) = st.unpack_from(self.buf, self.pos)
+        self.pos += st.size
+        return value
+
+    def length(self) -> int:
+        self.need(self.len_size)
+        (value,) = self._len.unpack_from(self.buf, self.pos)
+        self.pos += self.len_size
+        return value
+
+    def string(self) -> str:
+        n = self.length()
+        self.need(n)
+        raw = self.buf[self.pos : self.pos + n]
+        self.pos += n
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return raw.decode("utf-8", errors="replace")
+
+    def skip_strings(self, count: int, marks: list[int] | None = None) -> None:
+        """Walk past ``count`` strings using only their length prefixes.
+
+        With ``marks``, the offset of every ``_MARK_EVERY``-th string is appended to it, so that a
+        later lookup by index walks at most ``_MARK_EVERY - 1`` strings.
+        """
+        unpack = self._len.unpack_from
+        buf, pos, step = self.buf, self.pos, self.len_size
+        try:
+            if marks is None:
+                for _ in repeat(None, count):
+                    pos += step + unpack(buf, pos)[0]
+            else:
+                full, rest = divmod(count, _MARK_EVERY)
+                for _ in repeat(None, full):
+                    marks.append(pos)
+                    for _ in repeat(None, _MARK_EVERY):
+                        pos += step + unpack(buf, pos)[0]
+                marks.append(pos)
+                for _ in repeat(None, rest):
+                    pos += step + unpack(buf, pos)[0]
+        except struct.error:
+            raise GGUFError("truncated GGUF header inside a string array") from None
+        if pos > self.size:
+            raise GGUFError("truncated GGUF header inside a string array")
+        self.pos = pos
+
+    def value(self, vtype: int) -> Any:
+        if vtype == STRING:
+            return self.string()
+        fmt = _SCALAR_FORMATS.get(vtype)
+        if fmt is None:
+            raise GGUFError(f"unknown GGUF value type {vtype} at offset {self.pos - 4}")
+        return self.scalar(fmt)
+
+
+def _open_map(path: str | os.PathLike[str]) -> tuple[Any, Any]:
+    handle = open(path, "rb")  # noqa: SIM115 - closed by the caller
+    try:
+        size = os.fstat(handle.fileno()).st_size
+        if size == 0:
+            raise GGUFError(f"{os.fspath(path)}: empty file, not a GGUF file")
+        return handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except BaseException:
+        handle.close()
+        raise
+
+
+def read_gguf_metadata(
+    path: str | os.PathLike[str],
+    *,
+    small_array: int = 64,
+    special_tokens: Iterable[str] = tuple(SPECIAL_TOKEN_IDS),
+) -> GGUFMetadata:
+    """Read the key/value header of the GGUF file at ``path`` (tensor data is never read).
+
+    Special tokens named in ``special_tokens`` whose id key is present are looked up in
+    ``tokenizer.ggml.tokens`` and returned as strings in ``GGUFMetadata.special_tokens``.
+    """
+    handle, buf = _open_map(path)
+    try:
+        return _parse(buf, small_array, tuple(special_tokens), os.fspath(path))
+    finally:
+        buf.close()
+        handle.close()
+
+
+def _parse(buf: Any, small_array: int, wanted: tuple[str, ...], name: str) -> GGUFMetadata:
+    if len(buf) < 8 or buf[:4] != b"GGUF":
+        raise GGUFError(f"{name}: not a GGUF file (bad magic {bytes(buf[:4])!r})")
+    (version,) = struct.unpack_from("<I", buf, 4)
+    order = "<"
+    if version & 0xFFFF == 0 and version != 0:  # written big-endian
+        order = ">"
+        (version,) = struct.unpack_from(">I", buf, 4)
+    if version not in (1, 2, 3):
+        raise GGUFError(f"{name}: unsupported GGUF version {version}")
+    reader = _Reader(buf, order, version)
+    reader.pos = 8
+    count_fmt = "I" if version == 1 else "Q"
+    tensor_count = reader.scalar(count_fmt)
+    kv_count = reader.scalar(count_fmt)
+    meta = GGUFMetadata(version=version, tensor_count=tensor_count)
+    token_marks: list[int] = []  # offsets of tokens 0, _MARK_EVERY, 2 * _MARK_EVERY, ...
+    token_count = 0
+
+    for _ in range(kv_count):
+        key = reader.string()
+        vtype = reader.scalar("I")
+        if vtype != ARRAY:
+            meta.values[key] = reader.value(vtype)
+            continue
+        item_type = reader.scalar("I")
+        count = reader.length()
+        meta.array_lengths[key] = count
+        if key == TOKENS_KEY and item_type == STRING:
+            token_count = count
+            token_marks = []
+            saved = reader.pos
+            reader.skip_strings(count, token_marks)
+            if count <= small_array:
+                reader.pos = saved
+                meta.values[key] = [reader.string() for _ in range(count)]
+        elif count <= small_array and item_type != ARRAY:
+            meta.values[key] = [reader.value(item_type) for _ in range(count)]
+        elif item_type == STRING:
+            reader.skip_strings(count)
+        elif item_type in _SCALAR_FORMATS:
+            width = struct.calcsize(_SCALAR_FORMATS[item_type])
+            reader.need(width * count)
+            reader.pos += width * count
+        elif item_type == ARRAY:
+            raise GGUFError(f"{name}: nested arrays are not supported (key {key!r})")
+        else:
+            raise GGUFError(f"{name}: unknown GGUF array item type {item_type} (key {key!r})")
+
+    ids: dict[str, int] = {}
+    for var in wanted:
+        token_id = meta.values.get(SPECIAL_TOKEN_IDS.get(var, ""))
+        if isinstance(token_id, int) and not isinstance(token_id, bool) and token_id >= 0:
+            ids[var] = token_id
+    if ids and token_marks:
+        meta.special_tokens = _lookup_tokens(reader, token_marks, token_count, ids)
+    return meta
+
+
+def _lookup_tokens(
+    reader: _Reader, marks: list[int], count: int, ids: dict[str, int]
+) -> dict[str, str]:
+    found: dict[int, str] = {}
+    for token_id in set(ids.values()):
+        if token_id >= count:
+            continue
+        block, offset = divmod(token_id, _MARK_EVERY)
+        reader.pos = marks[block]
+        reader.skip_strings(offset)
+        found[token_id] = reader.string()
+    return {var: found[token_id] for var, token_id in ids.items() if token_id in found}
+
+
+# -- writing (used by the tests and by anyone who needs a small GGUF file) -----------------------
+
+
+def _pack_string(text: str | bytes, order: str, version: int) -> bytes:
+    raw = text.encode("utf-8") if isinstance(text, str) else text
+    return struct.pack(order + ("I" if version == 1 else "Q"), len(raw)) + raw
+
+
+def _pack_typed(vtype: int, value: Any, order: str, version: int) -> bytes:
+    if vtype == STRING:
+        return _pack_string(value, order, version)
+    return struct.pack(order + _SCALAR_FORMATS[vtype], value)
+
+
+def _guess_type(value: Any) -> int:
+    if isinstance(value, bool):
+        return BOOL
+    if isinstance(value, int):
+        return UINT32 if 0 <= value < 2**32 else INT64
+    if isinstance(value, float):
+        return FLOAT32
+    if isinstance(value, (str, bytes)):
+        return STRING
+    raise TypeError(f"cannot store {type(value).__name__} in GGUF metadata")
+
+
+def build_gguf_header(
+    metadata: dict[str, Any],
+    *,
+    version: int = 3,
+    big_endian: bool = False,
+    tensor_count: int = 0,
+) -> bytes:
+    """Serialise ``metadata`` as a GGUF header.
+
+    Values are typed by their Python type (bool, int as uint32 or int64, float as float32, str);
+    lists become arrays typed by their first item; ``(type_code, value)`` pairs force a type.
+    """
+    order = ">" if big_endian else "<"
+    count_fmt = order + ("I" if version == 1 else "Q")
+    parts = [b"GGUF", struct.pack(order + "I", version)]
+    parts.append(struct.pack(count_fmt, tensor_count))
+    parts.append(struct.pack(count_fmt, len(metadata)))
+    for key, value in metadata.items():
+        parts.append(_pack_string(key, order, version))
+        forced = isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], int)
+        vtype, value = value if forced else (None, value)
+        if isinstance(value, list):
+            item_type = vtype if vtype is not None else (_guess_type(value[0]) if value else UINT8)
+            parts.append(struct.pack(order + "I", ARRAY))
+            parts.append(struct.pack(order + "I", item_type))
+            parts.append(struct.pack(count_fmt, len(value)))
+            parts.extend(_pack_typed(item_type, item, order, version) for item in value)
+        else:
+            vtype = vtype if vtype is not None else _guess_type(value)
+            parts.append(struct.pack(order + "I", vtype))
+            parts.append(_pack_typed(vtype, value, order, version))
+    return b"".join(parts)
