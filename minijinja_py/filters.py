@@ -1,0 +1,903 @@
+"""The built-in filters used with the ``|`` operator, with Jinja2 3.1.6's semantics.
+
+Filters marked with :func:`~minijinja_py.runtime.pass_environment` get the environment first; it
+offers ``undefined``, ``getattr``, ``getitem``, ``call_filter``, ``call_test`` and ``policies``.
+The filters that return lazy iterators in Jinja2 do so here too, through generators that carry
+Jinja2's names, so that printing one shows the same ``<generator object sync_do_map ...>``.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import pprint
+import re
+import textwrap
+from collections import abc
+from collections.abc import Callable, Iterable, Iterator
+from inspect import getattr_static
+from itertools import chain, groupby
+from typing import Any, NamedTuple
+from urllib.parse import quote_from_bytes
+
+from .errors import FilterArgumentError
+from .methods import check_width, markup_mod
+from .runtime import Markup, Undefined, escape, pass_environment
+
+# Jinja2's defaults for the policies a bare environment may not carry.
+_DEFAULT_POLICIES: dict[str, Any] = {
+    "urlize.rel": "noopener",
+    "urlize.target": None,
+    "urlize.extra_schemes": None,
+    "truncate.leeway": 5,
+    "json.dumps_function": None,
+    "json.dumps_kwargs": {"sort_keys": True},
+}
+
+
+def _policy(env: Any, name: str) -> Any:
+    policies = getattr(env, "policies", None) or {}
+    return policies[name] if name in policies else _DEFAULT_POLICIES[name]
+
+
+def _soft_str(value: Any) -> str:
+    # Markup stays Markup (it is a str), everything else becomes its str().
+    return value if isinstance(value, str) else str(value)
+
+
+def _like(original: Any, result: str) -> str:
+    # markupsafe's str methods return Markup for Markup input; ours are plain str methods.
+    return Markup(result) if isinstance(original, Markup) else result
+
+
+# ---------------------------------------------------------------------------------------------
+# attribute paths ("address.city", "items.0", "age,name")
+
+
+def _ignore_case(value: Any) -> Any:
+    return value.lower() if isinstance(value, str) else value
+
+
+def _attribute_parts(attribute: Any) -> list[Any]:
+    if attribute is None:
+        return []
+    if isinstance(attribute, str):
+        return [int(part) if part.isdigit() else part for part in attribute.split(".")]
+    return [attribute]
+
+
+def make_attrgetter(
+    env: Any,
+    attribute: Any,
+    postprocess: Callable[[Any], Any] | None = None,
+    default: Any = None,
+) -> Callable[[Any], Any]:
+    """A function looking up ``attribute`` (dotted, integer parts as indexes) with ``env.getitem``."""
+    parts = _attribute_parts(attribute)
+
+    def getter(item: Any) -> Any:
+        for part in parts:
+            item = env.getitem(item, part)
+            if default is not None and isinstance(item, Undefined):
+                item = default
+        if postprocess is not None:
+            item = postprocess(item)
+        return item
+
+    return getter
+
+
+def make_multi_attrgetter(
+    env: Any, attribute: Any, postprocess: Callable[[Any], Any] | None = None
+) -> Callable[[Any], list[Any]]:
+    """Like :func:`make_attrgetter` for a comma separated list of paths; returns a list."""
+    paths = attribute.split(",") if isinstance(attribute, str) else [attribute]
+    parts_list = [_attribute_parts(path) for path in paths]
+
+    def getter(item: Any) -> list[Any]:
+        values = []
+        for parts in parts_list:
+            value = item
+            for part in parts:
+                value = env.getitem(value, part)
+            if postprocess is not None:
+                value = postprocess(value)
+            values.append(value)
+        return values
+
+    return getter
+
+
+# ---------------------------------------------------------------------------------------------
+# strings
+
+
+def do_upper(s: Any) -> str:
+    """``{{ "hi"|upper }}`` -> ``HI``"""
+    s = _soft_str(s)
+    return _like(s, str.upper(s))
+
+
+def do_lower(s: Any) -> str:
+    """``{{ "Hi"|lower }}`` -> ``hi``"""
+    s = _soft_str(s)
+    return _like(s, str.lower(s))
+
+
+def do_capitalize(s: Any) -> str:
+    """``{{ "hello WORLD"|capitalize }}`` -> ``Hello world``"""
+    s = _soft_str(s)
+    return _like(s, str.capitalize(s))
+
+
+_word_beginning_split_re = re.compile(r"([-\s({\[<]+)")
+
+
+def do_title(s: Any) -> str:
+    """``{{ "they're here"|title }}`` -> ``They're Here`` (unlike ``str.title``)"""
+    pieces = _word_beginning_split_re.split(_soft_str(s))
+    return "".join(piece[0].upper() + piece[1:].lower() for piece in pieces if piece)
+
+
+def do_center(value: Any, width: int = 80) -> str:
+    """``{{ "x"|center(5) }}`` -> ``  x  ``"""
+    check_width(width)
+    value = _soft_str(value)
+    return _like(value, str.center(value, width))
+
+
+def do_trim(value: Any, chars: str | None = None) -> str:
+    """``{{ "  x  "|trim }}`` -> ``x``; ``{{ "xxaxx"|trim("x") }}`` -> ``a``"""
+    value = _soft_str(value)
+    return _like(value, str.strip(value, chars))
+
+
+def do_replace(s: Any, old: Any, new: Any, count: int | None = None) -> str:
+    """``{{ "aaaaargh"|replace("a", "d'oh, ", 2) }}`` -> ``d'oh, d'oh, aaargh``"""
+    if count is None:
+        count = -1
+    return str(s).replace(str(old), str(new), count)
+
+
+def do_string(value: Any) -> str:
+    """``{{ 1|string ~ 2 }}`` -> ``12``; markup stays markup"""
+    return _soft_str(value)
+
+
+def do_wordcount(s: Any) -> int:
+    """``{{ "a b-c"|wordcount }}`` -> ``3``"""
+    return len(re.findall(r"\w+", _soft_str(s)))
+
+
+def do_format(value: Any, *args: Any, **kwargs: Any) -> str:
+    """``{{ "%s, %s!"|format("Hello", "World") }}`` -> ``Hello, World!``"""
+    if args and kwargs:
+        raise FilterArgumentError("can't handle positional and keyword arguments at the same time")
+    value = _soft_str(value)
+    if isinstance(value, Markup):
+        return markup_mod(value, kwargs or args)
+    return value % (kwargs or args)
+
+
+def do_indent(s: Any, width: int | str = 4, first: bool = False, blank: bool = False) -> str:
+    """``{{ "a\\nb"|indent(2) }}`` -> ``a\\n  b`` (first and blank lines untouched by default)"""
+    if isinstance(width, str):
+        indention = width
+    else:
+        check_width(width)
+        indention = " " * width
+    is_markup = isinstance(s, Markup)
+    if is_markup:
+        # Every piece would be markup in markupsafe, so nothing gets escaped: work on str.
+        s, indention = str(s), str(indention)
+    # Jinja2 appends a newline so that a trailing newline yields an empty last line.
+    s += "\n"
+    lines = s.splitlines()
+    if blank:
+        rv = ("\n" + indention).join(lines)
+    else:
+        rv = lines.pop(0)
+        if lines:
+            rv += "\n" + "\n".join(indention + line if line else line for line in lines)
+    if first:
+        rv = indention + rv
+    return Markup(rv) if is_markup else rv
+
+
+@pass_environment
+def do_truncate(
+    env: Any,
+    s: Any,
+    length: int = 255,
+    killwords: bool = False,
+    end: str = "...",
+    leeway: int | None = None,
+) -> str:
+    """``{{ "foo bar baz qux"|truncate(9) }}`` -> ``foo...``"""
+    if leeway is None:
+        leeway = _policy(env, "truncate.leeway")
+    if not length >= len(end):
+        raise AssertionError(f"expected length >= {len(end)}, got {length}")
+    if not leeway >= 0:
+        raise AssertionError(f"expected leeway >= 0, got {leeway}")
+    if len(s) <= length + leeway:
+        return s
+    if killwords:
+        result = s[: length - len(end)]
+    else:
+        result = s[: length - len(end)].rsplit(" ", 1)[0]
+    if isinstance(s, Markup):
+        return Markup(result) + end
+    return result + end
+
+
+@pass_environment
+def do_wordwrap(
+    env: Any,
+    s: str,
+    width: int = 79,
+    break_long_words: bool = True,
+    wrapstring: str | None = None,
+    break_on_hyphens: bool = True,
+) -> str:
+    """``{{ "aaa bbb"|wordwrap(3) }}`` -> ``aaa\\nbbb``"""
+    if wrapstring is None:
+        wrapstring = getattr(env, "newline_sequence", "\n")
+    # Each existing line is a paragraph of its own: textwrap alone would ignore the newlines.
+    return wrapstring.join(
+        [
+            wrapstring.join(
+                textwrap.wrap(
+                    line,
+                    width=width,
+                    expand_tabs=False,
+                    replace_whitespace=False,
+                    break_long_words=break_long_words,
+                    break_on_hyphens=break_on_hyphens,
+                )
+            )
+            for line in s.splitlines()
+        ]
+    )
+
+
+def do_striptags(value: Any) -> str:
+    """``{{ "<b>a</b>  &amp; b"|striptags }}`` -> ``a & b``"""
+    if hasattr(value, "__html__"):
+        value = value.__html__()
+    text = str(value)
+    # Comments first, so a tag inside a comment cannot end the comment early.
+    while (start := text.find("<!--")) != -1:
+        if (stop := text.find("-->", start)) == -1:
+            break
+        text = text[:start] + text[stop + 3 :]
+    while (start := text.find("<")) != -1:
+        if (stop := text.find(">", start)) == -1:
+            break
+        text = text[:start] + text[stop + 1 :]
+    return html.unescape(" ".join(text.split()))
+
+
+def do_filesizeformat(value: Any, binary: bool = False) -> str:
+    """``{{ 1500|filesizeformat }}`` -> ``1.5 kB``; ``{{ 1024|filesizeformat(true) }}`` -> ``1.0 KiB``"""
+    size = float(value)
+    base = 1024 if binary else 1000
+    prefixes = ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "Zi", "Yi"] if binary else list("kMGTPEZY")
+    if size == 1:
+        return "1 Byte"
+    if size < base:
+        return f"{int(size)} Bytes"
+    for i, prefix in enumerate(prefixes):
+        unit = base ** (i + 2)
+        if size < unit:
+            return f"{base * size / unit:.1f} {prefix}B"
+    # beyond yotta: keep the largest prefix
+    return f"{base * size / unit:.1f} {prefixes[-1]}B"
+
+
+def do_pprint(value: Any) -> str:
+    """``{{ {"b": 1, "a": 2}|pprint }}`` -> ``{'a': 2, 'b': 1}``"""
+    return pprint.pformat(value)
+
+
+def _url_quote(obj: Any, for_qs: bool = False) -> str:
+    if not isinstance(obj, bytes):
+        obj = str(obj).encode("utf-8")
+    rv = quote_from_bytes(obj, b"" if for_qs else b"/")
+    return rv.replace("%20", "+") if for_qs else rv
+
+
+def do_urlencode(value: Any) -> str:
+    """``{{ "a b/c"|urlencode }}`` -> ``a%20b/c``; ``{{ {"a": "x y"}|urlencode }}`` -> ``a=x+y``"""
+    if isinstance(value, str) or not isinstance(value, abc.Iterable):
+        return _url_quote(value)
+    items = value.items() if isinstance(value, dict) else value
+    return "&".join(f"{_url_quote(k, True)}={_url_quote(v, True)}" for k, v in items)
+
+
+_http_re = re.compile(
+    r"""
+    ^(
+        (https?://|www\.)(([\w%-]+\.)+)?([a-z]{2,63}|xn--[\w%]{2,59})
+      | ([\w%-]{2,63}\.)+(com|net|int|edu|gov|org|info|mil)
+      | (https?://)((([\d]{1,3})(\.[\d]{1,3}){3})|(\[([\da-f]{0,4}:){2}([\da-f]{0,4}:?){1,6}]))
+    )
+    (?::[\d]{1,5})?
+    (?:[/?#]\S*)?
+    $
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+_email_re = re.compile(r"^\S+@\w[\w.-]*\.\w+$")
+_uri_scheme_re = re.compile(r"^([\w.+-]{2,}:(/){0,2})$")
+
+
+def _urlize_word(
+    word: str,
+    trim: Callable[[str], str],
+    rel_attr: str,
+    target_attr: str,
+    extra_schemes: Iterable[str],
+) -> str:
+    head, middle, tail = "", word, ""
+    match = re.match(r"^([(<]|&lt;)+", middle)
+    if match:
+        head = match.group()
+        middle = middle[match.end() :]
+    if middle.endswith((")", ">", ".", ",", "\n", "&gt;")):
+        match = re.search(r"([)>.,\n]|&gt;)+$", middle)
+        if match:
+            tail = match.group()
+            middle = middle[: match.start()]
+    # An unbalanced opening bracket takes its closing partner back from the tail.
+    for opening, closing in ("(", ")"), ("<", ">"), ("&lt;", "&gt;"):
+        opened = middle.count(opening)
+        if opened <= middle.count(closing):
+            continue
+        for _ in range(min(opened, tail.count(closing))):
+            cut = tail.index(closing) + len(closing)
+            middle += tail[:cut]
+            tail = tail[cut:]
+    if _http_re.match(middle):
+        href = middle if middle.startswith(("https://", "http://")) else f"https://{middle}"
+        middle = f'<a href="{href}"{rel_attr}{target_attr}>{trim(middle)}</a>'
+    elif middle.startswith("mailto:") and _email_re.match(middle[7:]):
+        middle = f'<a href="{middle}">{middle[7:]}</a>'
+    elif (
+        "@" in middle
+        and not middle.startswith(("www.", "@"))
+        and ":" not in middle
+        and _email_re.match(middle)
+    ):
+        middle = f'<a href="mailto:{middle}">{middle}</a>'
+    else:
+        for scheme in extra_schemes:
+            if middle != scheme and middle.startswith(scheme):
+                middle = f'<a href="{middle}"{rel_attr}{target_attr}>{middle}</a>'
+    return f"{head}{middle}{tail}"
+
+
+@pass_environment
+def do_urlize(
+    env: Any,
+    value: Any,
+    trim_url_limit: int | None = None,
+    nofollow: bool = False,
+    target: str | None = None,
+    rel: str | None = None,
+    extra_schemes: Iterable[str] | None = None,
+) -> str:
+    """``{{ "see www.x.com"|urlize }}`` -> ``see <a href="https://www.x.com" rel="noopener">www.x.com</a>``"""
+    rel_parts = set((rel or "").split())
+    if nofollow:
+        rel_parts.add("nofollow")
+    rel_parts.update((_policy(env, "urlize.rel") or "").split())
+    rel = " ".join(sorted(rel_parts)) or None
+    if target is None:
+        target = _policy(env, "urlize.target")
+    if extra_schemes is None:
+        extra_schemes = _policy(env, "urlize.extra_schemes") or ()
+    for scheme in extra_schemes:
+        if _uri_scheme_re.fullmatch(scheme) is None:
+            raise FilterArgumentError(f"{scheme!r} is not a valid URI scheme prefix.")
+
+    if trim_url_limit is not None:
+        limit = trim_url_limit
+
+        def trim(url: str) -> str:
+            return f"{url[:limit]}..." if len(url) > limit else url
+
+    else:
+
+        def trim(url: str) -> str:
+            return url
+
+    rel_attr = f' rel="{escape(rel)}"' if rel else ""
+    target_attr = f' target="{escape(target)}"' if target else ""
+    words = re.split(r"(\s+)", str(escape(value)))
+    return "".join(
+        _urlize_word(word, trim, rel_attr, target_attr, extra_schemes) for word in words
+    )
+
+
+_attr_key_re = re.compile(r"[\s/>=]", flags=re.ASCII)
+
+
+def do_xmlattr(d: Any, autospace: bool = True) -> str:
+    """``{{ {"class": "a", "id": none}|xmlattr }}`` -> `` class="a"``"""
+    items = []
+    for key, value in d.items():
+        if value is None or isinstance(value, Undefined):
+            continue
+        if _attr_key_re.search(key) is not None:
+            raise ValueError(f"Invalid character in attribute name: {key!r}")
+        items.append(f'{escape(key)}="{escape(value)}"')
+    rv = " ".join(items)
+    if autospace and rv:
+        rv = " " + rv
+    return rv
+
+
+# ---------------------------------------------------------------------------------------------
+# markup and JSON
+
+
+def do_escape(value: Any) -> Markup:
+    """``{{ "<a>"|e }}`` -> ``&lt;a&gt;``"""
+    return escape(value)
+
+
+def do_forceescape(value: Any) -> Markup:
+    """``{{ "<a>"|safe|forceescape }}`` -> ``&lt;a&gt;`` (escapes even markup)"""
+    if hasattr(value, "__html__"):
+        value = value.__html__()
+    return escape(str(value))
+
+
+def do_mark_safe(value: Any) -> Markup:
+    """``{{ "<a>"|safe }}`` -> ``<a>``, marked as safe"""
+    return Markup(value)
+
+
+def _htmlsafe_json_dumps(obj: Any, dumps: Callable[..., str] | None, **kwargs: Any) -> Markup:
+    text = (dumps or json.dumps)(obj, **kwargs)
+    return Markup(
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("'", "\\u0027")
+    )
+
+
+@pass_environment
+def do_tojson(env: Any, value: Any, indent: int | None = None) -> Markup:
+    """``{{ {"b": "<", "a": 1}|tojson }}`` -> ``{"a": 1, "b": "\\u003c"}``"""
+    kwargs = _policy(env, "json.dumps_kwargs")
+    if indent is not None:
+        kwargs = {**kwargs, "indent": indent}
+    return _htmlsafe_json_dumps(value, _policy(env, "json.dumps_function"), **kwargs)
+
+
+def chat_tojson(
+    value: Any,
+    ensure_ascii: bool = False,
+    indent: int | None = None,
+    separators: tuple[str, str] | None = None,
+    sort_keys: bool = False,
+) -> str:
+    """The chat preset's ``tojson``: ``{{ {"b": "é", "a": 1}|tojson }}`` -> ``{"b": "é", "a": 1}``"""
+    return json.dumps(
+        value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# numbers
+
+
+def do_abs(value: Any) -> Any:
+    """``{{ -3|abs }}`` -> ``3``"""
+    return abs(value)
+
+
+def do_int(value: Any, default: int = 0, base: int = 10) -> int:
+    """``{{ "42.5"|int }}`` -> ``42``; ``{{ "0x1A"|int(base=16) }}`` -> ``26``"""
+    try:
+        if isinstance(value, str):
+            return int(value, base)
+        return int(value)
+    except (TypeError, ValueError):
+        # "42.23"|int is 42: Jinja2 retries through float.
+        try:
+            return int(float(value))
+        except (TypeError, ValueError, OverflowError):
+            return default
+
+
+def do_float(value: Any, default: float = 0.0) -> float:
+    """``{{ "1.5"|float }}`` -> ``1.5``; ``{{ "x"|float }}`` -> ``0.0``"""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def do_round(value: Any, precision: int = 0, method: str = "common") -> float:
+    """``{{ 42.55|round }}`` -> ``43.0``; ``{{ 42.55|round(1, "floor") }}`` -> ``42.5``"""
+    if method not in {"common", "ceil", "floor"}:
+        raise FilterArgumentError("method must be common, ceil or floor")
+    if method == "common":
+        return round(value, precision)
+    func = math.ceil if method == "ceil" else math.floor
+    return func(value * (10**precision)) / (10**precision)
+
+
+# ---------------------------------------------------------------------------------------------
+# values and sequences
+
+
+def do_default(value: Any, default_value: Any = "", boolean: bool = False) -> Any:
+    """``{{ missing|default("x") }}`` -> ``x``; ``{{ ""|d("x", true) }}`` -> ``x``"""
+    if isinstance(value, Undefined) or (boolean and not value):
+        return default_value
+    return value
+
+
+def do_length(value: Any) -> int:
+    """``{{ [1, 2]|length }}`` -> ``2``"""
+    return len(value)
+
+
+def do_list(value: Any) -> list[Any]:
+    """``{{ "ab"|list }}`` -> ``['a', 'b']``"""
+    return list(value)
+
+
+@pass_environment
+def do_first(env: Any, seq: Any) -> Any:
+    """``{{ [1, 2]|first }}`` -> ``1``"""
+    try:
+        return next(iter(seq))
+    except StopIteration:
+        return env.undefined("No first item, sequence was empty.")
+
+
+@pass_environment
+def do_last(env: Any, seq: Any) -> Any:
+    """``{{ [1, 2]|last }}`` -> ``2`` (not for generators: ``|list|last``)"""
+    try:
+        return next(iter(reversed(seq)))
+    except StopIteration:
+        return env.undefined("No last item, sequence was empty.")
+
+
+def do_reverse(value: Any) -> Any:
+    """``{{ "abc"|reverse }}`` -> ``cba``; ``{{ [1, 2]|reverse|list }}`` -> ``[2, 1]``"""
+    if isinstance(value, str):
+        return _like(value, str.__getitem__(value, slice(None, None, -1)))
+    try:
+        return reversed(value)
+    except TypeError:
+        try:
+            rv = list(value)
+        except TypeError as exc:
+            raise FilterArgumentError("argument must be iterable") from exc
+        rv.reverse()
+        return rv
+
+
+@pass_environment
+def do_join(env: Any, value: Any, d: Any = "", attribute: Any = None) -> str:
+    """``{{ [1, 2, 3]|join("|") }}`` -> ``1|2|3``"""
+    if attribute is not None:
+        value = map(make_attrgetter(env, attribute), value)
+    return str(d).join(map(str, value))
+
+
+def _min_or_max(
+    env: Any, value: Any, func: Callable[..., Any], case_sensitive: bool, attribute: Any
+) -> Any:
+    it = iter(value)
+    try:
+        first = next(it)
+    except StopIteration:
+        return env.undefined("No aggregated item, sequence was empty.")
+    key = make_attrgetter(env, attribute, postprocess=None if case_sensitive else _ignore_case)
+    return func(chain([first], it), key=key)
+
+
+@pass_environment
+def do_min(env: Any, value: Any, case_sensitive: bool = False, attribute: Any = None) -> Any:
+    """``{{ [3, 1, 2]|min }}`` -> ``1``; ``{{ ["b", "A"]|min }}`` -> ``A``"""
+    return _min_or_max(env, value, min, case_sensitive, attribute)
+
+
+@pass_environment
+def do_max(env: Any, value: Any, case_sensitive: bool = False, attribute: Any = None) -> Any:
+    """``{{ [3, 1, 2]|max }}`` -> ``3``"""
+    return _min_or_max(env, value, max, case_sensitive, attribute)
+
+
+@pass_environment
+def do_sum(env: Any, iterable: Any, attribute: Any = None, start: Any = 0) -> Any:
+    """``{{ [1, 2, 3]|sum }}`` -> ``6``; ``{{ items|sum(attribute="price") }}``"""
+    if attribute is not None:
+        iterable = map(make_attrgetter(env, attribute), iterable)
+    return sum(iterable, start)
+
+
+def do_dictsort(
+    value: Any, case_sensitive: bool = False, by: str = "key", reverse: bool = False
+) -> list[tuple[Any, Any]]:
+    """``{{ {"b": 1, "A": 2}|dictsort }}`` -> ``[('A', 2), ('b', 1)]``"""
+    if by == "key":
+        pos = 0
+    elif by == "value":
+        pos = 1
+    else:
+        raise FilterArgumentError('You can only sort by either "key" or "value"')
+
+    def sort_key(item: tuple[Any, Any]) -> Any:
+        return item[pos] if case_sensitive else _ignore_case(item[pos])
+
+    return sorted(value.items(), key=sort_key, reverse=reverse)
+
+
+@pass_environment
+def do_sort(
+    env: Any,
+    value: Any,
+    reverse: bool = False,
+    case_sensitive: bool = False,
+    attribute: Any = None,
+) -> list[Any]:
+    """``{{ [3, 1, 2]|sort }}`` -> ``[1, 2, 3]``; ``users|sort(attribute="age,name")``"""
+    key = make_multi_attrgetter(
+        env, attribute, postprocess=None if case_sensitive else _ignore_case
+    )
+    return sorted(value, key=key, reverse=reverse)
+
+
+def sync_do_unique(
+    env: Any, value: Any, case_sensitive: bool = False, attribute: Any = None
+) -> Iterator[Any]:
+    getter = make_attrgetter(env, attribute, postprocess=None if case_sensitive else _ignore_case)
+    seen = set()
+    for item in value:
+        key = getter(item)
+        if key not in seen:
+            seen.add(key)
+            yield item
+
+
+@pass_environment
+def do_unique(
+    env: Any, value: Any, case_sensitive: bool = False, attribute: Any = None
+) -> Iterator[Any]:
+    """``{{ ["a", "b", "A"]|unique|list }}`` -> ``['a', 'b']``"""
+    return sync_do_unique(env, value, case_sensitive, attribute)
+
+
+def do_items(value: Any) -> Iterator[tuple[Any, Any]]:
+    """``{{ {"a": 1}|items|list }}`` -> ``[('a', 1)]``; undefined gives nothing"""
+    if isinstance(value, Undefined):
+        return
+    if not isinstance(value, abc.Mapping):
+        raise TypeError("Can only get item pairs from a mapping.")
+    yield from value.items()
+
+
+def do_batch(value: Any, linecount: int, fill_with: Any = None) -> Iterator[list[Any]]:
+    """``{{ [1, 2, 3]|batch(2, 0)|list }}`` -> ``[[1, 2], [3, 0]]``"""
+    tmp: list[Any] = []
+    for item in value:
+        if len(tmp) == linecount:
+            yield tmp
+            tmp = []
+        tmp.append(item)
+    if tmp:
+        if fill_with is not None and len(tmp) < linecount:
+            tmp += [fill_with] * (linecount - len(tmp))
+        yield tmp
+
+
+def sync_do_slice(value: Any, slices: int, fill_with: Any = None) -> Iterator[list[Any]]:
+    seq = list(value)
+    length = len(seq)
+    per_slice = length // slices
+    with_extra = length % slices
+    offset = 0
+    for number in range(slices):
+        start = offset + number * per_slice
+        if number < with_extra:
+            offset += 1
+        end = offset + (number + 1) * per_slice
+        part = seq[start:end]
+        if fill_with is not None and number >= with_extra:
+            part.append(fill_with)
+        yield part
+
+
+def do_slice(value: Any, slices: int, fill_with: Any = None) -> Iterator[list[Any]]:
+    """``{{ [1, 2, 3]|slice(2)|list }}`` -> ``[[1, 2], [3]]``"""
+    return sync_do_slice(value, slices, fill_with)
+
+
+class _GroupTuple(NamedTuple):
+    grouper: Any
+    list: list[Any]
+
+    # Printed like a plain tuple, as in Jinja2.
+    def __repr__(self) -> str:
+        return tuple.__repr__(self)
+
+    def __str__(self) -> str:
+        return tuple.__str__(self)
+
+
+@pass_environment
+def do_groupby(
+    env: Any, value: Any, attribute: Any, default: Any = None, case_sensitive: bool = False
+) -> list[_GroupTuple]:
+    """``{% for city, users in users|groupby("city") %}``: sorted groups of ``(grouper, list)``"""
+    key = make_attrgetter(
+        env, attribute, postprocess=None if case_sensitive else _ignore_case, default=default
+    )
+    groups = [_GroupTuple(k, list(items)) for k, items in groupby(sorted(value, key=key), key)]
+    if not case_sensitive:
+        # The group shows the key as its first item spells it, not lowercased.
+        real_key = make_attrgetter(env, attribute, default=default)
+        groups = [_GroupTuple(real_key(items[0]), items) for _, items in groups]
+    return groups
+
+
+@pass_environment
+def do_attr(env: Any, obj: Any, name: str) -> Any:
+    """``{{ foo|attr("bar") }}`` is ``foo.bar`` without falling back to ``foo["bar"]``"""
+    # getattr_static sees attributes without running descriptors; hasattr then catches the
+    # dynamic ones.  Only an existing attribute goes to env.getattr, which would otherwise
+    # fall back to item lookup.
+    try:
+        getattr_static(obj, name)
+    except AttributeError:
+        if not hasattr(obj, name):
+            return env.undefined(obj=obj, name=name)
+    return env.getattr(obj, name)
+
+
+def sync_do_map(env: Any, value: Any, args: tuple, kwargs: dict) -> Iterator[Any]:
+    if not value:
+        return
+    if not args and "attribute" in kwargs:
+        attribute = kwargs.pop("attribute")
+        default = kwargs.pop("default", None)
+        if kwargs:
+            raise FilterArgumentError(f"Unexpected keyword argument {next(iter(kwargs))!r}")
+        func = make_attrgetter(env, attribute, default=default)
+    else:
+        if not args:
+            raise FilterArgumentError("map requires a filter argument")
+        name, args = args[0], args[1:]
+
+        def func(item: Any) -> Any:
+            return env.call_filter(name, item, args, kwargs)
+
+    for item in value:
+        yield func(item)
+
+
+@pass_environment
+def do_map(env: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
+    """``{{ ["a", "b"]|map("upper")|join }}`` -> ``AB``; ``users|map(attribute="name")``"""
+    return sync_do_map(env, value, args, kwargs)
+
+
+def select_or_reject(
+    env: Any, value: Any, args: tuple, kwargs: dict, select: bool, lookup_attr: bool
+) -> Iterator[Any]:
+    if not value:
+        return
+    if lookup_attr:
+        if not args:
+            raise FilterArgumentError("Missing parameter for attribute name")
+        transform = make_attrgetter(env, args[0])
+        args = args[1:]
+    else:
+
+        def transform(item: Any) -> Any:
+            return item
+
+    if args:
+        name, args = args[0], args[1:]
+
+        def check(item: Any) -> Any:
+            return env.call_test(name, item, args, kwargs)
+
+    else:
+        check = bool
+
+    for item in value:
+        if bool(check(transform(item))) is select:
+            yield item
+
+
+@pass_environment
+def do_select(env: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
+    """``{{ [1, 2, 3]|select("odd")|list }}`` -> ``[1, 3]``"""
+    return select_or_reject(env, value, args, kwargs, True, False)
+
+
+@pass_environment
+def do_reject(env: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
+    """``{{ [1, 2, 3]|reject("odd")|list }}`` -> ``[2]``"""
+    return select_or_reject(env, value, args, kwargs, False, False)
+
+
+@pass_environment
+def do_selectattr(env: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
+    """``{{ users|selectattr("email", "none")|list }}``: users whose email is none"""
+    return select_or_reject(env, value, args, kwargs, True, True)
+
+
+@pass_environment
+def do_rejectattr(env: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
+    """``{{ users|rejectattr("is_active")|list }}``: users that are not active"""
+    return select_or_reject(env, value, args, kwargs, False, True)
+
+
+FILTERS: dict[str, Callable[..., Any]] = {
+    "abs": do_abs,
+    "attr": do_attr,
+    "batch": do_batch,
+    "capitalize": do_capitalize,
+    "center": do_center,
+    "count": do_length,
+    "d": do_default,
+    "default": do_default,
+    "dictsort": do_dictsort,
+    "e": do_escape,
+    "escape": do_escape,
+    "filesizeformat": do_filesizeformat,
+    "first": do_first,
+    "float": do_float,
+    "forceescape": do_forceescape,
+    "format": do_format,
+    "groupby": do_groupby,
+    "indent": do_indent,
+    "int": do_int,
+    "items": do_items,
+    "join": do_join,
+    "last": do_last,
+    "length": do_length,
+    "list": do_list,
+    "lower": do_lower,
+    "map": do_map,
+    "max": do_max,
+    "min": do_min,
+    "pprint": do_pprint,
+    "reject": do_reject,
+    "rejectattr": do_rejectattr,
+    "replace": do_replace,
+    "reverse": do_reverse,
+    "round": do_round,
+    "safe": do_mark_safe,
+    "select": do_select,
+    "selectattr": do_selectattr,
+    "slice": do_slice,
+    "sort": do_sort,
+    "string": do_string,
+    "striptags": do_striptags,
+    "sum": do_sum,
+    "title": do_title,
+    "tojson": do_tojson,
+    "trim": do_trim,
+    "truncate": do_truncate,
+    "unique": do_unique,
+    "upper": do_upper,
+    "urlencode": do_urlencode,
+    "urlize": do_urlize,
+    "wordcount": do_wordcount,
+    "wordwrap": do_wordwrap,
+    "xmlattr": do_xmlattr,
+}

@@ -1,0 +1,362 @@
+"""The Python methods a template may call on its values, restricted to an allow-list.
+
+Jinja2's ImmutableSandboxedEnvironment lets templates call any public, non-mutating method of a
+value.  We allow a fixed list instead (the non-mutating methods of ``str``, ``dict``, ``list``,
+``tuple``, ``set`` and the numeric attributes of ``int``/``float``), which covers what chat
+templates use, while keeping the Jinja2 results for every allowed method.
+
+``str.format`` and ``str.format_map`` are wrapped like Jinja2's ``SandboxedFormatter``: the
+attribute and item lookups inside replacement fields go through the sandbox.  Methods of
+:class:`~minijinja_py.runtime.Markup` values keep markupsafe's semantics (arguments are escaped,
+results stay markup).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import string
+import types
+from _string import formatter_field_name_split  # type: ignore[import-not-found]
+from collections import abc, deque
+from collections.abc import Callable
+from typing import Any
+
+from .errors import LimitError, SecurityError
+from .runtime import MISSING, Markup, Undefined, escape
+
+#: Widths (``center``, ``ljust``, format specs, ...) above this would let a tiny template
+#: allocate gigabytes in one call, before any output limit can see it.
+MAX_WIDTH = 1_000_000
+
+STR_METHODS = frozenset(
+    """capitalize casefold center count endswith expandtabs find format format_map index
+    isalnum isalpha isascii isdecimal isdigit isidentifier islower isnumeric isprintable isspace
+    istitle isupper join ljust lower lstrip partition removeprefix removesuffix replace rfind
+    rindex rjust rpartition rsplit rstrip split splitlines startswith strip swapcase title upper
+    zfill""".split()
+)
+DICT_METHODS = frozenset(["get", "items", "keys", "values", "copy"])
+LIST_METHODS = frozenset(["index", "count", "copy"])
+TUPLE_METHODS = frozenset(["index", "count"])
+SET_METHODS = frozenset(
+    """copy difference intersection isdisjoint issubset issuperset symmetric_difference
+    union""".split()
+)
+NUMBER_ATTRIBUTES = frozenset(["real", "imag", "conjugate", "bit_length", "is_integer"])
+
+_LIST_MUTATORS = frozenset(["append", "clear", "extend", "insert", "pop", "remove", "reverse", "sort"])
+# Jinja2 checks the ABCs in this order and stops at the first match; we keep the order but give
+# deque its own complete list (Jinja2 lets ``appendleft`` through because a deque is a
+# MutableSequence) and count ``intersection_update`` as mutating (Jinja2 forgets it).
+_MUTATORS: tuple[tuple[type, frozenset[str]], ...] = (
+    (
+        abc.MutableSet,
+        frozenset(
+            """add clear difference_update discard intersection_update pop remove
+            symmetric_difference_update update""".split()
+        ),
+    ),
+    (abc.MutableMapping, frozenset(["clear", "pop", "popitem", "setdefault", "update"])),
+    (deque, _LIST_MUTATORS | {"appendleft", "extendleft", "popleft", "rotate"}),
+    (abc.MutableSequence, _LIST_MUTATORS),
+)
+
+
+def is_mutating_method(obj: Any, name: str) -> bool:
+    """True when calling ``obj.name`` would modify a builtin mutable container."""
+    for kind, names in _MUTATORS:
+        if isinstance(obj, kind):
+            return name in names
+    return False
+
+
+def check_width(width: Any) -> None:
+    """Refuse a padding width that would build an enormous string in one step."""
+    if isinstance(width, int) and width > MAX_WIDTH:
+        raise LimitError(f"width {width} is larger than the allowed {MAX_WIDTH}")
+
+
+_SPEC_NUMBER_RE = re.compile(r"\d+")
+
+
+def _check_format_spec(spec: str) -> None:
+    for digits in _SPEC_NUMBER_RE.findall(spec):
+        if len(digits) > 7 or int(digits) > MAX_WIDTH:
+            raise LimitError(f"format width {digits} is larger than the allowed {MAX_WIDTH}")
+
+
+# ---------------------------------------------------------------------------------------------
+# sandboxed str.format
+
+
+def _fallback_getattr(obj: Any, name: str) -> Any:
+    # Used when no environment is at hand: the same rule as the environment's getattr
+    # (attribute first, then item; private names give an undefined that raises SecurityError).
+    value = get_method(obj, name)
+    if value is not MISSING:
+        return value
+    if name.startswith("_") or hasattr(obj, name):
+        return Undefined(
+            f"access to attribute {name!r} of {type(obj).__name__!r} object is unsafe.",
+            obj=obj,
+            name=name,
+            exc=SecurityError,
+        )
+    try:
+        return obj[name]
+    except (TypeError, LookupError):
+        return Undefined(obj=obj, name=name)
+
+
+def _fallback_getitem(obj: Any, key: Any) -> Any:
+    try:
+        return obj[key]
+    except (TypeError, LookupError):
+        if isinstance(key, str):
+            return _fallback_getattr(obj, key)
+    return Undefined(obj=obj, name=key)
+
+
+class SandboxedFormatter(string.Formatter):
+    """``str.format`` whose ``{0.attr}`` and ``{0[key]}`` lookups obey the sandbox."""
+
+    def __init__(self, env: Any = None) -> None:
+        super().__init__()
+        self._getattr = env.getattr if env is not None else _fallback_getattr
+        self._getitem = env.getitem if env is not None else _fallback_getitem
+
+    def get_field(self, field_name: str, args: Any, kwargs: Any) -> tuple[Any, Any]:
+        first, rest = formatter_field_name_split(field_name)
+        obj = self.get_value(first, args, kwargs)
+        for is_attr, key in rest:
+            obj = self._getattr(obj, key) if is_attr else self._getitem(obj, key)
+        return obj, first
+
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        _check_format_spec(format_spec)
+        return super().format_field(value, format_spec)
+
+
+class SandboxedEscapeFormatter(SandboxedFormatter):
+    """The formatter of ``Markup.format``: every field is HTML-escaped unless it is markup."""
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        _check_format_spec(format_spec)
+        if isinstance(value, Markup):
+            if format_spec:
+                raise ValueError("Unsupported format specification for Markup.")
+            rv: Any = value
+        elif hasattr(value, "__html_format__"):
+            rv = value.__html_format__(format_spec)
+        elif hasattr(value, "__html__"):
+            if format_spec:
+                raise ValueError(
+                    f"Format specifier {format_spec} given, but {type(value)} does not"
+                    " define __html_format__. A class that defines __html__ must define"
+                    " __html_format__ to work with format specifiers."
+                )
+            rv = value.__html__()
+        else:
+            rv = string.Formatter.format_field(self, value, str(format_spec))
+        return str(escape(rv))
+
+
+def _format_method(obj: str, name: str, env: Any) -> Callable[..., str]:
+    is_markup = isinstance(obj, Markup)
+    formatter = SandboxedEscapeFormatter(env) if is_markup else SandboxedFormatter(env)
+    result_type = Markup if is_markup else str
+    is_format_map = name == "format_map"
+
+    def wrapper(*args: Any, **kwargs: Any) -> str:
+        if is_format_map:
+            if kwargs:
+                raise TypeError("format_map() takes no keyword arguments")
+            if len(args) != 1:
+                raise TypeError(f"format_map() takes exactly one argument ({len(args)} given)")
+            kwargs = args[0]
+            args = ()
+        return result_type(formatter.vformat(obj, args, kwargs))
+
+    # Looks like Jinja2's wrapper when printed: ``<function str.format at 0x...>``.
+    return functools.update_wrapper(wrapper, getattr(obj, name))
+
+
+# ---------------------------------------------------------------------------------------------
+# markupsafe semantics for Markup values
+
+
+def markup_mod(template: Markup, value: Any) -> Markup:
+    """``Markup('<b>%s</b>') % '<'`` escapes the arguments, as markupsafe does."""
+    if isinstance(value, tuple):
+        value = tuple(_EscapeHelper(x) for x in value)
+    elif hasattr(type(value), "__getitem__") and not isinstance(value, str):
+        value = _EscapeHelper(value)
+    else:
+        value = (_EscapeHelper(value),)
+    return Markup(str.__mod__(template, value))
+
+
+class _EscapeHelper:
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+    def __getitem__(self, key: Any) -> _EscapeHelper:
+        return _EscapeHelper(self.obj[key])
+
+    def __str__(self) -> str:
+        return str(escape(self.obj))
+
+    def __repr__(self) -> str:
+        return str(escape(repr(self.obj)))
+
+    def __int__(self) -> int:
+        return int(self.obj)
+
+    def __float__(self) -> float:
+        return float(self.obj)
+
+
+def _markup_wrap(name: str) -> Callable[..., Any]:
+    base = getattr(str, name)
+
+    def method(self: Markup, *args: Any) -> Markup:
+        return Markup(base(self, *args))
+
+    return method
+
+
+def _markup_escape_arg(name: str, position: int) -> Callable[..., Any]:
+    base = getattr(str, name)
+
+    def method(self: Markup, *args: Any) -> Markup:
+        if len(args) > position:
+            args = (*args[:position], escape(args[position]), *args[position + 1 :])
+        return Markup(base(self, *args))
+
+    return method
+
+
+def _markup_list(name: str) -> Callable[..., Any]:
+    base = getattr(str, name)
+
+    def method(self: Markup, *args: Any, **kwargs: Any) -> Any:
+        result = base(self, *args, **kwargs)
+        if isinstance(result, tuple):
+            return tuple(Markup(part) for part in result)
+        return [Markup(part) for part in result]
+
+    return method
+
+
+def _markup_join(self: Markup, iterable: Any) -> Markup:
+    return Markup(str.join(self, map(escape, iterable)))
+
+
+_MARKUP_METHODS: dict[str, Callable[..., Any]] = {
+    **{
+        name: _markup_wrap(name)
+        for name in """capitalize casefold lower upper title swapcase lstrip rstrip strip
+        removeprefix removesuffix expandtabs""".split()
+    },
+    "replace": _markup_escape_arg("replace", 1),
+    "ljust": _markup_escape_arg("ljust", 1),
+    "rjust": _markup_escape_arg("rjust", 1),
+    "center": _markup_escape_arg("center", 1),
+    "zfill": _markup_wrap("zfill"),
+    "partition": _markup_list("partition"),
+    "rpartition": _markup_list("rpartition"),
+    "split": _markup_list("split"),
+    "rsplit": _markup_list("rsplit"),
+    "splitlines": _markup_list("splitlines"),
+    "join": _markup_join,
+}
+for _name, _func in _MARKUP_METHODS.items():
+    # so that ``{{ m.upper }}`` prints ``<bound method Markup.upper of Markup('...')>``
+    _func.__name__ = _name
+    _func.__qualname__ = f"Markup.{_name}"
+del _name, _func
+
+
+# ---------------------------------------------------------------------------------------------
+# plain str methods that could allocate without bound
+
+
+def _guarded_padding(bound: Callable[..., str]) -> Callable[..., str]:
+    def method(*args: Any, **kwargs: Any) -> str:
+        if args:
+            check_width(args[0])
+        return bound(*args, **kwargs)
+
+    return functools.update_wrapper(method, bound)
+
+
+def _guarded_expandtabs(bound: Callable[..., str]) -> Callable[..., str]:
+    def method(*args: Any, **kwargs: Any) -> str:
+        size = args[0] if args else kwargs.get("tabsize", 8)
+        check_width(size)
+        return bound(*args, **kwargs)
+
+    return functools.update_wrapper(method, bound)
+
+
+_PADDING = frozenset(["center", "ljust", "rjust", "zfill"])
+
+
+def _str_method(obj: str, name: str, env: Any) -> Any:
+    if name in ("format", "format_map"):
+        return _format_method(obj, name, env)
+    if isinstance(obj, Markup) and name in _MARKUP_METHODS:
+        bound: Any = types.MethodType(_MARKUP_METHODS[name], obj)
+    else:
+        bound = getattr(obj, name)
+    if name in _PADDING:
+        return _guarded_padding(bound)
+    if name == "expandtabs":
+        return _guarded_expandtabs(bound)
+    return bound
+
+
+def get_method(obj: Any, name: str, env: Any = None) -> Any:
+    """The allowed attribute ``name`` of ``obj`` (usually a bound method), else ``MISSING``.
+
+    ``env``, when given, provides ``getattr``/``getitem`` for lookups inside ``str.format``
+    fields; without it the same sandbox rule is applied locally.
+    """
+    if not isinstance(name, str) or name[:1] == "_":
+        return MISSING
+    if isinstance(obj, str):
+        if name in STR_METHODS:
+            return _str_method(obj, name, env)
+        return MISSING
+    if isinstance(obj, dict):
+        allowed: frozenset[str] = DICT_METHODS
+    elif isinstance(obj, list):
+        allowed = LIST_METHODS
+    elif isinstance(obj, tuple):
+        allowed = TUPLE_METHODS
+    elif isinstance(obj, (set, frozenset)):
+        allowed = SET_METHODS
+    elif isinstance(obj, (int, float)):
+        allowed = NUMBER_ATTRIBUTES
+    else:
+        return MISSING
+    if name not in allowed:
+        return MISSING
+    # ``getattr`` keeps subclass overrides and says "missing" for ``tuple.copy`` or
+    # ``int.is_integer`` on Pythons that lack them, as Jinja2 would on the same interpreter.
+    return getattr(obj, name, MISSING)
+
+
+METHODS: dict[type, frozenset[str]] = {
+    str: STR_METHODS,
+    dict: DICT_METHODS,
+    list: LIST_METHODS,
+    tuple: TUPLE_METHODS,
+    set: SET_METHODS,
+    frozenset: SET_METHODS,
+    int: NUMBER_ATTRIBUTES,
+    float: NUMBER_ATTRIBUTES,
+}
