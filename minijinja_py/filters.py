@@ -416,9 +416,7 @@ def do_urlize(
     rel_attr = f' rel="{escape(rel)}"' if rel else ""
     target_attr = f' target="{escape(target)}"' if target else ""
     words = re.split(r"(\s+)", str(escape(value)))
-    return "".join(
-        _urlize_word(word, trim, rel_attr, target_attr, extra_schemes) for word in words
-    )
+    return "".join(_urlize_word(word, trim, rel_attr, target_attr, extra_schemes) for word in words)
 
 
 _attr_key_re = re.compile(r"[\s/>=]", flags=re.ASCII)

@@ -45,7 +45,9 @@ SET_METHODS = frozenset(
 )
 NUMBER_ATTRIBUTES = frozenset(["real", "imag", "conjugate", "bit_length", "is_integer"])
 
-_LIST_MUTATORS = frozenset(["append", "clear", "extend", "insert", "pop", "remove", "reverse", "sort"])
+_LIST_MUTATORS = frozenset(
+    ["append", "clear", "extend", "insert", "pop", "remove", "reverse", "sort"]
+)
 # Jinja2 checks the ABCs in this order and stops at the first match; we keep the order but give
 # deque its own complete list (Jinja2 lets ``appendleft`` through because a deque is a
 # MutableSequence) and count ``intersection_update`` as mutating (Jinja2 forgets it).
