@@ -12,6 +12,7 @@ import html
 import json
 import math
 import pprint
+import random
 import re
 import textwrap
 from collections import abc
@@ -570,6 +571,15 @@ def do_last(env: Any, seq: Any) -> Any:
         return env.undefined("No last item, sequence was empty.")
 
 
+@pass_environment
+def do_random(env: Any, seq: Any) -> Any:
+    """``{{ [1, 2, 3]|random }}`` -> one of the items, chosen at random"""
+    try:
+        return random.choice(seq)
+    except IndexError:
+        return env.undefined("No random item, sequence was empty.")
+
+
 def do_reverse(value: Any) -> Any:
     """``{{ "abc"|reverse }}`` -> ``cba``; ``{{ [1, 2]|reverse|list }}`` -> ``[2, 1]``"""
     if isinstance(value, str):
@@ -874,6 +884,7 @@ FILTERS: dict[str, Callable[..., Any]] = {
     "max": do_max,
     "min": do_min,
     "pprint": do_pprint,
+    "random": do_random,
     "reject": do_reject,
     "rejectattr": do_rejectattr,
     "replace": do_replace,

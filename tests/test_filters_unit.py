@@ -380,10 +380,9 @@ def test_same_as_jinja2(name: str, value: Any, args: tuple, kwargs: dict, as_lis
 
 
 def test_registry_names_match_jinja2() -> None:
-    # Every Jinja2 filter except ``random`` (nondeterministic, left out on purpose).
     from jinja2.filters import FILTERS as JINJA_FILTERS
 
-    assert set(F.FILTERS) == set(JINJA_FILTERS) - {"random"}
+    assert set(F.FILTERS) == set(JINJA_FILTERS)
 
 
 def test_every_filter_has_a_one_line_docstring_with_an_example() -> None:
@@ -540,6 +539,15 @@ def test_chat_tojson_is_plain_json_dumps() -> None:
         '{"b":"\\u00e9<&\'","a":[1,null]}'
     )
     assert "tojson" in F.FILTERS and F.FILTERS["tojson"] is not F.chat_tojson
+
+
+def test_random_picks_an_item_or_explains_emptiness() -> None:
+    assert F.do_random(ENV, [7]) == 7
+    assert F.do_random(ENV, "ab") in ("a", "b")
+    empty = F.do_random(ENV, [])
+    assert isinstance(empty, Undefined)
+    assert empty._undefined_message == "No random item, sequence was empty."
+    assert ours("random", MISSING, (), {}, False) == reference("random", MISSING, (), {}, False)
 
 
 def test_call_filter_of_unknown_name() -> None:
