@@ -1,0 +1,209 @@
+"""The GGUF header reader, on small GGUF files written by the tests (versions 1-3, both byte orders)."""
+
+from __future__ import annotations
+
+import struct
+import time
+
+import pytest
+
+from minijinja_py.gguf import (
+    FLOAT32,
+    INT32,
+    STRING,
+    UINT8,
+    UINT64,
+    GGUFError,
+    build_gguf_header,
+    read_gguf_metadata,
+)
+
+TEMPLATE = "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}{% endfor %}"
+TOKENS = ["<unk>", "<s>", "</s>", "hello", "world", "<|im_end|>"]
+
+
+def write(path, metadata, **options):
+    path.write_bytes(build_gguf_header(metadata, **options))
+    return path
+
+
+def model_metadata(**extra):
+    metadata = {
+        "general.architecture": "llama",
+        "general.name": "tiny",
+        "llama.context_length": 4096,
+        "tokenizer.ggml.model": "llama",
+        "tokenizer.ggml.tokens": TOKENS,
+        "tokenizer.ggml.scores": (FLOAT32, [0.0] * len(TOKENS)),
+        "tokenizer.ggml.token_type": (INT32, [1] * len(TOKENS)),
+        "tokenizer.ggml.bos_token_id": 1,
+        "tokenizer.ggml.eos_token_id": 5,
+        "tokenizer.chat_template": TEMPLATE,
+    }
+    metadata.update(extra)
+    return metadata
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
+@pytest.mark.parametrize("big_endian", [False, True])
+def test_reads_template_and_special_tokens(tmp_path, version, big_endian):
+    path = write(tmp_path / "m.gguf", model_metadata(), version=version, big_endian=big_endian)
+    meta = read_gguf_metadata(path)
+    assert meta.version == version
+    assert meta.tensor_count == 0
+    assert meta.chat_templates == {"default": TEMPLATE}
+    assert meta.special_tokens == {"bos_token": "<s>", "eos_token": "<|im_end|>"}
+    assert meta.values["general.name"] == "tiny"
+    assert meta.values["llama.context_length"] == 4096
+    assert meta.values["tokenizer.ggml.tokens"] == TOKENS
+
+
+def test_named_templates(tmp_path):
+    path = write(
+        tmp_path / "m.gguf",
+        model_metadata(
+            **{
+                "tokenizer.chat_template.tool_use": "TOOLS {{ tools | length }}",
+                "tokenizer.chat_template.rag": "RAG",
+                "tokenizer.chat_templates": ["tool_use", "rag"],
+            }
+        ),
+    )
+    meta = read_gguf_metadata(path)
+    assert meta.chat_templates == {
+        "default": TEMPLATE,
+        "tool_use": "TOOLS {{ tools | length }}",
+        "rag": "RAG",
+    }
+
+
+def test_large_arrays_are_skipped_not_stored(tmp_path):
+    tokens = [f"tok{i}" for i in range(5000)]
+    metadata = model_metadata(
+        **{
+            "tokenizer.ggml.tokens": tokens,
+            "tokenizer.ggml.merges": [f"a{i} b{i}" for i in range(3000)],
+            "tokenizer.ggml.token_type": (INT32, [1] * 5000),
+            "tokenizer.ggml.bos_token_id": 0,
+            "tokenizer.ggml.eos_token_id": 4097,
+            "tokenizer.ggml.padding_token_id": (UINT64, 1024),
+            "tokenizer.ggml.unknown_token_id": 99999,  # out of range: ignored
+        }
+    )
+    del metadata["tokenizer.ggml.scores"]
+    meta = read_gguf_metadata(write(tmp_path / "m.gguf", metadata))
+    assert "tokenizer.ggml.tokens" not in meta.values
+    assert "tokenizer.ggml.merges" not in meta.values
+    assert meta.array_lengths == {
+        "tokenizer.ggml.tokens": 5000,
+        "tokenizer.ggml.token_type": 5000,
+        "tokenizer.ggml.merges": 3000,
+    }
+    assert meta.special_tokens == {
+        "bos_token": "tok0",
+        "eos_token": "tok4097",
+        "pad_token": "tok1024",
+    }
+    assert meta.chat_templates == {"default": TEMPLATE}
+
+
+def test_tensor_data_is_never_read(tmp_path):
+    # A 3 GiB sparse file: reading it would take seconds, the header alone takes milliseconds.
+    path = tmp_path / "big.gguf"
+    header = build_gguf_header(model_metadata(), tensor_count=1)
+    with open(path, "wb") as handle:
+        handle.write(header)
+        handle.truncate(len(header) + 3 * 1024**3)
+    start = time.perf_counter()
+    meta = read_gguf_metadata(path)
+    elapsed = time.perf_counter() - start
+    assert meta.chat_templates == {"default": TEMPLATE}
+    assert meta.tensor_count == 1
+    assert elapsed < 0.5
+
+
+def test_without_template_or_token_ids(tmp_path):
+    metadata = {"general.architecture": "llama", "tokenizer.ggml.tokens": TOKENS}
+    meta = read_gguf_metadata(write(tmp_path / "m.gguf", metadata))
+    assert meta.chat_templates == {}
+    assert meta.special_tokens == {}
+
+
+def test_scalar_types_round_trip(tmp_path):
+    metadata = {
+        "a.u8": (UINT8, 200),
+        "a.i32": (INT32, -5),
+        "a.f32": 0.5,
+        "a.bool": True,
+        "a.u64": (UINT64, 2**40),
+        "a.str": "héllo",
+        "a.small": [1, 2, 3],
+        "a.strs": ["x", "y"],
+    }
+    meta = read_gguf_metadata(write(tmp_path / "m.gguf", metadata))
+    assert meta.values == {
+        "a.u8": 200,
+        "a.i32": -5,
+        "a.f32": 0.5,
+        "a.bool": True,
+        "a.u64": 2**40,
+        "a.str": "héllo",
+        "a.small": [1, 2, 3],
+        "a.strs": ["x", "y"],
+    }
+
+
+def test_not_a_gguf_file(tmp_path):
+    path = tmp_path / "x.gguf"
+    path.write_bytes(b"PK\x03\x04 not gguf at all")
+    with pytest.raises(GGUFError) as info:
+        read_gguf_metadata(path)
+    assert str(info.value) == f"{path}: not a GGUF file (bad magic b'PK\\x03\\x04')"
+
+
+def test_empty_file(tmp_path):
+    path = tmp_path / "x.gguf"
+    path.write_bytes(b"")
+    with pytest.raises(GGUFError) as info:
+        read_gguf_metadata(path)
+    assert str(info.value) == f"{path}: empty file, not a GGUF file"
+
+
+def test_unsupported_version(tmp_path):
+    path = tmp_path / "x.gguf"
+    path.write_bytes(b"GGUF" + struct.pack("<I", 9) + b"\0" * 16)
+    with pytest.raises(GGUFError) as info:
+        read_gguf_metadata(path)
+    assert str(info.value) == f"{path}: unsupported GGUF version 9"
+
+
+def test_truncated_header(tmp_path):
+    data = build_gguf_header(model_metadata())
+    path = tmp_path / "x.gguf"
+    path.write_bytes(data[:60])
+    with pytest.raises(GGUFError) as info:
+        read_gguf_metadata(path)
+    assert str(info.value).startswith("truncated GGUF header")
+
+
+def test_truncated_inside_string_array(tmp_path):
+    metadata = {"tokenizer.ggml.tokens": [f"t{i}" for i in range(100)]}
+    data = build_gguf_header(metadata)
+    path = tmp_path / "x.gguf"
+    path.write_bytes(data[:-50])
+    with pytest.raises(GGUFError) as info:
+        read_gguf_metadata(path)
+    assert str(info.value) == "truncated GGUF header inside a string array"
+
+
+def test_unknown_value_type(tmp_path):
+    data = bytearray(build_gguf_header({"k": "v"}))
+    # key "k": 8-byte length + 1 byte, then the uint32 type code
+    offset = 4 + 4 + 8 + 8 + 8 + 1
+    assert struct.unpack_from("<I", data, offset)[0] == STRING
+    struct.pack_into("<I", data, offset, 77)
+    path = tmp_path / "x.gguf"
+    path.write_bytes(bytes(data))
+    with pytest.raises(GGUFError) as info:
+        read_gguf_metadata(path)
+    assert str(info.value) == f"unknown GGUF value type 77 at offset {offset}"
