@@ -93,22 +93,27 @@ def _check_format_spec(spec: str) -> None:
 
 
 def _fallback_getattr(obj: Any, name: str) -> Any:
-    # Used when no environment is at hand: the same rule as the environment's getattr
-    # (attribute first, then item; private names give an undefined that raises SecurityError).
-    value = get_method(obj, name)
-    if value is not MISSING:
-        return value
-    if name.startswith("_") or hasattr(obj, name):
+    # Used when no environment is at hand: Jinja2's sandboxed getattr (attribute first, then
+    # item) with our allow-list for builtin values; private or refused names give an undefined
+    # that raises SecurityError when used.
+    try:
+        value = getattr(obj, name)
+    except AttributeError:
+        try:
+            return obj[name]
+        except (TypeError, LookupError):
+            return Undefined(obj=obj, name=name)
+    allowed = get_method(obj, name)
+    if allowed is not MISSING:
+        return allowed
+    if name.startswith("_") or is_mutating_method(obj, name) or type(obj) in _BUILTIN_TYPES:
         return Undefined(
             f"access to attribute {name!r} of {type(obj).__name__!r} object is unsafe.",
             obj=obj,
             name=name,
             exc=SecurityError,
         )
-    try:
-        return obj[name]
-    except (TypeError, LookupError):
-        return Undefined(obj=obj, name=name)
+    return value
 
 
 def _fallback_getitem(obj: Any, key: Any) -> Any:
@@ -351,6 +356,10 @@ def get_method(obj: Any, name: str, env: Any = None) -> Any:
     # ``int.is_integer`` on Pythons that lack them, as Jinja2 would on the same interpreter.
     return getattr(obj, name, MISSING)
 
+
+_BUILTIN_TYPES = frozenset(
+    [str, Markup, dict, list, tuple, set, frozenset, int, float, bool, bytes, bytearray, deque]
+)
 
 METHODS: dict[type, frozenset[str]] = {
     str: STR_METHODS,
