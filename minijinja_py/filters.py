@@ -37,6 +37,19 @@ _DEFAULT_POLICIES: dict[str, Any] = {
 }
 
 
+def _jinja_name(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Give a filter the function name Jinja2's has, so argument errors read the same.
+
+    Python names the function in them: ``sync_do_first() takes 2 positional arguments ...``.
+    """
+
+    def rename(func: Callable[..., Any]) -> Callable[..., Any]:
+        func.__name__ = func.__qualname__ = name
+        return func
+
+    return rename
+
+
 def _policy(env: Any, name: str) -> Any:
     policies = getattr(env, "policies", None) or {}
     return policies[name] if name in policies else _DEFAULT_POLICIES[name]
@@ -161,7 +174,8 @@ def do_replace(s: Any, old: Any, new: Any, count: int | None = None) -> str:
     return str(s).replace(str(old), str(new), count)
 
 
-def do_string(value: Any) -> str:
+@_jinja_name("soft_str")
+def do_string(value: Any, /) -> str:
     """``{{ 1|string ~ 2 }}`` -> ``12``; markup stays markup"""
     return _soft_str(value)
 
@@ -442,7 +456,8 @@ def do_xmlattr(d: Any, autospace: bool = True) -> str:
 # markup and JSON
 
 
-def do_escape(value: Any) -> Markup:
+@_jinja_name("escape")
+def do_escape(value: Any, /) -> Markup:
     """``{{ "<a>"|e }}`` -> ``&lt;a&gt;``"""
     return escape(value)
 
@@ -495,7 +510,7 @@ def chat_tojson(
 # numbers
 
 
-def do_abs(value: Any) -> Any:
+def do_abs(value: Any, /) -> Any:
     """``{{ -3|abs }}`` -> ``3``"""
     return abs(value)
 
@@ -543,16 +558,18 @@ def do_default(value: Any, default_value: Any = "", boolean: bool = False) -> An
     return value
 
 
-def do_length(value: Any) -> int:
+def do_length(value: Any, /) -> int:
     """``{{ [1, 2]|length }}`` -> ``2``"""
     return len(value)
 
 
+@_jinja_name("sync_do_list")
 def do_list(value: Any) -> list[Any]:
     """``{{ "ab"|list }}`` -> ``['a', 'b']``"""
     return list(value)
 
 
+@_jinja_name("sync_do_first")
 @pass_environment
 def do_first(env: Any, seq: Any) -> Any:
     """``{{ [1, 2]|first }}`` -> ``1``"""
@@ -595,6 +612,7 @@ def do_reverse(value: Any) -> Any:
         return rv
 
 
+@_jinja_name("sync_do_join")
 @pass_environment
 def do_join(env: Any, value: Any, d: Any = "", attribute: Any = None) -> str:
     """``{{ [1, 2, 3]|join("|") }}`` -> ``1|2|3``"""
@@ -627,6 +645,7 @@ def do_max(env: Any, value: Any, case_sensitive: bool = False, attribute: Any = 
     return _min_or_max(env, value, max, case_sensitive, attribute)
 
 
+@_jinja_name("sync_do_sum")
 @pass_environment
 def do_sum(env: Any, iterable: Any, attribute: Any = None, start: Any = 0) -> Any:
     """``{{ [1, 2, 3]|sum }}`` -> ``6``; ``{{ items|sum(attribute="price") }}``"""
@@ -679,6 +698,7 @@ def sync_do_unique(
             yield item
 
 
+@_jinja_name("sync_do_unique")
 @pass_environment
 def do_unique(
     env: Any, value: Any, case_sensitive: bool = False, attribute: Any = None
@@ -727,6 +747,7 @@ def sync_do_slice(value: Any, slices: int, fill_with: Any = None) -> Iterator[li
         yield part
 
 
+@_jinja_name("sync_do_slice")
 def do_slice(value: Any, slices: int, fill_with: Any = None) -> Iterator[list[Any]]:
     """``{{ [1, 2, 3]|slice(2)|list }}`` -> ``[[1, 2], [3]]``"""
     return sync_do_slice(value, slices, fill_with)
@@ -744,6 +765,7 @@ class _GroupTuple(NamedTuple):
         return tuple.__str__(self)
 
 
+@_jinja_name("sync_do_groupby")
 @pass_environment
 def do_groupby(
     env: Any, value: Any, attribute: Any, default: Any = None, case_sensitive: bool = False
@@ -795,6 +817,7 @@ def sync_do_map(env: Any, value: Any, args: tuple, kwargs: dict) -> Iterator[Any
         yield func(item)
 
 
+@_jinja_name("sync_do_map")
 @pass_environment
 def do_map(env: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
     """``{{ ["a", "b"]|map("upper")|join }}`` -> ``AB``; ``users|map(attribute="name")``"""
@@ -830,24 +853,28 @@ def select_or_reject(
             yield item
 
 
+@_jinja_name("sync_do_select")
 @pass_environment
 def do_select(env: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
     """``{{ [1, 2, 3]|select("odd")|list }}`` -> ``[1, 3]``"""
     return select_or_reject(env, value, args, kwargs, True, False)
 
 
+@_jinja_name("sync_do_reject")
 @pass_environment
 def do_reject(env: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
     """``{{ [1, 2, 3]|reject("odd")|list }}`` -> ``[2]``"""
     return select_or_reject(env, value, args, kwargs, False, False)
 
 
+@_jinja_name("sync_do_selectattr")
 @pass_environment
 def do_selectattr(env: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
     """``{{ users|selectattr("email", "none")|list }}``: users whose email is none"""
     return select_or_reject(env, value, args, kwargs, True, True)
 
 
+@_jinja_name("sync_do_rejectattr")
 @pass_environment
 def do_rejectattr(env: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
     """``{{ users|rejectattr("is_active")|list }}``: users that are not active"""

@@ -120,7 +120,7 @@ def test_iterable(value: Any) -> bool:
     return True
 
 
-def test_callable(value: Any) -> bool:
+def test_callable(value: Any, /) -> bool:
     """``{{ "a".upper is callable }}`` -> ``True``"""
     return callable(value)
 
@@ -140,32 +140,32 @@ def test_in(value: Any, seq: Any) -> bool:
     return value in seq
 
 
-def test_eq(value: Any, other: Any) -> bool:
+def test_eq(value: Any, other: Any, /) -> bool:
     """``{{ 1 is eq 1 }}`` -> ``True`` (also ``==``, ``equalto``)"""
     return value == other
 
 
-def test_ne(value: Any, other: Any) -> bool:
+def test_ne(value: Any, other: Any, /) -> bool:
     """``{{ 1 is ne 2 }}`` -> ``True`` (also ``!=``)"""
     return value != other
 
 
-def test_lt(value: Any, other: Any) -> bool:
+def test_lt(value: Any, other: Any, /) -> bool:
     """``{{ 1 is lt 2 }}`` -> ``True`` (also ``<``, ``lessthan``)"""
     return value < other
 
 
-def test_le(value: Any, other: Any) -> bool:
+def test_le(value: Any, other: Any, /) -> bool:
     """``{{ 2 is le 2 }}`` -> ``True`` (also ``<=``)"""
     return value <= other
 
 
-def test_gt(value: Any, other: Any) -> bool:
+def test_gt(value: Any, other: Any, /) -> bool:
     """``{{ 2 is gt 1 }}`` -> ``True`` (also ``>``, ``greaterthan``)"""
     return value > other
 
 
-def test_ge(value: Any, other: Any) -> bool:
+def test_ge(value: Any, other: Any, /) -> bool:
     """``{{ 2 is ge 2 }}`` -> ``True`` (also ``>=``)"""
     return value >= other
 

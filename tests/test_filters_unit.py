@@ -562,3 +562,37 @@ def test_huge_widths_are_refused() -> None:
         F.do_center("x", 10**9)
     with pytest.raises(LimitError):
         F.do_indent("a\nb", 10**9)
+
+
+def _signature(func: Any) -> tuple[str, list[tuple[str, str, Any]]]:
+    import inspect
+
+    func = getattr(func, "__wrapped__", func)
+    params = list(inspect.signature(func).parameters.values())
+    if params and params[0].name in ("env", "environment", "eval_ctx", "context"):
+        params = params[1:]
+    # positional-only names cannot be used by a caller, so they need not match
+    return func.__qualname__, [
+        ("" if p.kind is p.POSITIONAL_ONLY else p.name, p.kind.name, p.default) for p in params
+    ]
+
+
+def test_signatures_and_names_match_jinja2() -> None:
+    # Same parameter names, kinds and defaults: keyword calls work alike, and Python's argument
+    # errors name the same function (``sync_do_first() takes 2 positional arguments ...``).
+    import builtins
+
+    from jinja2.filters import FILTERS as JINJA_FILTERS
+
+    for name, theirs in JINJA_FILTERS.items():
+        if getattr(builtins, getattr(theirs, "__name__", ""), None) is theirs:
+            continue  # abs and len are C functions: no comparable signature
+        assert _signature(F.FILTERS[name]) == _signature(theirs), name
+
+
+def test_argument_errors_read_like_jinja2() -> None:
+    assert ours("first", [1], (1,), {}, False) == reference("first", [1], (1,), {}, False)
+    assert ours("sum", [1], (), {"x": 1}, False) == reference("sum", [1], (), {"x": 1}, False)
+    assert ours("groupby", [1], (), {}, False) == reference("groupby", [1], (), {}, False)
+    assert ours("e", "x", (1,), {}, False) == reference("e", "x", (1,), {}, False)
+    assert ours("upper", "x", (1,), {}, False) == reference("upper", "x", (1,), {}, False)
