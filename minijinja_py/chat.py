@@ -613,20 +613,22 @@ class ChatTemplate:
         tools: Sequence[Any] | None = None,
         documents: Sequence[Any] | None = None,
         add_generation_prompt: bool = False,
+        continue_final_message: bool | str = False,
         *,
         chat_template: str | None = None,
         **kwargs: Any,
     ) -> tuple[str, list[tuple[int, int]]]:
         """The text and the ``(start, end)`` character spans of its ``{% generation %}`` blocks.
 
-        The spans equal transformers' generation indices (``return_assistant_tokens_mask``).
+        The spans equal transformers' generation indices (``return_assistant_tokens_mask``), and,
+        as there, ``continue_final_message`` is refused with a ``ValueError``.
         """
         return self._render_one(
             messages,
             tools,
             documents,
             add_generation_prompt,
-            False,
+            continue_final_message,
             kwargs,
             True,
             chat_template,
