@@ -1,0 +1,32 @@
+"""minijinja_py: a pure-Python, sandboxed interpreter for the Jinja of LLM chat templates."""
+
+from .environment import Environment, Template, chat_environment
+from .errors import (
+    LimitError,
+    SecurityError,
+    TemplateError,
+    TemplateRuntimeError,
+    TemplateSyntaxError,
+    UndefinedError,
+)
+from .runtime import ChainableUndefined, StrictUndefined, Undefined, pass_environment
+from .sandbox import Limits
+
+__all__ = [
+    "ChainableUndefined",
+    "Environment",
+    "LimitError",
+    "Limits",
+    "SecurityError",
+    "StrictUndefined",
+    "Template",
+    "TemplateError",
+    "TemplateRuntimeError",
+    "TemplateSyntaxError",
+    "Undefined",
+    "UndefinedError",
+    "chat_environment",
+    "pass_environment",
+]
+
+__version__ = "0.1.0"

@@ -1,0 +1,898 @@
+"""Turns the syntax tree into nested Python closures, once per template.
+
+Every decision that does not depend on the data (which filter, which operator, which scope a
+name lives in, whether an attribute could be a method) is made here, so that rendering only
+calls closures.  No source code is generated and nothing is ``exec``-ed.
+
+Expressions become ``fn(frame) -> value``; statements become ``fn(frame, out) -> None`` where
+``out`` is the list the text is appended to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from . import nodes as n
+from .errors import LimitError, TemplateError, TemplateRuntimeError, TemplateSyntaxError
+from .methods import DICT_METHODS
+from .ops import COMPARISONS, make_binops, to_string
+from .runtime import MISSING, LoopContext, Macro, Namespace, Undefined, wants_environment
+from .sandbox import Limits, check_length
+
+Expr = Callable[["Frame"], Any]
+Stmt = Callable[["Frame", list], None]
+
+
+class RenderState:
+    """What one render counts and collects, shared by all its frames."""
+
+    __slots__ = ("steps", "size", "depth", "limits", "root_out", "spans")
+
+    def __init__(self, limits: Limits, root_out: list) -> None:
+        self.steps = 0
+        self.size = 0
+        self.depth = 0
+        self.limits = limits
+        self.root_out = root_out
+        self.spans: list[tuple[int, int]] = []
+
+    def step(self) -> None:
+        self.steps += 1
+        if self.steps > self.limits.max_steps:
+            raise LimitError(f"the render exceeded max_steps ({self.limits.max_steps})")
+
+    def grow(self, length: int) -> None:
+        self.size += length
+        if self.size > self.limits.max_output:
+            raise LimitError(f"the output exceeded max_output ({self.limits.max_output})")
+
+
+class Frame:
+    """One scope: its own variables, the enclosing scope, and the render's state."""
+
+    __slots__ = ("vars", "parent", "state")
+
+    def __init__(self, variables: dict, parent: Frame | None, state: RenderState) -> None:
+        self.vars = variables
+        self.parent = parent
+        self.state = state
+
+
+class BreakLoop(Exception):
+    pass
+
+
+class ContinueLoop(Exception):
+    pass
+
+
+_BREAK = BreakLoop()
+_CONTINUE = ContinueLoop()
+
+
+def located(error: BaseException, pos: int | None) -> TemplateError:
+    """The engine's error for ``error``, placed at ``pos`` unless an inner node placed it."""
+    if isinstance(error, TemplateError):
+        if error.offset is None:
+            error.offset = pos
+        return error
+    if isinstance(error, RecursionError):
+        result: TemplateError = LimitError("maximum recursion depth exceeded")
+    elif isinstance(error, MemoryError):
+        result = LimitError("out of memory")
+    else:
+        result = TemplateRuntimeError(str(error) or type(error).__name__)
+    result.offset = pos
+    return result
+
+
+def _references(nodes_: Iterable[Any], names: frozenset[str]) -> set[str]:
+    """Which of ``names`` the subtree reads as variables (for varargs/kwargs/caller)."""
+    found: set[str] = set()
+    stack = list(nodes_)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, n.Name) and node.name in names:
+            found.add(node.name)
+        if isinstance(node, (tuple, list)):
+            stack.extend(node)
+        elif isinstance(node, (n.Node, n.Arguments, n.Param)):
+            for slot in type(node).__slots__:
+                stack.append(getattr(node, slot))
+    return found
+
+
+class Compiler:
+    """Compiles one template for one environment."""
+
+    def __init__(self, environment: Any) -> None:
+        self.environment = environment
+        self.limits: Limits = environment.limits
+        self.policy = environment.policy
+        self.binops = make_binops(self.limits)
+        self.undefined = environment.undefined
+        # Jinja reports an unknown filter or test when it compiles the template, unless it
+        # sits inside an `if` or a conditional expression, where only reaching it fails.
+        self.soft = False
+        self.loop_depth = 0
+
+    # ------------------------------------------------------------ statements
+
+    def template(self, tree: n.Template) -> Stmt:
+        return self.body(tree.body)
+
+    def body(self, nodes_: tuple[n.Node, ...]) -> Stmt:
+        statements = [self.statement(node) for node in nodes_]
+        if not statements:
+            return _nothing
+        if len(statements) == 1:
+            return statements[0]
+        if len(statements) == 2:
+            first, second = statements
+
+            def run_two(frame: Frame, out: list) -> None:
+                first(frame, out)
+                second(frame, out)
+
+            return run_two
+        statements_tuple = tuple(statements)
+
+        def run_all(frame: Frame, out: list) -> None:
+            for statement in statements_tuple:
+                statement(frame, out)
+
+        return run_all
+
+    def statement(self, node: n.Node) -> Stmt:
+        method = getattr(self, "stmt_" + type(node).__name__)
+        return method(node)
+
+    def stmt_Data(self, node: n.Data) -> Stmt:
+        text = node.text
+        length = len(text)
+
+        def data(frame: Frame, out: list) -> None:
+            frame.state.grow(length)
+            out.append(text)
+
+        return data
+
+    def stmt_Output(self, node: n.Output) -> Stmt:
+        expr = self.expr(node.expr)
+        pos = node.pos
+
+        def output(frame: Frame, out: list) -> None:
+            value = expr(frame)
+            if type(value) is not str:
+                try:
+                    value = to_string(value)
+                except Exception as error:
+                    raise located(error, pos) from None
+            state = frame.state
+            state.grow(len(value))
+            state.step()
+            out.append(value)
+
+        return output
+
+    def stmt_If(self, node: n.If) -> Stmt:
+        soft, self.soft = self.soft, True
+        test = self.expr(node.test)
+        body = self.body(node.body)
+        otherwise = self.body(node.otherwise)
+        self.soft = soft
+        pos = node.pos
+
+        def if_(frame: Frame, out: list) -> None:
+            value = test(frame)
+            try:
+                truth = value if type(value) is bool else bool(value)
+            except Exception as error:
+                raise located(error, pos) from None
+            if truth:
+                body(frame, out)
+            else:
+                otherwise(frame, out)
+
+        return if_
+
+    def stmt_For(self, node: n.For) -> Stmt:
+        iterable = self.expr(node.iter)
+        soft, self.soft = self.soft, False
+        assign = self.assigner(node.target, for_loop=True)
+        condition = self.expr(node.condition) if node.condition is not None else None
+        self.loop_depth += 1
+        body = self.body(node.body)
+        self.loop_depth -= 1
+        otherwise = self.body(node.otherwise) if node.otherwise else None
+        self.soft = soft
+        recursive = node.recursive
+        pos = node.pos
+
+        def run(frame: Frame, out: list, values: Any, depth0: int, recurse: Any) -> None:
+            state = frame.state
+            try:
+                items = _as_list(values, state.limits)
+            except Exception as error:
+                raise located(error, pos) from None
+            if condition is not None:
+                kept = []
+                for item in items:
+                    test_frame = Frame({}, frame, state)
+                    assign(test_frame, item)
+                    if condition(test_frame):
+                        kept.append(item)
+                items = kept
+            if not items:
+                if otherwise is not None:
+                    otherwise(Frame({}, frame, state), out)
+                return
+            loop = LoopContext(items, depth0, recurse)
+            if recursive:
+                state.depth += 1
+                if state.depth > state.limits.max_recursion:
+                    raise located(
+                        LimitError(
+                            "recursive loops nest deeper than max_recursion"
+                            f" ({state.limits.max_recursion})"
+                        ),
+                        pos,
+                    )
+            try:
+                for item in items:
+                    state.step()
+                    loop.index0 += 1
+                    inner = Frame({"loop": loop}, frame, state)
+                    assign(inner, item)
+                    try:
+                        body(inner, out)
+                    except ContinueLoop:
+                        continue
+                    except BreakLoop:
+                        break
+            finally:
+                if recursive:
+                    state.depth -= 1
+
+        def recurse_from(frame: Frame) -> Callable[[Any, int], str]:
+            def again(values: Any, depth0: int) -> str:
+                captured: list = []
+                run(frame, captured, values, depth0, again)
+                return "".join(captured)
+
+            return again
+
+        def for_(frame: Frame, out: list) -> None:
+            values = iterable(frame)
+            run(frame, out, values, 0, recurse_from(frame) if recursive else None)
+
+        return for_
+
+    def stmt_Assign(self, node: n.Assign) -> Stmt:
+        value = self.expr(node.value)
+        assign = self.assigner(node.target)
+
+        def set_(frame: Frame, out: list) -> None:
+            assign(frame, value(frame))
+
+        return set_
+
+    def stmt_AssignBlock(self, node: n.AssignBlock) -> Stmt:
+        body = self.body(node.body)
+        assign = self.assigner(node.target)
+        filters = self.filter_chain(node.filters)
+
+        def set_block(frame: Frame, out: list) -> None:
+            captured: list = []
+            body(Frame({}, frame, frame.state), captured)
+            assign(frame, filters(frame, "".join(captured)))
+
+        return set_block
+
+    def stmt_Macro(self, node: n.Macro) -> Stmt:
+        build = self.macro(node.name, node.params, node.body, node.pos)
+        name = node.name
+
+        def define(frame: Frame, out: list) -> None:
+            frame.vars[name] = build(frame)
+
+        return define
+
+    def stmt_CallBlock(self, node: n.CallBlock) -> Stmt:
+        build_caller = self.macro("caller", node.params, node.body, node.pos)
+        call = node.call
+        func = self.expr(call.func)
+        arguments = self.arguments(call.arguments)
+        pos = node.pos
+
+        def call_block(frame: Frame, out: list) -> None:
+            target = func(frame)
+            args, kwargs = arguments(frame)
+            kwargs["caller"] = build_caller(frame)
+            frame.state.step()
+            try:
+                value = target(*args, **kwargs)
+            except Exception as error:
+                raise located(error, pos) from None
+            text = value if type(value) is str else to_string(value)
+            frame.state.grow(len(text))
+            out.append(text)
+
+        return call_block
+
+    def stmt_FilterBlock(self, node: n.FilterBlock) -> Stmt:
+        body = self.body(node.body)
+        filters = self.filter_chain(node.filters)
+
+        def filter_block(frame: Frame, out: list) -> None:
+            captured: list = []
+            body(Frame({}, frame, frame.state), captured)
+            value = filters(frame, "".join(captured))
+            text = value if type(value) is str else to_string(value)
+            frame.state.grow(len(text))
+            out.append(text)
+
+        return filter_block
+
+    def stmt_With(self, node: n.With) -> Stmt:
+        assignments = [(self.assigner(target), self.expr(value)) for target, value in node.assignments]
+        body = self.body(node.body)
+
+        def with_(frame: Frame, out: list) -> None:
+            inner = Frame({}, frame, frame.state)
+            values = [value(frame) for _, value in assignments]
+            for (assign, _), value in zip(assignments, values, strict=True):
+                assign(inner, value)
+            body(inner, out)
+
+        return with_
+
+    def stmt_Generation(self, node: n.Generation) -> Stmt:
+        body = self.body(node.body)
+
+        def generation(frame: Frame, out: list) -> None:
+            state = frame.state
+            captured: list = []
+            body(Frame({}, frame, state), captured)
+            text = "".join(captured)
+            # Spans are offsets in the final text, as transformers computes them: the length
+            # of what the template has emitted at its top level so far.
+            start = sum(map(len, state.root_out))
+            state.spans.append((start, start + len(text)))
+            out.append(text)
+
+        return generation
+
+    def stmt_Break(self, node: n.Break) -> Stmt:
+        self._require_loop(node, "break")
+
+        def break_(frame: Frame, out: list) -> None:
+            raise _BREAK
+
+        return break_
+
+    def stmt_Continue(self, node: n.Continue) -> Stmt:
+        self._require_loop(node, "continue")
+
+        def continue_(frame: Frame, out: list) -> None:
+            raise _CONTINUE
+
+        return continue_
+
+    def _require_loop(self, node: n.Node, word: str) -> None:
+        if self.loop_depth == 0:
+            error = TemplateSyntaxError(f"'{word}' outside of a loop")
+            error.offset = node.pos
+            raise error
+
+    # ------------------------------------------------------------ macros
+
+    def macro(
+        self, name: str, params: tuple[n.Param, ...], body_nodes: tuple[n.Node, ...], pos: int
+    ) -> Callable[[Frame], Macro]:
+        soft, self.soft = self.soft, False
+        loop_depth, self.loop_depth = self.loop_depth, 0
+        body = self.body(body_nodes)
+        defaults = [self.expr(p.default) if p.default is not None else None for p in params]
+        self.soft = soft
+        self.loop_depth = loop_depth
+        names = tuple(p.name for p in params)
+        used = _references(body_nodes, frozenset(["varargs", "kwargs", "caller"]))
+        catch_varargs = "varargs" in used
+        catch_kwargs = "kwargs" in used
+        catch_caller = "caller" in used
+        undefined = self.undefined
+        count = len(names)
+
+        def build(definition_frame: Frame) -> Macro:
+            def invoke(*args: Any, **kwargs: Any) -> str:
+                state = definition_frame.state
+                variables: dict[str, Any] = {}
+                frame = Frame(variables, definition_frame, state)
+                if len(args) > count and not catch_varargs:
+                    raise TemplateRuntimeError(
+                        f"macro {name!r} takes not more than {count} argument(s)"
+                    )
+                for index, param in enumerate(names):
+                    if index < len(args):
+                        if param in kwargs:
+                            raise TemplateRuntimeError(
+                                f"macro {name!r} got multiple values for argument {param!r}"
+                            )
+                        variables[param] = args[index]
+                    elif param in kwargs:
+                        variables[param] = kwargs.pop(param)
+                    elif defaults[index] is not None:
+                        variables[param] = defaults[index](frame)
+                    else:
+                        variables[param] = undefined(
+                            f"parameter {param!r} was not provided", name=param
+                        )
+                caller = kwargs.pop("caller", MISSING)
+                if caller is not MISSING:
+                    if not catch_caller:
+                        raise TemplateRuntimeError(
+                            f"macro {name!r} was invoked with two values for the special"
+                            " caller argument. This is most likely a bug."
+                            if "caller" in names
+                            else f"macro {name!r} takes no keyword argument 'caller'"
+                        )
+                    variables["caller"] = caller
+                elif catch_caller and "caller" not in variables:
+                    variables["caller"] = undefined("No caller defined", name="caller")
+                if kwargs and not catch_kwargs:
+                    key = next(iter(kwargs))
+                    raise TemplateRuntimeError(f"macro {name!r} takes no keyword argument {key!r}")
+                if catch_varargs:
+                    variables["varargs"] = tuple(args[count:])
+                if catch_kwargs:
+                    variables["kwargs"] = kwargs
+                state.step()
+                state.depth += 1
+                try:
+                    if state.depth > state.limits.max_recursion:
+                        raise LimitError(
+                            f"macro calls nest deeper than max_recursion"
+                            f" ({state.limits.max_recursion})"
+                        )
+                    out: list = []
+                    body(frame, out)
+                finally:
+                    state.depth -= 1
+                return "".join(out)
+
+            return Macro(name, names, (), catch_varargs, catch_kwargs, catch_caller, invoke)
+
+        return build
+
+    # ------------------------------------------------------------ assignment
+
+    def assigner(self, target: n.Node, for_loop: bool = False) -> Callable[[Frame, Any], None]:
+        if isinstance(target, n.TargetName):
+            name = target.name
+
+            def assign_name(frame: Frame, value: Any) -> None:
+                frame.vars[name] = value
+
+            return assign_name
+        if isinstance(target, n.TargetTuple):
+            parts = [self.assigner(item, for_loop) for item in target.items]
+            count = len(parts)
+            pos = target.pos
+
+            def assign_tuple(frame: Frame, value: Any) -> None:
+                try:
+                    values = list(value)
+                except Exception as error:
+                    raise located(error, pos) from None
+                if len(values) != count:
+                    message = (
+                        f"not enough values to unpack (expected {count}, got {len(values)})"
+                        if len(values) < count
+                        else f"too many values to unpack (expected {count})"
+                    )
+                    raise located(TemplateRuntimeError(message), pos)
+                for part, item in zip(parts, values, strict=True):
+                    part(frame, item)
+
+            return assign_tuple
+        assert isinstance(target, n.TargetAttr)
+        name, attr, pos = target.name, target.attr, target.pos
+        lookup = self.expr(n.Name(pos, name))
+
+        def assign_attr(frame: Frame, value: Any) -> None:
+            namespace = lookup(frame)
+            if not isinstance(namespace, Namespace):
+                raise located(
+                    TemplateRuntimeError("cannot assign attribute on non-namespace object"), pos
+                )
+            namespace.set(attr, value)
+
+        return assign_attr
+
+    # ------------------------------------------------------------ expressions
+
+    def expr(self, node: n.Node) -> Expr:
+        return getattr(self, "expr_" + type(node).__name__)(node)
+
+    def expr_Const(self, node: n.Const) -> Expr:
+        value = node.value
+        return lambda frame: value
+
+    def expr_Name(self, node: n.Name) -> Expr:
+        name = node.name
+        undefined = self.undefined
+
+        def load(frame: Frame) -> Any:
+            scope: Frame | None = frame
+            while scope is not None:
+                variables = scope.vars
+                if name in variables:
+                    return variables[name]
+                scope = scope.parent
+            return undefined(name=name)
+
+        return load
+
+    def expr_TupleLit(self, node: n.TupleLit) -> Expr:
+        items = tuple(self.expr(item) for item in node.items)
+        return lambda frame: tuple([item(frame) for item in items])
+
+    def expr_ListLit(self, node: n.ListLit) -> Expr:
+        items = tuple(self.expr(item) for item in node.items)
+        return lambda frame: [item(frame) for item in items]
+
+    def expr_DictLit(self, node: n.DictLit) -> Expr:
+        pairs = tuple((self.expr(k), self.expr(v)) for k, v in node.pairs)
+        pos = node.pos
+
+        def dict_(frame: Frame) -> dict:
+            try:
+                return {key(frame): value(frame) for key, value in pairs}
+            except TypeError as error:
+                raise located(error, pos) from None
+
+        return dict_
+
+    def expr_GetAttr(self, node: n.GetAttr) -> Expr:
+        obj = self.expr(node.obj)
+        attr = node.attr
+        pos = node.pos
+        policy_getattr = self.policy.getattr
+        undefined = self.undefined
+        # A dict key is found directly unless the name could be a dict method (Jinja looks
+        # attributes up before items, so `d.items` is the method even when the key exists).
+        plain_key = attr not in DICT_METHODS and attr[:1] != "_" and not hasattr(dict, attr)
+
+        def getattr_(frame: Frame) -> Any:
+            value = obj(frame)
+            if plain_key and type(value) is dict:
+                try:
+                    return value[attr]
+                except KeyError:
+                    return undefined(obj=value, name=attr)
+            try:
+                return policy_getattr(value, attr)
+            except Exception as error:
+                raise located(error, pos) from None
+
+        return getattr_
+
+    def expr_GetItem(self, node: n.GetItem) -> Expr:
+        obj = self.expr(node.obj)
+        pos = node.pos
+        policy_getitem = self.policy.getitem
+        if isinstance(node.key, n.Slice):
+            key = self._slice(node.key)
+        else:
+            key = self.expr(node.key)
+
+        def getitem(frame: Frame) -> Any:
+            value = obj(frame)
+            index = key(frame)
+            try:
+                return policy_getitem(value, index)
+            except Exception as error:
+                raise located(error, pos) from None
+
+        return getitem
+
+    def _slice(self, node: n.Slice) -> Expr:
+        parts = [self.expr(p) if p is not None else None for p in (node.start, node.stop, node.step)]
+        start, stop, step = parts
+        return lambda frame: slice(
+            start(frame) if start else None,
+            stop(frame) if stop else None,
+            step(frame) if step else None,
+        )
+
+    def expr_Slice(self, node: n.Slice) -> Expr:
+        return self._slice(node)
+
+    def arguments(self, arguments: n.Arguments) -> Callable[[Frame], tuple[list, dict]]:
+        positional = tuple(self.expr(a) for a in arguments.args)
+        keywords = tuple((k, self.expr(v)) for k, v in arguments.kwargs)
+        star = self.expr(arguments.star) if arguments.star is not None else None
+        dstar = self.expr(arguments.dstar) if arguments.dstar is not None else None
+
+        def evaluate(frame: Frame) -> tuple[list, dict]:
+            args = [a(frame) for a in positional]
+            if star is not None:
+                args.extend(star(frame))
+            kwargs = {k: v(frame) for k, v in keywords}
+            if dstar is not None:
+                kwargs.update(dstar(frame))
+            return args, kwargs
+
+        return evaluate
+
+    def expr_Call(self, node: n.Call) -> Expr:
+        func = self.expr(node.func)
+        pos = node.pos
+        arguments = node.arguments
+        if arguments is n.NO_ARGUMENTS or not (
+            arguments.args or arguments.kwargs or arguments.star or arguments.dstar
+        ):
+
+            def call_empty(frame: Frame) -> Any:
+                target = func(frame)
+                frame.state.step()
+                try:
+                    return target()
+                except Exception as error:
+                    raise located(error, pos) from None
+
+            return call_empty
+        evaluate = self.arguments(arguments)
+
+        def call(frame: Frame) -> Any:
+            target = func(frame)
+            try:
+                args, kwargs = evaluate(frame)
+                frame.state.step()
+                return target(*args, **kwargs)
+            except Exception as error:
+                raise located(error, pos) from None
+
+        return call
+
+    def _callable(self, kind: str, name: str, pos: int) -> Any:
+        registry = self.environment.filters if kind == "filter" else self.environment.tests
+        func = registry.get(name)
+        if func is None and not self.soft:
+            error = TemplateSyntaxError(f"No {kind} named {name!r}.")
+            error.offset = pos
+            raise error
+        return func
+
+    def _applier(
+        self, kind: str, name: str, arguments: n.Arguments, pos: int
+    ) -> Callable[[Frame, Any], Any]:
+        func = self._callable(kind, name, pos)
+        if func is None:
+            message = f"No {kind} named {name!r}."
+
+            def missing(frame: Frame, value: Any) -> Any:
+                raise located(TemplateRuntimeError(message), pos)
+
+            return missing
+        environment = self.environment
+        pass_environment = wants_environment(func)
+        if not (arguments.args or arguments.kwargs or arguments.star or arguments.dstar):
+            if pass_environment:
+
+                def apply_env(frame: Frame, value: Any) -> Any:
+                    try:
+                        return func(environment, value)
+                    except Exception as error:
+                        raise located(error, pos) from None
+
+                return apply_env
+
+            def apply_plain(frame: Frame, value: Any) -> Any:
+                try:
+                    return func(value)
+                except Exception as error:
+                    raise located(error, pos) from None
+
+            return apply_plain
+        evaluate = self.arguments(arguments)
+
+        def apply(frame: Frame, value: Any) -> Any:
+            try:
+                args, kwargs = evaluate(frame)
+                if pass_environment:
+                    return func(environment, value, *args, **kwargs)
+                return func(value, *args, **kwargs)
+            except Exception as error:
+                raise located(error, pos) from None
+
+        return apply
+
+    def filter_chain(self, filters: tuple[n.Filter, ...]) -> Callable[[Frame, Any], Any]:
+        appliers = [self._applier("filter", f.name, f.arguments, f.pos) for f in filters]
+
+        def chain(frame: Frame, value: Any) -> Any:
+            for apply in appliers:
+                value = apply(frame, value)
+            return value
+
+        return chain
+
+    def expr_Filter(self, node: n.Filter) -> Expr:
+        value = self.expr(node.value)
+        apply = self._applier("filter", node.name, node.arguments, node.pos)
+        return lambda frame: apply(frame, value(frame))
+
+    def expr_Test(self, node: n.Test) -> Expr:
+        value = self.expr(node.value)
+        apply = self._applier("test", node.name, node.arguments, node.pos)
+        return lambda frame: apply(frame, value(frame))
+
+    def expr_Unary(self, node: n.Unary) -> Expr:
+        operand = self.expr(node.operand)
+        pos = node.pos
+        op = node.op
+
+        def unary(frame: Frame) -> Any:
+            value = operand(frame)
+            try:
+                if op == "not":
+                    return not value
+                if op == "-":
+                    return -value
+                return +value
+            except Exception as error:
+                raise located(error, pos) from None
+
+        return unary
+
+    def expr_BinOp(self, node: n.BinOp) -> Expr:
+        left = self.expr(node.left)
+        right = self.expr(node.right)
+        op = self.binops[node.op]
+        pos = node.pos
+
+        def binop(frame: Frame) -> Any:
+            a = left(frame)
+            b = right(frame)
+            try:
+                return op(a, b)
+            except Exception as error:
+                raise located(error, pos) from None
+
+        return binop
+
+    def expr_Concat(self, node: n.Concat) -> Expr:
+        items = tuple(self.expr(item) for item in node.items)
+        pos = node.pos
+        limits = self.limits
+
+        def concat(frame: Frame) -> str:
+            try:
+                parts = []
+                total = 0
+                for item in items:
+                    value = item(frame)
+                    text = value if type(value) is str else to_string(value)
+                    total += len(text)
+                    parts.append(text)
+                check_length(total, limits)
+                return "".join(parts)
+            except Exception as error:
+                raise located(error, pos) from None
+
+        return concat
+
+    def expr_Compare(self, node: n.Compare) -> Expr:
+        first = self.expr(node.first)
+        rest = tuple((COMPARISONS[op], self.expr(operand)) for op, operand in node.ops)
+        pos = node.pos
+        if len(rest) == 1:
+            (op, second), = rest
+
+            def compare_one(frame: Frame) -> Any:
+                a = first(frame)
+                b = second(frame)
+                try:
+                    return op(a, b)
+                except Exception as error:
+                    raise located(error, pos) from None
+
+            return compare_one
+
+        def compare(frame: Frame) -> Any:
+            left = first(frame)
+            try:
+                for op, operand in rest:
+                    right = operand(frame)
+                    result = op(left, right)
+                    if not result:
+                        return result
+                    left = right
+                return result
+            except TemplateError:
+                raise
+            except Exception as error:
+                raise located(error, pos) from None
+
+        return compare
+
+    def expr_And(self, node: n.And) -> Expr:
+        left = self.expr(node.left)
+        right = self.expr(node.right)
+        pos = node.pos
+
+        def and_(frame: Frame) -> Any:
+            value = left(frame)
+            try:
+                if not value:
+                    return value
+            except Exception as error:
+                raise located(error, pos) from None
+            return right(frame)
+
+        return and_
+
+    def expr_Or(self, node: n.Or) -> Expr:
+        left = self.expr(node.left)
+        right = self.expr(node.right)
+        pos = node.pos
+
+        def or_(frame: Frame) -> Any:
+            value = left(frame)
+            try:
+                if value:
+                    return value
+            except Exception as error:
+                raise located(error, pos) from None
+            return right(frame)
+
+        return or_
+
+    def expr_CondExpr(self, node: n.CondExpr) -> Expr:
+        soft, self.soft = self.soft, True
+        test = self.expr(node.test)
+        then = self.expr(node.then)
+        otherwise = self.expr(node.otherwise) if node.otherwise is not None else None
+        self.soft = soft
+        undefined = self.undefined
+        pos = node.pos
+
+        def conditional(frame: Frame) -> Any:
+            value = test(frame)
+            try:
+                truth = bool(value)
+            except Exception as error:
+                raise located(error, pos) from None
+            if truth:
+                return then(frame)
+            if otherwise is None:
+                return undefined(
+                    "the inline if-expression evaluated to false and no else section was defined."
+                )
+            return otherwise(frame)
+
+        return conditional
+
+
+def _nothing(frame: Frame, out: list) -> None:
+    return None
+
+
+def _as_list(values: Any, limits: Limits) -> list:
+    """The items a for loop walks: a dict's keys, a string's characters, nothing for undefined."""
+    if type(values) is list:
+        return values
+    if isinstance(values, Undefined):
+        return list(iter(values))
+    if isinstance(values, (dict, str, tuple, range)):
+        return list(values)
+    items = []
+    for item in values:
+        items.append(item)
+        if len(items) > limits.max_items:
+            raise LimitError(f"an iterable of more than {limits.max_items} items exceeds max_items")
+    return items
+

@@ -1,0 +1,91 @@
+"""The error family raised by the engine.
+
+Every failure that leaves ``render()`` is a :class:`TemplateError`.  Errors carry the source offset
+where they happened; line and column are computed only when somebody asks for them, so raising
+stays cheap on the hot path.
+"""
+
+from __future__ import annotations
+
+
+class TemplateError(Exception):
+    """Base class of every error the engine raises; ``raise_exception(msg)`` raises exactly this."""
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.source: str | None = None
+        self.offset: int | None = None
+        self.name: str | None = None
+
+    def with_position(self, source: str | None, offset: int | None) -> TemplateError:
+        """Attach a position unless an inner frame already did."""
+        if self.offset is None and offset is not None:
+            self.source = source
+            self.offset = offset
+        return self
+
+    @property
+    def lineno(self) -> int | None:
+        if self.offset is None or self.source is None:
+            return None
+        return self.source.count("\n", 0, self.offset) + 1
+
+    @property
+    def colno(self) -> int | None:
+        if self.offset is None or self.source is None:
+            return None
+        return self.offset - (self.source.rfind("\n", 0, self.offset) + 1) + 1
+
+    def source_excerpt(self) -> str:
+        """The offending source line followed by a caret under the column."""
+        if self.offset is None or self.source is None:
+            return ""
+        start = self.source.rfind("\n", 0, self.offset) + 1
+        end = self.source.find("\n", self.offset)
+        line = self.source[start : end if end != -1 else len(self.source)]
+        caret = " " * (self.offset - start) + "^"
+        return f"{line}\n{caret}"
+
+    def __str__(self) -> str:
+        message = self.message if self.message is not None else ""
+        if self.offset is None or self.source is None:
+            return message
+        where = f"line {self.lineno}, column {self.colno}"
+        if self.name:
+            where = f"{self.name}, {where}"
+        return f"{message}\n  ({where})\n{self.source_excerpt()}"
+
+    def __reduce__(self):  # keep pickling (worker pools) faithful to the message and position
+        return (_rebuild_error, (type(self), self.message, self.source, self.offset, self.name))
+
+
+def _rebuild_error(cls, message, source, offset, name):
+    error = cls.__new__(cls)
+    TemplateError.__init__(error, message)
+    error.source, error.offset, error.name = source, offset, name
+    return error
+
+
+class TemplateSyntaxError(TemplateError):
+    """The template text does not parse."""
+
+
+class TemplateRuntimeError(TemplateError):
+    """A generic failure while rendering (bad operand types, wrong call arguments, ...)."""
+
+
+class UndefinedError(TemplateRuntimeError):
+    """An undefined value was used in a way that needs a real value."""
+
+
+class SecurityError(TemplateRuntimeError):
+    """The template tried to reach something the sandbox refuses."""
+
+
+class LimitError(TemplateRuntimeError):
+    """A resource limit of the environment was exceeded."""
+
+
+class FilterArgumentError(TemplateRuntimeError):
+    """A filter was called with arguments it cannot use."""

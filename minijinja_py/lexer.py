@@ -1,0 +1,243 @@
+"""Splits template text into the tokens the grammar expects, applying Jinja's whitespace rules.
+
+Whitespace control is lexical in Jinja: ``-`` markers, ``trim_blocks`` and ``lstrip_blocks``
+decide which characters of the surrounding text belong to the output.  It is done here, once,
+with the same rules as Jinja2's lexer, so the parser and the evaluator never see stripped text.
+
+Inside a tag the scanner is built from the expression terminals of ``grammar/jinja.lark``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from lark import Token
+
+from .errors import TemplateSyntaxError
+
+_NEWLINES = re.compile(r"\r\n|\r|\n")
+_TAG_START = re.compile(r"\{[{%#]")
+_WHITESPACE = re.compile(r"\s+")
+_SPACES = re.compile(r"\s*")
+_TAG_NAME = re.compile(r"\s*([^\W\d]\w*)")
+_RAW_BEGIN = re.compile(r"\{%([-+]?)\s*raw\s*(-%\}\s*|%\})")
+_ENDRAW = re.compile(r"\{%([-+]?)\s*endraw\s*(\+%\}|-%\}\s*|%\})")
+_COMMENT_END = re.compile(r"\+#\}|-#\}\s*|#\}")
+
+# Lexer token kinds for the scanner alternatives that are not terminals of the grammar.
+_SKIP = "WS"
+_CLOSERS = {"(": ")", "[": "]", "{": "}"}
+
+
+@dataclass(frozen=True)
+class LexOptions:
+    trim_blocks: bool = False
+    lstrip_blocks: bool = False
+    keep_trailing_newline: bool = False
+    # Tags that exist in the grammar but are switched off in this environment.
+    disabled_tags: frozenset[str] = frozenset()
+
+
+class TagScanner:
+    """Scans the inside of ``{{ }}`` and ``{% %}`` with the grammar's expression terminals."""
+
+    def __init__(self, terminals: Iterable[tuple[str, str, bool]], tag_names: Iterable[str]):
+        patterns: dict[str, str] = {}
+        operators: list[tuple[str, str]] = []
+        self.keywords: dict[str, str] = {}
+        for name, pattern, is_literal in terminals:
+            if not is_literal:
+                patterns[name] = pattern
+            elif re.fullmatch(r"[^\W\d]\w*", pattern):
+                self.keywords[pattern] = name
+            else:
+                operators.append((name, pattern))
+        operators.sort(key=lambda item: -len(item[1]))
+        self.operator_names = {pattern: name for name, pattern in operators}
+        alternatives = [f"(?P<{_SKIP}>\\s+)"]
+        for name in ("FLOAT", "INT", "NAME", "STRING"):
+            alternatives.append(f"(?P<{name}>{patterns[name]})")
+        alternatives.append("(?P<OP>" + "|".join(re.escape(p) for _, p in operators) + ")")
+        self.regex = re.compile("|".join(alternatives), re.S)
+        self.tag_names = frozenset(tag_names)
+
+
+class Lexer:
+    """One template's worth of scanning; :func:`tokenize` is the entry point."""
+
+    def __init__(self, scanner: TagScanner, options: LexOptions) -> None:
+        self.scanner = scanner
+        self.options = options
+        self.block_end = re.compile(r"\+%\}|-%\}\s*|%\}\n?" if options.trim_blocks else r"\+%\}|-%\}\s*|%\}")
+        self.comment_suffix = "\n" if options.trim_blocks else ""
+
+    def tokenize(self, source: str) -> tuple[str, list[Token]]:
+        """Return the normalised source (as Jinja normalises newlines) and its tokens."""
+        lines = _NEWLINES.split(source)
+        if not self.options.keep_trailing_newline and lines[-1] == "":
+            del lines[-1]
+        source = "\n".join(lines)
+        tokens: list[Token] = []
+        pos = 0
+        line_starting = True
+        end = len(source)
+        while pos < end:
+            match = _TAG_START.search(source, pos)
+            if match is None:
+                tokens.append(Token("DATA", source[pos:], pos))
+                break
+            start = match.start()
+            kind = source[start + 1]
+            marker = source[start + 2 : start + 3]
+            raw = _RAW_BEGIN.match(source, start) if kind == "%" else None
+            text = source[pos:start]
+            if text:
+                if marker == "-":
+                    text = text.rstrip()
+                elif marker != "+" and kind != "{" and self.options.lstrip_blocks:
+                    text = self._lstrip_tail(text, line_starting)
+                if text:
+                    tokens.append(Token("DATA", text, pos))
+            if raw is not None:
+                pos, line_starting = self._raw(source, raw, tokens)
+            elif kind == "#":
+                pos, line_starting = self._comment(source, start, marker)
+            else:
+                pos, line_starting = self._tag(source, start, kind, tokens)
+        return source, tokens
+
+    def _lstrip_tail(self, text: str, line_starting: bool) -> str:
+        # lstrip_blocks removes the spaces and tabs that stand alone between a newline (or the
+        # start of a line) and the tag.
+        line_pos = text.rfind("\n") + 1
+        if (line_pos > 0 or line_starting) and _WHITESPACE.fullmatch(text, line_pos):
+            return text[:line_pos]
+        return text
+
+    def _comment(self, source: str, start: int, begin_marker: str) -> tuple[int, bool]:
+        search_from = start + 3 if begin_marker in ("-", "+") else start + 2
+        idx = source.find("#}", search_from)
+        if idx == -1:
+            raise _syntax_error("Missing end of comment tag", source, start)
+        # Jinja matches the shortest comment body followed by '+#}', '-#}' or '#}'.
+        if idx - 1 >= search_from and source[idx - 1] in "+-":
+            marker = source[idx - 1]
+        else:
+            marker = ""
+        after = idx + 2
+        if marker == "-":
+            after = _SPACES.match(source, after).end()
+        elif marker == "" and self.comment_suffix and source.startswith("\n", after):
+            after += 1
+        return after, source[after - 1] == "\n"
+
+    def _raw(self, source: str, raw: re.Match, tokens: list[Token]) -> tuple[int, bool]:
+        body_start = raw.end()
+        begin_line_starting = source[body_start - 1] == "\n"
+        end_match = _ENDRAW.search(source, body_start)
+        if end_match is None:
+            raise _syntax_error("Missing end of raw directive", source, raw.start())
+        body = source[body_start : end_match.start()]
+        marker = end_match.group(1)
+        if marker == "-":
+            body = body.rstrip()
+        elif marker != "+" and self.options.lstrip_blocks and body:
+            body = self._lstrip_tail(body, begin_line_starting)
+        if body:
+            tokens.append(Token("DATA", body, body_start))
+        after = end_match.end()
+        closer = end_match.group(2)
+        if closer == "%}" and self.options.trim_blocks and source.startswith("\n", after):
+            after += 1
+        return after, source[after - 1] == "\n"
+
+    def _tag(self, source: str, start: int, kind: str, tokens: list[Token]) -> tuple[int, bool]:
+        pos = start + 2
+        if source[pos : pos + 1] in ("-", "+"):
+            pos += 1
+        if kind == "{":
+            tokens.append(Token("_VAR_BEGIN", source[start:pos], start))
+            end_re = _VAR_END
+        else:
+            name_match = _TAG_NAME.match(source, pos)
+            tag = name_match.group(1) if name_match else ""
+            if tag not in self.scanner.tag_names or tag in self.options.disabled_tags:
+                raise _syntax_error(
+                    f"Encountered unknown tag {tag!r}." if tag else "tag name expected",
+                    source,
+                    start,
+                    unknown_tag=tag or None,
+                )
+            tokens.append(Token("TAG_" + tag.upper(), tag, start))
+            pos = name_match.end()
+            end_re = self.block_end
+        return self._scan_inside(source, pos, end_re, kind, tokens, start)
+
+    def _scan_inside(
+        self,
+        source: str,
+        pos: int,
+        end_re: re.Pattern,
+        kind: str,
+        tokens: list[Token],
+        tag_start: int,
+    ) -> tuple[int, bool]:
+        scanner = self.scanner
+        keywords = scanner.keywords
+        operator_names = scanner.operator_names
+        regex = scanner.regex
+        balance: list[str] = []
+        end = len(source)
+        while True:
+            if not balance:
+                closing = end_re.match(source, pos)
+                if closing is not None:
+                    text = closing.group()
+                    tokens.append(Token("_VAR_END" if kind == "{" else "_BLOCK_END", text, pos))
+                    after = closing.end()
+                    return after, source[after - 1] == "\n"
+            if pos >= end:
+                what = "print statement" if kind == "{" else "statement block"
+                raise _syntax_error(
+                    f"unexpected end of template, expected 'end of {what}'.", source, pos
+                )
+            match = regex.match(source, pos)
+            if match is None:
+                raise _syntax_error(f"unexpected char {source[pos]!r} at {pos}", source, pos)
+            group = match.lastgroup
+            value = match.group()
+            if group == _SKIP:
+                pos = match.end()
+                continue
+            if group == "NAME":
+                tokens.append(Token(keywords.get(value, "NAME"), value, pos))
+            elif group == "OP":
+                if value in _CLOSERS:
+                    balance.append(_CLOSERS[value])
+                elif value in (")", "]", "}"):
+                    if not balance:
+                        raise _syntax_error(f"unexpected {value!r}", source, pos)
+                    expected = balance.pop()
+                    if expected != value:
+                        raise _syntax_error(
+                            f"unexpected {value!r}, expected {expected!r}", source, pos
+                        )
+                tokens.append(Token(operator_names[value], value, pos))
+            else:
+                tokens.append(Token(group, value, pos))
+            pos = match.end()
+
+
+_VAR_END = re.compile(r"-\}\}\s*|\}\}")
+
+
+def _syntax_error(
+    message: str, source: str, offset: int, unknown_tag: str | None = None
+) -> TemplateSyntaxError:
+    error = TemplateSyntaxError(message)
+    error.source = source
+    error.offset = offset
+    error.unknown_tag = unknown_tag  # type: ignore[attr-defined]
+    return error

@@ -1,0 +1,129 @@
+"""Every operator of the template language, in one place.
+
+Jinja hands its operators to Python, so the semantics are Python's (``1/2`` is ``0.5``, ``-7//2``
+is ``-4``, ``'a' * 3`` is ``'aaa'``); what is added here are the size checks that keep a template
+from building values larger than the environment's limits before Python allocates them.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Callable
+from typing import Any
+
+from .errors import LimitError
+from .runtime import Undefined
+from .sandbox import Limits, check_int, check_length
+
+_SIZED = (str, list, tuple)
+_PERCENT_WIDTH = re.compile(r"%(?:\([^)]*\))?[-+ #0]*(\d+|\*)?(?:\.(\d+|\*))?")
+
+
+def _check_sum(a: Any, b: Any, limits: Limits) -> None:
+    if isinstance(a, _SIZED) and isinstance(b, _SIZED):
+        check_length(len(a) + len(b), limits, "string" if isinstance(a, str) else "list")
+
+
+def make_add(limits: Limits) -> Callable[[Any, Any], Any]:
+    def add(a: Any, b: Any) -> Any:
+        _check_sum(a, b, limits)
+        result = a + b
+        if type(result) is int:
+            check_int(result, limits)
+        return result
+
+    return add
+
+
+def make_mul(limits: Limits) -> Callable[[Any, Any], Any]:
+    def mul(a: Any, b: Any) -> Any:
+        if isinstance(b, int) and isinstance(a, _SIZED):
+            check_length(len(a) * max(b, 0), limits, "string" if isinstance(a, str) else "list")
+        elif isinstance(a, int) and isinstance(b, _SIZED):
+            check_length(len(b) * max(a, 0), limits, "string" if isinstance(b, str) else "list")
+        elif type(a) is int and type(b) is int:
+            if a.bit_length() + b.bit_length() - 1 > limits.max_int_bits:
+                raise LimitError(
+                    f"the product would exceed max_int_bits ({limits.max_int_bits})"
+                )
+        return a * b
+
+    return mul
+
+
+def make_pow(limits: Limits) -> Callable[[Any, Any], Any]:
+    def power(a: Any, b: Any) -> Any:
+        if type(a) is int and type(b) is int and b > 0 and abs(a) > 1:
+            # The result has about bit_length(a) * b bits: refuse before computing it.
+            if (abs(a).bit_length() - 1) * b > limits.max_int_bits:
+                raise LimitError(
+                    f"{a} ** {b} would exceed max_int_bits ({limits.max_int_bits})"
+                )
+        return a**b
+
+    return power
+
+
+def make_mod(limits: Limits) -> Callable[[Any, Any], Any]:
+    def modulo(a: Any, b: Any) -> Any:
+        if isinstance(a, str):
+            _check_percent_format(a, b, limits)
+        return a % b
+
+    return modulo
+
+
+def _check_percent_format(fmt: str, args: Any, limits: Limits) -> None:
+    values = args if isinstance(args, tuple) else (args,)
+    for match in _PERCENT_WIDTH.finditer(fmt):
+        for part in match.groups():
+            if part is None:
+                continue
+            if part == "*":
+                big = [v for v in values if type(v) is int and v > limits.max_string]
+                if big:
+                    check_length(big[0], limits)
+            elif len(part) > 9 or int(part) > limits.max_string:
+                check_length(int(part), limits)
+
+
+def make_binops(limits: Limits) -> dict[str, Callable[[Any, Any], Any]]:
+    return {
+        "+": make_add(limits),
+        "-": operator.sub,
+        "*": make_mul(limits),
+        "/": operator.truediv,
+        "//": operator.floordiv,
+        "%": make_mod(limits),
+        "**": make_pow(limits),
+    }
+
+
+def _contains(container: Any, item: Any) -> bool:
+    return item in container
+
+
+def _not_contains(container: Any, item: Any) -> bool:
+    return item not in container
+
+
+COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "in": lambda a, b: _contains(b, a),
+    "notin": lambda a, b: _not_contains(b, a),
+}
+
+
+def to_string(value: Any) -> str:
+    """How ``{{ value }}`` and ``~`` print a value: Python's ``str``, so ``None`` and ``True``."""
+    if type(value) is str:
+        return value
+    if isinstance(value, Undefined):
+        return value.__str__()
+    return str(value)

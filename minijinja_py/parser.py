@@ -1,0 +1,498 @@
+"""Template text to syntax tree: the lexer, Lark's LALR parser over grammar/jinja.lark, and the
+builder that turns grammar rules into :mod:`nodes`.
+
+The Lark parser is built on first use and shared by every environment of the process.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+from . import nodes as n
+from .errors import TemplateSyntaxError
+from .lexer import Lexer, LexOptions, TagScanner
+
+_CONSTANT_NAMES = {
+    "true": True,
+    "True": True,
+    "false": False,
+    "False": False,
+    "none": None,
+    "None": None,
+}
+
+# What Jinja reports as the tags it is waiting for, per open block (before and after `else`).
+_END_TAGS = {
+    "if": ("elif", "else", "endif"),
+    "for": ("endfor", "else"),
+    "macro": ("endmacro",),
+    "call": ("endcall",),
+    "filter": ("endfilter",),
+    "set": ("endset",),
+    "with": ("endwith",),
+    "generation": ("endgeneration",),
+}
+_AFTER_ELSE = {"if": ("endif",), "for": ("endfor",)}
+
+
+def grammar_path() -> Path:
+    """The grammar inside an installed wheel, else the one at the root of a source checkout."""
+    here = Path(__file__).resolve().parent
+    packaged = here / "grammar" / "jinja.lark"
+    if packaged.is_file():
+        return packaged
+    return here.parent / "grammar" / "jinja.lark"
+
+
+@functools.lru_cache(maxsize=1)
+def _machinery() -> tuple[Any, TagScanner]:
+    from lark import Lark
+    from lark.lexer import Lexer as LarkLexer
+
+    class PreLexed(LarkLexer):
+        """Hands Lark the token list our lexer already produced."""
+
+        __future_interface__ = 2
+
+        def __init__(self, lexer_conf: Any) -> None:
+            pass
+
+        def lex(self, lexer_state: Any, parser_state: Any) -> Any:
+            return iter(lexer_state.text)
+
+    grammar = grammar_path().read_text(encoding="utf-8")
+    lark = Lark(
+        grammar,
+        parser="lalr",
+        lexer=PreLexed,
+        transformer=_AstBuilder(),
+        maybe_placeholders=False,
+    )
+    terminals = [(t.name, t.pattern.value, t.pattern.type == "str") for t in lark.terminals]
+    return lark, TagScanner(terminals, _declared_tags(grammar))
+
+
+def _declared_tags(grammar: str) -> list[str]:
+    tags = []
+    for line in grammar.splitlines():
+        if line.startswith("%declare"):
+            tags.extend(word[4:].lower() for word in line.split()[1:] if word.startswith("TAG_"))
+    return tags
+
+
+def parse(source: str, options: LexOptions) -> tuple[str, n.Template]:
+    """Parse ``source``; return the normalised source (offsets refer to it) and the tree."""
+    lark, scanner = _machinery()
+    normalised, tokens = Lexer(scanner, options).tokenize(source)
+    try:
+        return normalised, lark.parse(tokens)
+    except TemplateSyntaxError as error:
+        if error.source is None:
+            error.source = normalised
+        raise
+    except Exception as error:  # Lark's UnexpectedToken/UnexpectedInput and friends
+        raise _describe_parse_error(error, normalised, tokens) from None
+
+
+def _describe_parse_error(error: Exception, source: str, tokens: list) -> TemplateSyntaxError:
+    from lark.exceptions import UnexpectedToken, VisitError
+
+    if isinstance(error, VisitError) and isinstance(error.orig_exc, TemplateSyntaxError):
+        inner = error.orig_exc
+        inner.source = inner.source or source
+        return inner
+    token = getattr(error, "token", None)
+    if not isinstance(error, UnexpectedToken) or token is None:
+        result = TemplateSyntaxError(str(error))
+        result.source = source
+        result.offset = len(source)
+        return result
+    offset = token.start_pos if token.type != "$END" else len(source)
+    index = next((i for i, t in enumerate(tokens) if t is token), len(tokens))
+    stack = _open_blocks(tokens[:index])
+    if token.type == "$END":
+        message = _tag_failure(None, stack)
+    elif token.type.startswith("TAG_"):
+        message = _tag_failure(str(token.value), stack)
+    else:
+        message = f"unexpected {_describe_token(token)}"
+        expected = sorted(_describe_terminal(t) for t in getattr(error, "expected", ()) or ())
+        if len(expected) == 1:
+            message = f"expected token {expected[0]!r}, got {_describe_token(token)!r}"
+    result = TemplateSyntaxError(message)
+    result.source = source
+    result.offset = offset
+    return result
+
+
+def _open_blocks(tokens: list) -> list[tuple[str, bool]]:
+    """The blocks still open before the failing token: (tag, seen its else)."""
+    stack: list[tuple[str, bool]] = []
+    for i, token in enumerate(tokens):
+        kind = token.type
+        if not kind.startswith("TAG_"):
+            continue
+        tag = kind[4:].lower()
+        if tag == "set":
+            # Only `{% set x %}` without `=` opens a block.
+            j = i + 1
+            while j < len(tokens) and tokens[j].type not in ("_BLOCK_END", "_ASSIGN"):
+                j += 1
+            if j < len(tokens) and tokens[j].type == "_ASSIGN":
+                continue
+            stack.append(("set", False))
+        elif tag in _END_TAGS:
+            stack.append((tag, False))
+        elif tag == "else" and stack:
+            stack[-1] = (stack[-1][0], True)
+        elif tag.startswith("end") and stack and tag[3:] == stack[-1][0]:
+            stack.pop()
+    return stack
+
+
+def _tag_failure(name: str | None, stack: list[tuple[str, bool]]) -> str:
+    expected: set[str] = set()
+    for tag, after_else in stack:
+        expected.update(_AFTER_ELSE[tag] if after_else else _END_TAGS[tag])
+    parts = ["Unexpected end of template." if name is None else f"Encountered unknown tag {name!r}."]
+    if stack:
+        tag, after_else = stack[-1]
+        looking = " or ".join(repr(t) for t in (_AFTER_ELSE[tag] if after_else else _END_TAGS[tag]))
+        if name is not None and name in expected:
+            parts.append(
+                "You probably made a nesting mistake. Jinja is expecting this tag,"
+                f" but currently looking for {looking}."
+            )
+        else:
+            parts.append(f"Jinja was looking for the following tags: {looking}.")
+        parts.append(f"The innermost block that needs to be closed is {tag!r}.")
+    return " ".join(parts)
+
+
+def _describe_token(token: Any) -> str:
+    if token.type == "_VAR_END":
+        return "end of print statement"
+    if token.type == "_BLOCK_END":
+        return "end of statement block"
+    if token.type == "DATA":
+        return "template data"
+    return str(token.value)
+
+
+def _describe_terminal(name: str) -> str:
+    return {
+        "_VAR_END": "end of print statement",
+        "_BLOCK_END": "end of statement block",
+    }.get(name, name.strip("_").lower())
+
+
+def _decode_string(token: Any) -> str:
+    body = str(token)[1:-1]
+    if "\\" not in body:
+        return body
+    try:
+        return body.encode("ascii", "backslashreplace").decode("unicode-escape")
+    except UnicodeDecodeError as error:
+        failure = TemplateSyntaxError(str(error))
+        failure.offset = token.start_pos
+        raise failure from None
+
+
+def _pos(item: Any) -> int | None:
+    if isinstance(item, n.Node):
+        return item.pos
+    return getattr(item, "start_pos", None)
+
+
+def _fold_trailers(base: n.Node, trailers: list) -> n.Node:
+    node = base
+    for kind, value, pos in trailers:
+        if kind == "attr":
+            node = n.GetAttr(pos, node, value)
+        elif kind == "item":
+            node = n.GetItem(pos, node, value)
+        else:
+            node = n.Call(node.pos if pos is None else pos, node, value)
+    return node
+
+
+class _AstBuilder:
+    """Lark callbacks, one per grammar rule or alias, building nodes while the parser runs."""
+
+    # Lark looks callbacks up by attribute name; children arrive as a list.
+    def start(self, c):
+        return n.Template(0, c[0])
+
+    def body(self, c):
+        return tuple(c)
+
+    def data(self, c):
+        return n.Data(c[0].start_pos, str(c[0]))
+
+    def output(self, c):
+        return n.Output(c[0].pos, c[0])
+
+    def if_stmt(self, c):
+        tag, test, body = c[0], c[1], c[2]
+        branches = [(tag.start_pos, test, body)]
+        otherwise: tuple = ()
+        for item in c[3:]:
+            if isinstance(item, tuple) and item and item[0] == "elif":
+                branches.append(item[1:])
+            elif isinstance(item, tuple) and item and item[0] == "else":
+                otherwise = item[1]
+        for pos, branch_test, branch_body in reversed(branches):
+            otherwise = (n.If(pos, branch_test, branch_body, otherwise),)
+        return otherwise[0]
+
+    def elif_clause(self, c):
+        return ("elif", c[0].start_pos, c[1], c[2])
+
+    def else_clause(self, c):
+        return ("else", c[1])
+
+    def for_stmt(self, c):
+        tag, target, _in, iterable = c[0], c[1], c[2], c[3]
+        condition = None
+        recursive = False
+        body: tuple = ()
+        otherwise: tuple = ()
+        for item in c[4:]:
+            if isinstance(item, tuple) and item and item[0] == "filter":
+                condition = item[1]
+            elif isinstance(item, bool):
+                recursive = item
+            elif isinstance(item, tuple) and item and item[0] == "else":
+                otherwise = item[1]
+            elif isinstance(item, tuple):
+                body = item
+        return n.For(tag.start_pos, target, iterable, body, otherwise, condition, recursive)
+
+    def for_filter(self, c):
+        return ("filter", c[0])
+
+    def recursive_flag(self, c):
+        return bool(c)
+
+    def tuple(self, c):
+        return n.TupleLit(_pos(c[0]), tuple(c))
+
+    def empty_tuple(self, c):
+        return n.TupleLit(None, ())
+
+    def target_name(self, c):
+        name = str(c[0])
+        if name in _CONSTANT_NAMES:
+            error = TemplateSyntaxError(f"can't assign to {name!r}")
+            error.offset = c[0].start_pos
+            raise error
+        return n.TargetName(c[0].start_pos, name)
+
+    def target_tuple(self, c):
+        return n.TargetTuple(c[0].pos, tuple(c))
+
+    def target_attr(self, c):
+        return n.TargetAttr(c[0].start_pos, str(c[0]), str(c[1]))
+
+    def set_stmt(self, c):
+        return n.Assign(c[0].start_pos, c[1], c[2])
+
+    def set_block(self, c):
+        filters = c[2] if len(c) == 5 else ()
+        return n.AssignBlock(c[0].start_pos, c[1], filters, c[-2])
+
+    def macro(self, c):
+        params = c[2] if len(c) == 5 else ()
+        return n.Macro(c[0].start_pos, str(c[1]), params, c[-2])
+
+    def params(self, c):
+        return tuple(c)
+
+    def param(self, c):
+        return n.Param(str(c[0]), c[1] if len(c) > 1 else None)
+
+    def call_block(self, c):
+        params = c[1] if len(c) == 5 else ()
+        return n.CallBlock(c[0].start_pos, c[-3], params, c[-2])
+
+    def call_target(self, c):
+        name = c[0]
+        node = _fold_trailers(n.Name(name.start_pos, str(name)), c[1:-1])
+        return n.Call(node.pos, node, c[-1])
+
+    def filter_block(self, c):
+        return n.FilterBlock(c[0].start_pos, c[1], c[2])
+
+    def filter_chain(self, c):
+        return tuple(n.Filter(pos, None, name, args) for pos, name, args in c)
+
+    def filter_call(self, c):
+        pos, name = c[0]
+        return (pos, name, c[1] if len(c) > 1 else n.NO_ARGUMENTS)
+
+    def with_stmt(self, c):
+        return n.With(c[0].start_pos, tuple(c[1:-2]), c[-2])
+
+    def with_assign(self, c):
+        return (c[0], c[1])
+
+    def generation(self, c):
+        return n.Generation(c[0].start_pos, c[1])
+
+    def break_stmt(self, c):
+        return n.Break(c[0].start_pos)
+
+    def continue_stmt(self, c):
+        return n.Continue(c[0].start_pos)
+
+    # ------------------------------------------------------------ expressions
+
+    def cond_expr(self, c):
+        return n.CondExpr(c[0].pos, c[1], c[0], c[2] if len(c) > 2 else None)
+
+    def or_op(self, c):
+        return n.Or(c[0].pos, c[0], c[1])
+
+    def and_op(self, c):
+        return n.And(c[0].pos, c[0], c[1])
+
+    def not_op(self, c):
+        return n.Unary(c[0].start_pos, "not", c[1])
+
+    def compare(self, c):
+        return n.Compare(c[0].pos, c[0], tuple(c[1:]))
+
+    def comparison(self, c):
+        return (c[0], c[1])
+
+    def comp_op(self, c):
+        return "notin" if len(c) == 2 else str(c[0])
+
+    def binop(self, c):
+        return n.BinOp(c[1].start_pos, str(c[1]), c[0], c[2])
+
+    def concat(self, c):
+        left = c[0]
+        items = left.items if isinstance(left, n.Concat) else (left,)
+        return n.Concat(left.pos, items + (c[1],))
+
+    def filter_expr(self, c):
+        pos, name, args = c[1]
+        return n.Filter(pos, c[0], name, args)
+
+    def test_expr(self, c):
+        pos, name, args = c[1]
+        return n.Test(pos, c[0], name, args)
+
+    def not_test_expr(self, c):
+        pos, name, args = c[2]
+        return n.Unary(pos, "not", n.Test(pos, c[0], name, args))
+
+    def neg(self, c):
+        return n.Unary(c[0].start_pos, "-", c[1])
+
+    def pos(self, c):
+        return n.Unary(c[0].start_pos, "+", c[1])
+
+    def test_call(self, c):
+        pos, name = c[0]
+        if len(c) == 1:
+            return (pos, name, n.NO_ARGUMENTS)
+        return (pos, name, c[1])
+
+    def test_arg(self, c):
+        return n.Arguments(args=(_fold_trailers(c[0], c[1:]),))
+
+    def dotted_name(self, c):
+        return (c[0].start_pos, ".".join(str(t) for t in c))
+
+    def postfix(self, c):
+        return _fold_trailers(c[0], c[1:])
+
+    def attr_trailer(self, c):
+        return ("attr", str(c[0]), c[0].start_pos)
+
+    def index_trailer(self, c):
+        return ("item", n.Const(c[0].start_pos, int(str(c[0]).replace("_", ""), 0)), c[0].start_pos)
+
+    def item_trailer(self, c):
+        return ("item", c[0], _pos(c[0]))
+
+    def call_trailer(self, c):
+        return ("call", c[0], None)
+
+    def subscript(self, c):
+        if len(c) == 1:
+            return c[0]
+        return n.TupleLit(_pos(c[0]), tuple(c))
+
+    def slice(self, c):
+        parts: list = [None, None, None]
+        index = 0
+        position = None
+        for item in c:
+            if getattr(item, "type", None) == "COLON":
+                position = position if position is not None else item.start_pos
+                index += 1
+            else:
+                parts[index] = item
+        first = next((p for p in parts if p is not None), None)
+        return n.Slice(first.pos if first is not None else position, *parts)
+
+    def call_args(self, c):
+        args: list = []
+        kwargs: list = []
+        star = dstar = None
+        for kind, value in c:
+            if kind == "pos":
+                if kwargs or dstar is not None:
+                    error = TemplateSyntaxError("positional argument follows keyword argument")
+                    error.offset = value.pos
+                    raise error
+                args.append(value)
+            elif kind == "kw":
+                kwargs.append(value)
+            elif kind == "star":
+                star = value
+            else:
+                dstar = value
+        return n.Arguments(tuple(args), tuple(kwargs), star, dstar)
+
+    def pos_arg(self, c):
+        return ("pos", c[0])
+
+    def kw_arg(self, c):
+        return ("kw", (str(c[0]), c[1]))
+
+    def star_arg(self, c):
+        return ("star", c[1])
+
+    def dstar_arg(self, c):
+        return ("dstar", c[1])
+
+    def name(self, c):
+        token = c[0]
+        value = str(token)
+        if value in _CONSTANT_NAMES:
+            return n.Const(token.start_pos, _CONSTANT_NAMES[value])
+        return n.Name(token.start_pos, value)
+
+    def string(self, c):
+        return n.Const(c[0].start_pos, "".join(_decode_string(t) for t in c))
+
+    def int_lit(self, c):
+        return n.Const(c[0].start_pos, int(str(c[0]).replace("_", ""), 0))
+
+    def float_lit(self, c):
+        return n.Const(c[0].start_pos, float(str(c[0]).replace("_", "")))
+
+    def list_lit(self, c):
+        return n.ListLit(_pos(c[0]) if c else None, tuple(c))
+
+    def dict_lit(self, c):
+        return n.DictLit(_pos(c[0][0]) if c else None, tuple(c))
+
+    def dict_item(self, c):
+        return (c[0], c[2])

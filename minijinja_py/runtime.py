@@ -1,0 +1,355 @@
+"""Values that exist only while templates run: undefined values, loops, namespaces, macros."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from .errors import TemplateRuntimeError, UndefinedError
+
+
+class _Missing:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "missing"
+
+    def __reduce__(self):
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+
+
+def pass_environment(func: Callable) -> Callable:
+    """Mark a filter, test or global so that the environment is passed as its first argument."""
+    func.jinja_pass_arg = "environment"  # type: ignore[attr-defined]
+    return func
+
+
+def wants_environment(func: Callable) -> bool:
+    """True when ``func`` was marked by :func:`pass_environment` (ours or a Jinja2-style marker)."""
+    marker = getattr(func, "jinja_pass_arg", None)
+    if marker is None:
+        return False
+    return getattr(marker, "name", marker) == "environment"
+
+
+def object_type_repr(obj: Any) -> str:
+    """How error messages name the type of a value: ``'dict object'``, ``'None'``."""
+    if obj is None:
+        return "None"
+    if obj is Ellipsis:
+        return "Ellipsis"
+    cls = type(obj)
+    if cls.__module__ == "builtins":
+        return f"{cls.__name__} object"
+    return f"{cls.__module__}.{cls.__name__} object"
+
+
+class Undefined:
+    """A value that is not there: prints as nothing, iterates as nothing, fails on real use."""
+
+    __slots__ = ("_undefined_hint", "_undefined_obj", "_undefined_name", "_undefined_exception")
+
+    def __init__(
+        self,
+        hint: str | None = None,
+        obj: Any = MISSING,
+        name: str | None = None,
+        exc: type[Exception] = UndefinedError,
+    ) -> None:
+        self._undefined_hint = hint
+        self._undefined_obj = obj
+        self._undefined_name = name
+        self._undefined_exception = exc
+
+    @property
+    def _undefined_message(self) -> str:
+        if self._undefined_hint:
+            return self._undefined_hint
+        if self._undefined_obj is MISSING:
+            return f"{self._undefined_name!r} is undefined"
+        if not isinstance(self._undefined_name, str):
+            return (
+                f"{object_type_repr(self._undefined_obj)} has no element {self._undefined_name!r}"
+            )
+        return f"{object_type_repr(self._undefined_obj)!r} has no attribute {self._undefined_name!r}"
+
+    def _fail_with_undefined_error(self, *args: Any, **kwargs: Any) -> Any:
+        raise self._undefined_exception(self._undefined_message)
+
+    def __getattr__(self, name: str) -> Any:
+        if name[:2] == "__":
+            raise AttributeError(name)
+        return self._fail_with_undefined_error()
+
+    __add__ = __radd__ = __sub__ = __rsub__ = _fail_with_undefined_error
+    __mul__ = __rmul__ = __div__ = __rdiv__ = _fail_with_undefined_error
+    __truediv__ = __rtruediv__ = _fail_with_undefined_error
+    __floordiv__ = __rfloordiv__ = _fail_with_undefined_error
+    __mod__ = __rmod__ = __pos__ = __neg__ = _fail_with_undefined_error
+    __call__ = __getitem__ = _fail_with_undefined_error
+    __lt__ = __le__ = __gt__ = __ge__ = _fail_with_undefined_error
+    __int__ = __float__ = __complex__ = _fail_with_undefined_error
+    __pow__ = __rpow__ = _fail_with_undefined_error
+
+    def __eq__(self, other: Any) -> bool:
+        return type(self) is type(other)
+
+    def __ne__(self, other: Any) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return id(type(self))
+
+    def __str__(self) -> str:
+        return ""
+
+    def __len__(self) -> int:
+        return 0
+
+    def __iter__(self) -> Iterator[Any]:
+        yield from ()
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "Undefined"
+
+
+class ChainableUndefined(Undefined):
+    """An undefined value whose attributes and items are undefined too, instead of failing."""
+
+    __slots__ = ()
+
+    def __html__(self) -> str:
+        return str(self)
+
+    def __getattr__(self, name: str) -> Any:
+        if name[:2] == "__":
+            raise AttributeError(name)
+        return self
+
+    def __getitem__(self, key: Any) -> Any:
+        return self
+
+
+class StrictUndefined(Undefined):
+    """An undefined value that fails on every use, printing and testing for truth included."""
+
+    __slots__ = ()
+    __iter__ = __str__ = __len__ = Undefined._fail_with_undefined_error
+    __eq__ = __ne__ = __bool__ = __hash__ = Undefined._fail_with_undefined_error
+    __contains__ = Undefined._fail_with_undefined_error
+
+
+def is_undefined(value: Any) -> bool:
+    return isinstance(value, Undefined)
+
+
+class Markup(str):
+    """A string already escaped for HTML: escaping it again leaves it unchanged."""
+
+    __slots__ = ()
+
+    def __new__(cls, base: Any = "") -> Markup:
+        if hasattr(base, "__html__"):
+            base = base.__html__()
+        return super().__new__(cls, base)
+
+    def __html__(self) -> Markup:
+        return self
+
+    def __add__(self, other: Any) -> Any:
+        if isinstance(other, str) or hasattr(other, "__html__"):
+            return Markup(str.__add__(self, escape(other)))
+        return NotImplemented
+
+    def __radd__(self, other: Any) -> Any:
+        if isinstance(other, str) or hasattr(other, "__html__"):
+            return Markup(str.__add__(escape(other), self))
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"Markup({str.__repr__(self)})"
+
+
+def escape(value: Any) -> Markup:
+    """HTML-escape ``&<>'"`` unless the value is already markup."""
+    if hasattr(value, "__html__"):
+        return Markup(value.__html__())
+    text = str(value)
+    if any(c in text for c in "&<>'\""):
+        text = (
+            text.replace("&", "&amp;")
+            .replace(">", "&gt;")
+            .replace("<", "&lt;")
+            .replace("'", "&#39;")
+            .replace('"', "&#34;")
+        )
+    return Markup(text)
+
+
+class Namespace:
+    """The mutable attribute bag made by ``namespace()``; the one thing ``set x.y`` may change."""
+
+    __slots__ = ("_attrs",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._attrs: dict[str, Any] = dict(*args, **kwargs)
+
+    def get(self, name: str) -> Any:
+        return self._attrs.get(name, MISSING)
+
+    def set(self, name: str, value: Any) -> None:
+        self._attrs[name] = value
+
+    def __repr__(self) -> str:
+        return f"<Namespace {self._attrs!r}>"
+
+
+class LoopContext:
+    """The ``loop`` variable of a for loop."""
+
+    __slots__ = ("_items", "index0", "length", "depth0", "_recurse", "_last_changed")
+
+    def __init__(self, items: list, depth0: int, recurse: Callable | None) -> None:
+        self._items = items
+        self.index0 = -1
+        self.length = len(items)
+        self.depth0 = depth0
+        self._recurse = recurse
+        self._last_changed: Any = MISSING
+
+    @property
+    def index(self) -> int:
+        return self.index0 + 1
+
+    @property
+    def revindex(self) -> int:
+        return self.length - self.index0
+
+    @property
+    def revindex0(self) -> int:
+        return self.length - self.index0 - 1
+
+    @property
+    def first(self) -> bool:
+        return self.index0 == 0
+
+    @property
+    def last(self) -> bool:
+        return self.index0 == self.length - 1
+
+    @property
+    def depth(self) -> int:
+        return self.depth0 + 1
+
+    @property
+    def previtem(self) -> Any:
+        if self.index0 <= 0:
+            return Undefined("there is no previous item")
+        return self._items[self.index0 - 1]
+
+    @property
+    def nextitem(self) -> Any:
+        if self.index0 + 1 >= self.length:
+            return Undefined("there is no next item")
+        return self._items[self.index0 + 1]
+
+    def cycle(self, *args: Any) -> Any:
+        if not args:
+            raise TypeError("no items for cycling given")
+        return args[self.index0 % len(args)]
+
+    def changed(self, *value: Any) -> bool:
+        if self._last_changed != value:
+            self._last_changed = value
+            return True
+        return False
+
+    def __call__(self, iterable: Any) -> Any:
+        if self._recurse is None:
+            raise TypeError("The loop must have the 'recursive' marker to be called recursively.")
+        return self._recurse(iterable, self.depth0 + 1)
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __repr__(self) -> str:
+        return f"<LoopContext {self.index}/{self.length}>"
+
+
+class Macro:
+    """A macro defined by the template; calling it renders its body."""
+
+    __slots__ = ("name", "arguments", "defaults", "catch_varargs", "catch_kwargs", "caller", "_invoke")
+
+    def __init__(
+        self,
+        name: str,
+        arguments: tuple[str, ...],
+        defaults: tuple,
+        catch_varargs: bool,
+        catch_kwargs: bool,
+        caller: bool,
+        invoke: Callable[..., str],
+    ) -> None:
+        self.name = name
+        self.arguments = arguments
+        self.defaults = defaults
+        self.catch_varargs = catch_varargs
+        self.catch_kwargs = catch_kwargs
+        self.caller = caller
+        self._invoke = invoke
+
+    def __call__(self, *args: Any, **kwargs: Any) -> str:
+        return self._invoke(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        name = "anonymous" if self.name is None else repr(self.name)
+        return f"<Macro {name}>"
+
+
+class Cycler:
+    """``cycler(a, b, c)``: ``next()`` walks the items round and round."""
+
+    __slots__ = ("items", "pos")
+
+    def __init__(self, *items: Any) -> None:
+        if not items:
+            raise TemplateRuntimeError("at least one item has to be provided")
+        self.items = items
+        self.pos = 0
+
+    def reset(self) -> None:
+        self.pos = 0
+
+    @property
+    def current(self) -> Any:
+        return self.items[self.pos]
+
+    def next(self) -> Any:
+        rv = self.current
+        self.pos = (self.pos + 1) % len(self.items)
+        return rv
+
+    __next__ = next
+
+
+class Joiner:
+    """``joiner(sep)``: returns nothing the first time it is called and ``sep`` afterwards."""
+
+    __slots__ = ("sep", "used")
+
+    def __init__(self, sep: str = ", ") -> None:
+        self.sep = sep
+        self.used = False
+
+    def __call__(self) -> str:
+        if not self.used:
+            self.used = True
+            return ""
+        return self.sep
