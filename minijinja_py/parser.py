@@ -402,6 +402,9 @@ class _AstBuilder:
             return (pos, name, n.NO_ARGUMENTS)
         return (pos, name, c[1])
 
+    def in_test_name(self, c):
+        return (c[0].start_pos, "in")
+
     def test_arg(self, c):
         return n.Arguments(args=(_fold_trailers(c[0], c[1:]),))
 
