@@ -456,6 +456,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 1
     except Exception as exc:  # the command line never shows a traceback
+        where = next(
+            (
+                getattr(args, key, None)
+                for key in ("template", "model", "gguf", "file")
+                if getattr(args, key, None)
+            ),
+            None,
+        )
+        if hasattr(exc, "with_position") and getattr(exc, "name", "") is None and where:
+            exc.name = where  # TemplateError: show which file the position is in
         sys.stderr.write(f"error: {_describe(exc)}\n")
         sys.stderr.flush()
         return 1
