@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 from urllib.parse import quote_from_bytes
 
 from .errors import FilterArgumentError
-from .methods import check_width, markup_mod
+from .methods import check_percent_format, check_width, markup_mod
 from .runtime import Markup, Undefined, escape, pass_environment
 
 # Jinja2's defaults for the policies a bare environment may not carry.
@@ -192,6 +192,7 @@ def do_format(value: Any, *args: Any, **kwargs: Any) -> str:
     value = _soft_str(value)
     if isinstance(value, Markup):
         return markup_mod(value, kwargs or args)
+    check_percent_format(value, kwargs or args)
     return value % (kwargs or args)
 
 
@@ -277,20 +278,79 @@ def do_wordwrap(
     )
 
 
+def _strip_comments(text: str) -> str:
+    # markupsafe removes the first "<!--" ... "-->" and searches again from the start, which is
+    # quadratic.  This walks once: only the last three kept characters can join the rest into
+    # a new "<!--", so those are the only ones ever looked at again.
+    kept: list[str] = []
+    pos = 0
+    while True:
+        tail = _last_chars(kept, 3) if kept else ""
+        joined = (tail + text[pos : pos + 3]).find("<!--") if "<" in tail else -1
+        if -1 < joined < len(tail):
+            head = tail[joined:]
+            stop = (head + text[pos : pos + 2]).find("-->")
+            if stop == -1:
+                found = text.find("-->", pos)
+                if found == -1:
+                    break
+                stop = found - pos + len(head)
+            _drop_last(kept, len(head))
+            pos += stop + 3 - len(head)
+            continue
+        start = text.find("<!--", pos)
+        if start == -1:
+            break
+        stop = text.find("-->", start)
+        if stop == -1:
+            break
+        kept.append(text[pos:start])
+        pos = stop + 3
+    kept.append(text[pos:])
+    return "".join(kept)
+
+
+def _last_chars(chunks: list[str], count: int) -> str:
+    parts: list[str] = []
+    size = 0
+    for chunk in reversed(chunks):
+        parts.append(chunk)
+        size += len(chunk)
+        if size >= count:
+            break
+    return "".join(reversed(parts))[-count:] if parts else ""
+
+
+def _drop_last(chunks: list[str], count: int) -> None:
+    while count:
+        last = chunks.pop()
+        if len(last) > count:
+            chunks.append(last[:-count])
+            return
+        count -= len(last)
+
+
+def _strip_tags(text: str) -> str:
+    # The text before the first "<" never holds another one, so one left-to-right pass is
+    # the same as markupsafe's remove-and-search-again loop.
+    kept: list[str] = []
+    pos = 0
+    while (start := text.find("<", pos)) != -1:
+        stop = text.find(">", start)
+        if stop == -1:
+            break
+        kept.append(text[pos:start])
+        pos = stop + 1
+    kept.append(text[pos:])
+    return "".join(kept)
+
+
 def do_striptags(value: Any) -> str:
     """``{{ "<b>a</b>  &amp; b"|striptags }}`` -> ``a & b``"""
     if hasattr(value, "__html__"):
         value = value.__html__()
-    text = str(value)
     # Comments first, so a tag inside a comment cannot end the comment early.
-    while (start := text.find("<!--")) != -1:
-        if (stop := text.find("-->", start)) == -1:
-            break
-        text = text[:start] + text[stop + 3 :]
-    while (start := text.find("<")) != -1:
-        if (stop := text.find(">", start)) == -1:
-            break
-        text = text[:start] + text[stop + 1 :]
+    text = _strip_tags(_strip_comments(str(value)))
     return html.unescape(" ".join(text.split()))
 
 
@@ -541,6 +601,9 @@ def do_round(value: Any, precision: int = 0, method: str = "common") -> float:
     """``{{ 42.55|round }}`` -> ``43.0``; ``{{ 42.55|round(1, "floor") }}`` -> ``42.5``"""
     if method not in {"common", "ceil", "floor"}:
         raise FilterArgumentError("method must be common, ceil or floor")
+    # 10**precision (or int rounding) with a huge precision runs for minutes before failing
+    if isinstance(precision, int):
+        check_width(abs(precision))
     if method == "common":
         return round(value, precision)
     func = math.ceil if method == "ceil" else math.floor
@@ -726,12 +789,14 @@ def do_batch(value: Any, linecount: int, fill_with: Any = None) -> Iterator[list
         tmp.append(item)
     if tmp:
         if fill_with is not None and len(tmp) < linecount:
+            check_width(linecount)
             tmp += [fill_with] * (linecount - len(tmp))
         yield tmp
 
 
 def sync_do_slice(value: Any, slices: int, fill_with: Any = None) -> Iterator[list[Any]]:
     seq = list(value)
+    check_width(slices)
     length = len(seq)
     per_slice = length // slices
     with_extra = length % slices

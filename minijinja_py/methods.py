@@ -88,6 +88,27 @@ def _check_format_spec(spec: str) -> None:
             raise LimitError(f"format width {digits} is larger than the allowed {MAX_WIDTH}")
 
 
+_PERCENT_SPEC_RE = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?")
+
+
+def check_percent_format(template: str, values: Any) -> None:
+    """Refuse ``"%999999999d" % x`` style widths and precisions (also given through ``*``)."""
+    if "%" not in template:
+        return
+    star_values = values if isinstance(values, tuple) else (values,)
+    stars = 0
+    for match in _PERCENT_SPEC_RE.finditer(template):
+        for number in match.groups():
+            if number is None:
+                continue
+            if number == "*":
+                if stars < len(star_values):
+                    check_width(star_values[stars])
+                stars += 1
+            elif len(number) > 7 or int(number) > MAX_WIDTH:
+                raise LimitError(f"format width {number} is larger than the allowed {MAX_WIDTH}")
+
+
 # ---------------------------------------------------------------------------------------------
 # sandboxed str.format
 
@@ -195,6 +216,7 @@ def _format_method(obj: str, name: str, env: Any) -> Callable[..., str]:
 
 def markup_mod(template: Markup, value: Any) -> Markup:
     """``Markup('<b>%s</b>') % '<'`` escapes the arguments, as markupsafe does."""
+    check_percent_format(template, value)
     if isinstance(value, tuple):
         value = tuple(_EscapeHelper(x) for x in value)
     elif hasattr(type(value), "__getitem__") and not isinstance(value, str):

@@ -596,3 +596,46 @@ def test_argument_errors_read_like_jinja2() -> None:
     assert ours("groupby", [1], (), {}, False) == reference("groupby", [1], (), {}, False)
     assert ours("e", "x", (1,), {}, False) == reference("e", "x", (1,), {}, False)
     assert ours("upper", "x", (1,), {}, False) == reference("upper", "x", (1,), {}, False)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "args"),
+    [
+        ("batch", [1], (10**9, 0)),
+        ("slice", [1], (10**9,)),
+        ("round", 5, (-(10**9),)),
+        ("round", 1.5, (10**9, "ceil")),
+        ("format", "%999999999d", (1,)),
+        ("format", "%.99999999f", (1.0,)),
+        ("format", "%*d", (10**9, 1)),
+        ("format", "%(a)0999999999d", ()),
+    ],
+)
+def test_huge_sizes_in_arguments_are_refused(name: str, value: Any, args: tuple) -> None:
+    from minijinja_py.errors import LimitError
+
+    with pytest.raises(LimitError):
+        list(ENV.call_filter(name, value, args))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<!<!-- x -->-- y --> z",
+        "<!-<!-- a -->- b -->",
+        "a <!--> b --> c <!- - -> <x y='>'> d",
+        "<<b>>x<</b>> &lt;&amp;",
+        "<!--<!---->-->",
+    ],
+)
+def test_striptags_on_tricky_comments(text: str) -> None:
+    assert F.do_striptags(text) == _jinja("{{ v|striptags }}", v=text)
+
+
+def test_striptags_is_linear() -> None:
+    import time
+
+    text = "<b>x</b><!-- c -->" * 20000
+    started = time.perf_counter()
+    assert F.do_striptags(text) == "x" * 20000
+    assert time.perf_counter() - started < 2
