@@ -611,3 +611,80 @@ def test_renders_identically_in_worker_processes():
     with ProcessPoolExecutor(max_workers=2) as pool:
         futures = [pool.submit(chat.render, c, add_generation_prompt=True) for c in conversations]
         assert [f.result() for f in futures] == expected
+
+
+# -- against the references ---------------------------------------------------------------------
+
+CORPUS_TEMPLATES = [
+    "qwen-3-0.6b",
+    "llama-3.1-8b-instruct",
+    "gpt-oss-120b",
+    "mistral-7b-instruct-v0.3",
+    "gemma-3-it",
+    "deepseek-r1",
+    "cohere-command-r-plus-tool_use",
+    "granite-4.0",
+    "kimi-k2-instruct",
+    "glm-4.6",
+    "hermes-2-pro-llama-3-8b-tool_use",
+    "functionary-medium-v3.2",
+]
+
+
+def _corpus():
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from conformance import corpus, reference
+
+    missing = corpus.corpus_missing()
+    if missing:
+        pytest.skip(missing)
+    return corpus, reference
+
+
+@pytest.mark.parametrize("template", CORPUS_TEMPLATES)
+def test_corpus_through_chat_template(template, monkeypatch):
+    """ChatTemplate.render builds the same context as the corpus reference (Jinja2 3.1.6)."""
+    corpus, reference = _corpus()
+    import minijinja_py.chat as chat_module
+
+    monkeypatch.setattr(chat_module, "_ENVIRONMENT", reference.ours_chat_environment())
+    meta = corpus._meta().get(template, {})
+    tokens = {k: meta[k] for k in ("bos_token", "eos_token") if meta.get(k) is not None}
+    tokens.update(meta.get("extra") or {})
+    chat = ChatTemplate.from_string(corpus.template_source(template), tokens, offer_reasoning=False)
+    for conversation in corpus.conversation_names():
+        pair = corpus.Pair(template, conversation)
+        expected = corpus.reference_outcome(pair)
+        options = dict(corpus._conversation(conversation))
+        messages = options.pop("messages")
+        try:
+            got = ("ok", chat.render(messages, **options))
+        except Exception as exc:
+            got = reference.classify_exception(exc, ours=True)
+        if expected[0] == "error":  # error classes differ between engines by design
+            assert got[0] == "error", pair.id
+        else:
+            assert got == expected, pair.id
+
+
+def test_matches_transformers_when_installed():
+    utils = pytest.importorskip("transformers.utils.chat_template_utils")
+    source = (EXAMPLES / "chatml.jinja").read_text(encoding="utf-8")
+    chat = ChatTemplate.from_string(source, {"eos_token": "<|im_end|>"})
+    partial = CONVERSATION + [{"role": "assistant", "content": "Ro"}]
+    cases = [
+        (CONVERSATION, {"add_generation_prompt": True}),
+        (CONVERSATION, {"tools": [get_weather]}),
+        (partial, {"continue_final_message": True}),
+    ]
+    for messages, options in cases:
+        rendered, _ = utils.render_jinja_template(
+            conversations=[messages], chat_template=source, eos_token="<|im_end|>", **options
+        )
+        assert chat.render(messages, **options) == rendered[0]
+    text, spans = chat.render_with_spans(partial)
+    rendered, indices = utils.render_jinja_template(
+        conversations=[partial], chat_template=source, return_assistant_tokens_mask=True
+    )
+    assert (text, spans) == (rendered[0], [tuple(i) for i in indices[0]])
