@@ -53,7 +53,15 @@ def to_template_data(value: Any) -> Any:
     ``None``/``bool``/``int``/``float``/``str`` stay (subclasses such as enums become the plain
     value), dicts/lists/tuples are rebuilt (tuples as lists), dataclass instances and pydantic
     models become dicts of their fields, and anything else becomes the string ``"<TypeName>"``.
+    Input nested too deeply (or containing itself) raises ``ValueError``.
     """
+    try:
+        return _plain(value)
+    except RecursionError:
+        raise ValueError("chat input is nested too deeply (or contains itself)") from None
+
+
+def _plain(value: Any) -> Any:
     if value is None or value is True or value is False:
         return value
     cls = type(value)
@@ -68,21 +76,21 @@ def to_template_data(value: Any) -> Any:
     if isinstance(value, float):
         return float.__float__(value)
     if isinstance(value, Mapping):
-        return {_key(k): to_template_data(v) for k, v in value.items()}
+        return {_key(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [to_template_data(item) for item in value]
+        return [_plain(item) for item in value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_template_data(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     dump = getattr(value, "model_dump", None)  # pydantic 2
     if callable(dump) and not isinstance(value, type):
-        return to_template_data(dump())
+        return _plain(dump())
     if hasattr(cls, "__fields__") and callable(getattr(value, "dict", None)):  # pydantic 1
-        return to_template_data(value.dict())
+        return _plain(value.dict())
     return f"<{cls.__name__}>"
 
 
 def _key(key: Any) -> Any:
-    plain = to_template_data(key)
+    plain = _plain(key)
     return plain if isinstance(plain, (str, int, float, bool)) or plain is None else str(plain)
 
 
@@ -484,6 +492,8 @@ class ChatTemplate:
             raise TypeError(
                 f"messages must be a list of message dicts, not {type(messages).__name__}"
             )
+        if chat and isinstance(chat[0], list):
+            raise TypeError("render() takes one conversation; use render_many() for a batch")
         if self.offer_reasoning:
             chat = [_offer_reasoning(message) for message in chat]
         return chat

@@ -108,6 +108,14 @@ def test_to_template_data_pydantic():
     }
 
 
+def test_to_template_data_too_deep():
+    cyclic: list = []
+    cyclic.append(cyclic)
+    with pytest.raises(ValueError) as info:
+        to_template_data(cyclic)
+    assert str(info.value) == "chat input is nested too deeply (or contains itself)"
+
+
 # -- rendering ----------------------------------------------------------------------------------
 
 
@@ -207,6 +215,16 @@ def test_conversation_objects():
     chat = ChatTemplate.from_string(SIMPLE, {"bos_token": ""})
     conversation = types.SimpleNamespace(messages=HI)
     assert chat.render(conversation) == "<user>Hi</user>"
+
+
+def test_render_refuses_a_batch_and_non_lists():
+    chat = ChatTemplate.from_string(SIMPLE)
+    with pytest.raises(TypeError) as info:
+        chat.render([HI, HI])
+    assert str(info.value) == "render() takes one conversation; use render_many() for a batch"
+    with pytest.raises(TypeError) as info:
+        chat.render({"role": "user", "content": "Hi"})
+    assert str(info.value) == "messages must be a list of message dicts, not dict"
 
 
 # -- continue_final_message ---------------------------------------------------------------------
