@@ -46,7 +46,8 @@ def _describe(exc: BaseException) -> str:
 
 def _read_input(path: str) -> str:
     if path == "-":
-        return sys.stdin.read()
+        buffer = getattr(sys.stdin, "buffer", None)
+        return buffer.read().decode("utf-8") if buffer is not None else sys.stdin.read()
     with open(path, encoding="utf-8") as handle:
         return handle.read()
 
@@ -370,9 +371,10 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     if args.add_generation_prompt:
         defaults["add_generation_prompt"] = True
     defaults.update(_parse_vars(args.var))
-    source = sys.stdin if args.input == "-" else open(args.input, encoding="utf-8")  # noqa: SIM115
+    # Undecodable bytes become U+FFFD so that one bad line cannot stop the batch.
+    source = _open_stream(args.input, sys.stdin, "r", errors="replace")
     try:
-        sink = sys.stdout if args.output == "-" else open(args.output, "w", encoding="utf-8")  # noqa: SIM115
+        sink = _open_stream(args.output, sys.stdout, "w")
         try:
             run_batch(
                 chat,
@@ -384,14 +386,40 @@ def _cmd_batch(args: argparse.Namespace) -> int:
                 progress=None if args.quiet else sys.stderr,
             )
         finally:
-            if sink is not sys.stdout:
-                sink.close()
-            else:
-                sink.flush()
+            sink.close()
     finally:
-        if source is not sys.stdin:
-            source.close()
+        source.close()
     return 0
+
+
+def _open_stream(path: str, std: IO[str], mode: str, errors: str = "strict") -> Any:
+    """A UTF-8 text stream on ``path``, or on the standard stream for ``-`` (left open)."""
+    if path != "-":
+        return open(
+            path, mode, encoding="utf-8", errors=errors, newline="\n" if "w" in mode else None
+        )
+    try:
+        fd = std.fileno()
+    except (AttributeError, OSError, ValueError):  # a replaced stream (tests, embedding)
+        return _Unclosed(std)
+    std.flush()
+    return open(fd, mode, encoding="utf-8", errors=errors, closefd=False)
+
+
+class _Unclosed:
+    """A standard stream whose ``close`` only flushes."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._stream)
+
+    def write(self, text: str) -> int:
+        return self._stream.write(text)
+
+    def close(self) -> None:
+        self._stream.flush()
 
 
 # -- entry point --------------------------------------------------------------------------------

@@ -288,6 +288,17 @@ def test_batch_defaults_and_quiet(capsys, tmp_path):
     )
 
 
+def test_batch_undecodable_bytes_become_replacement_characters(capsys, tmp_path):
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(b'[{"role": "user", "content": "caf\xe9"}]\n')
+    target = tmp_path / "out.jsonl"
+    argv = ["batch", "--template", CHATML, str(source), str(target), "--quiet"]
+    assert run(capsys, *argv) == (0, "", "")
+    assert target.read_text(encoding="utf-8") == (
+        '{"text": "<|im_start|>user\\ncaf\ufffd<|im_end|>\\n"}\n'
+    )
+
+
 def test_batch_bad_workers(capsys, tmp_path):
     argv = ["batch", "--template", CHATML, "in", "out", "--workers", "0"]
     assert run(capsys, *argv) == (1, "", "error: --workers must be at least 1\n")
