@@ -336,7 +336,9 @@ class Compiler:
         return filter_block
 
     def stmt_With(self, node: n.With) -> Stmt:
-        assignments = [(self.assigner(target), self.expr(value)) for target, value in node.assignments]
+        assignments = [
+            (self.assigner(target), self.expr(value)) for target, value in node.assignments
+        ]
         body = self.body(node.body)
 
         def with_(frame: Frame, out: list) -> None:
@@ -599,7 +601,9 @@ class Compiler:
         return getitem
 
     def _slice(self, node: n.Slice) -> Expr:
-        parts = [self.expr(p) if p is not None else None for p in (node.start, node.stop, node.step)]
+        parts = [
+            self.expr(p) if p is not None else None for p in (node.start, node.stop, node.step)
+        ]
         start, stop, step = parts
         return lambda frame: slice(
             start(frame) if start else None,
@@ -790,7 +794,7 @@ class Compiler:
         rest = tuple((COMPARISONS[op], self.expr(operand)) for op, operand in node.ops)
         pos = node.pos
         if len(rest) == 1:
-            (op, second), = rest
+            ((op, second),) = rest
 
             def compare_one(frame: Frame) -> Any:
                 a = first(frame)
@@ -895,4 +899,3 @@ def _as_list(values: Any, limits: Limits) -> list:
         if len(items) > limits.max_items:
             raise LimitError(f"an iterable of more than {limits.max_items} items exceeds max_items")
     return items
-

@@ -13,8 +13,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from lark import Token
-
 from .errors import TemplateSyntaxError
 
 _NEWLINES = re.compile(r"\r\n|\r|\n")
@@ -29,6 +27,23 @@ _COMMENT_END = re.compile(r"\+#\}|-#\}\s*|#\}")
 # Lexer token kinds for the scanner alternatives that are not terminals of the grammar.
 _SKIP = "WS"
 _CLOSERS = {"(": ")", "[": "]", "{": "}"}
+
+
+class Token:
+    """One token: its grammar terminal, its text and its offset in the (normalised) source."""
+
+    __slots__ = ("type", "value", "start_pos")
+
+    def __init__(self, type: str, value: str, start_pos: int) -> None:
+        self.type = type
+        self.value = value
+        self.start_pos = start_pos
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __repr__(self) -> str:
+        return f"Token({self.type!r}, {self.value!r})"
 
 
 @dataclass(frozen=True)
@@ -70,7 +85,9 @@ class Lexer:
     def __init__(self, scanner: TagScanner, options: LexOptions) -> None:
         self.scanner = scanner
         self.options = options
-        self.block_end = re.compile(r"\+%\}|-%\}\s*|%\}\n?" if options.trim_blocks else r"\+%\}|-%\}\s*|%\}")
+        self.block_end = re.compile(
+            r"\+%\}|-%\}\s*|%\}\n?" if options.trim_blocks else r"\+%\}|-%\}\s*|%\}"
+        )
         self.comment_suffix = "\n" if options.trim_blocks else ""
 
     def tokenize(self, source: str) -> tuple[str, list[Token]]:

@@ -2,131 +2,177 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 
-@dataclass(frozen=True, slots=True)
-class Node:
-    pos: int
+class _Frozen:
+    """Positional construction in slot order, no mutation, structural equality and repr.
+
+    Written by hand rather than with dataclasses: generating forty dataclasses costs a
+    tenth of a second at import, more than the rest of the package together.
+    """
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+
+    def __init_subclass__(cls) -> None:
+        inherited = tuple(
+            f for base in reversed(cls.__mro__[1:]) for f in getattr(base, "__slots__", ())
+        )
+        cls._fields = inherited + tuple(cls.__dict__.get("__slots__", ()))
+
+    def __init__(self, *values: Any) -> None:
+        if len(values) != len(self._fields):
+            raise TypeError(f"{type(self).__name__} takes {len(self._fields)} values")
+        for name, value in zip(self._fields, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __eq__(self, other: Any) -> bool:
+        return type(self) is type(other) and all(
+            getattr(self, f) == getattr(other, f) for f in self._fields
+        )
+
+    def __hash__(self) -> int:
+        return hash((type(self), *(getattr(self, f) for f in self._fields)))
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
+        return f"{type(self).__name__}({inner})"
+
+
+class Node(_Frozen):
+    __slots__ = ("pos",)
+    pos: int | None
 
 
 # ---------------------------------------------------------------- expressions
 
 
-@dataclass(frozen=True, slots=True)
 class Const(Node):
+    __slots__ = ("value",)
     value: Any
 
 
-@dataclass(frozen=True, slots=True)
 class Name(Node):
+    __slots__ = ("name",)
     name: str
 
 
-@dataclass(frozen=True, slots=True)
 class TupleLit(Node):
+    __slots__ = ("items",)
     items: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
 class ListLit(Node):
+    __slots__ = ("items",)
     items: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
 class DictLit(Node):
+    __slots__ = ("pairs",)
     pairs: tuple[tuple[Node, Node], ...]
 
 
-@dataclass(frozen=True, slots=True)
 class GetAttr(Node):
+    __slots__ = ("obj", "attr")
     obj: Node
     attr: str
 
 
-@dataclass(frozen=True, slots=True)
 class GetItem(Node):
+    __slots__ = ("obj", "key")
     obj: Node
     key: Node
 
 
-@dataclass(frozen=True, slots=True)
 class Slice(Node):
+    __slots__ = ("start", "stop", "step")
     start: Node | None
     stop: Node | None
     step: Node | None
 
 
-@dataclass(frozen=True, slots=True)
-class Arguments:
-    args: tuple[Node, ...] = ()
-    kwargs: tuple[tuple[str, Node], ...] = ()
-    star: Node | None = None
-    dstar: Node | None = None
+class Arguments(_Frozen):
+    __slots__ = ("args", "kwargs", "star", "dstar")
+    args: tuple[Node, ...]
+    kwargs: tuple[tuple[str, Node], ...]
+    star: Node | None
+    dstar: Node | None
+
+    def __init__(
+        self,
+        args: tuple[Node, ...] = (),
+        kwargs: tuple[tuple[str, Node], ...] = (),
+        star: Node | None = None,
+        dstar: Node | None = None,
+    ) -> None:
+        super().__init__(args, kwargs, star, dstar)
 
 
 NO_ARGUMENTS = Arguments()
 
 
-@dataclass(frozen=True, slots=True)
 class Call(Node):
+    __slots__ = ("func", "arguments")
     func: Node
     arguments: Arguments
 
 
-@dataclass(frozen=True, slots=True)
 class Filter(Node):
+    __slots__ = ("value", "name", "arguments")
     value: Node | None  # None inside a filter block or block set: the body's text is the value
     name: str
     arguments: Arguments
 
 
-@dataclass(frozen=True, slots=True)
 class Test(Node):
+    __slots__ = ("value", "name", "arguments")
     value: Node
     name: str
     arguments: Arguments
 
 
-@dataclass(frozen=True, slots=True)
 class Unary(Node):
+    __slots__ = ("op", "operand")
     op: str  # "-", "+" or "not"
     operand: Node
 
 
-@dataclass(frozen=True, slots=True)
 class BinOp(Node):
+    __slots__ = ("op", "left", "right")
     op: str  # + - * / // % **
     left: Node
     right: Node
 
 
-@dataclass(frozen=True, slots=True)
 class Concat(Node):
+    __slots__ = ("items",)
     items: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
 class Compare(Node):
+    __slots__ = ("first", "ops")
     first: Node
     ops: tuple[tuple[str, Node], ...]  # operators: == != < <= > >= in notin
 
 
-@dataclass(frozen=True, slots=True)
 class And(Node):
+    __slots__ = ("left", "right")
     left: Node
     right: Node
 
 
-@dataclass(frozen=True, slots=True)
 class Or(Node):
+    __slots__ = ("left", "right")
     left: Node
     right: Node
 
 
-@dataclass(frozen=True, slots=True)
 class CondExpr(Node):
+    __slots__ = ("test", "then", "otherwise")
     test: Node
     then: Node
     otherwise: Node | None
@@ -135,18 +181,18 @@ class CondExpr(Node):
 # ---------------------------------------------------------------- assignment targets
 
 
-@dataclass(frozen=True, slots=True)
 class TargetName(Node):
+    __slots__ = ("name",)
     name: str
 
 
-@dataclass(frozen=True, slots=True)
 class TargetTuple(Node):
+    __slots__ = ("items",)
     items: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
 class TargetAttr(Node):
+    __slots__ = ("name", "attr")
     name: str
     attr: str
 
@@ -154,25 +200,25 @@ class TargetAttr(Node):
 # ---------------------------------------------------------------- statements
 
 
-@dataclass(frozen=True, slots=True)
 class Data(Node):
+    __slots__ = ("text",)
     text: str
 
 
-@dataclass(frozen=True, slots=True)
 class Output(Node):
+    __slots__ = ("expr",)
     expr: Node
 
 
-@dataclass(frozen=True, slots=True)
 class If(Node):
+    __slots__ = ("test", "body", "otherwise")
     test: Node
     body: tuple[Node, ...]
     otherwise: tuple[Node, ...]  # elif chains arrive here as a nested If
 
 
-@dataclass(frozen=True, slots=True)
 class For(Node):
+    __slots__ = ("target", "iter", "body", "otherwise", "condition", "recursive")
     target: Node
     iter: Node
     body: tuple[Node, ...]
@@ -181,66 +227,64 @@ class For(Node):
     recursive: bool
 
 
-@dataclass(frozen=True, slots=True)
 class Assign(Node):
+    __slots__ = ("target", "value")
     target: Node
     value: Node
 
 
-@dataclass(frozen=True, slots=True)
 class AssignBlock(Node):
+    __slots__ = ("target", "filters", "body")
     target: Node
     filters: tuple[Filter, ...]
     body: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Param:
+class Param(_Frozen):
+    __slots__ = ("name", "default")
     name: str
     default: Node | None
 
 
-@dataclass(frozen=True, slots=True)
 class Macro(Node):
+    __slots__ = ("name", "params", "body")
     name: str
     params: tuple[Param, ...]
     body: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
 class CallBlock(Node):
+    __slots__ = ("call", "params", "body")
     call: Call
     params: tuple[Param, ...]
     body: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
 class FilterBlock(Node):
+    __slots__ = ("filters", "body")
     filters: tuple[Filter, ...]
     body: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
 class With(Node):
+    __slots__ = ("assignments", "body")
     assignments: tuple[tuple[Node, Node], ...]
     body: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
 class Generation(Node):
+    __slots__ = ("body",)
     body: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
 class Break(Node):
-    pass
+    __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True)
 class Continue(Node):
-    pass
+    __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True)
 class Template(Node):
+    __slots__ = ("body",)
     body: tuple[Node, ...]

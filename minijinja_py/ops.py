@@ -44,9 +44,7 @@ def make_mul(limits: Limits) -> Callable[[Any, Any], Any]:
             check_length(len(b) * max(a, 0), limits, "string" if isinstance(b, str) else "list")
         elif type(a) is int and type(b) is int:
             if a.bit_length() + b.bit_length() - 1 > limits.max_int_bits:
-                raise LimitError(
-                    f"the product would exceed max_int_bits ({limits.max_int_bits})"
-                )
+                raise LimitError(f"the product would exceed max_int_bits ({limits.max_int_bits})")
         return a * b
 
     return mul
@@ -57,9 +55,7 @@ def make_pow(limits: Limits) -> Callable[[Any, Any], Any]:
         if type(a) is int and type(b) is int and b > 0 and abs(a) > 1:
             # The result has about bit_length(a) * b bits: refuse before computing it.
             if (abs(a).bit_length() - 1) * b > limits.max_int_bits:
-                raise LimitError(
-                    f"{a} ** {b} would exceed max_int_bits ({limits.max_int_bits})"
-                )
+                raise LimitError(f"{a} ** {b} would exceed max_int_bits ({limits.max_int_bits})")
         return a**b
 
     return power

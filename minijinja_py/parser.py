@@ -7,12 +7,13 @@ The Lark parser is built on first use and shared by every environment of the pro
 from __future__ import annotations
 
 import functools
-from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 from . import nodes as n
 from .errors import TemplateSyntaxError
-from .lexer import Lexer, LexOptions, TagScanner
+from .lexer import Lexer, LexOptions, TagScanner, Token
+from .table import load_table
 
 _CONSTANT_NAMES = {
     "true": True,
@@ -37,78 +38,139 @@ _END_TAGS = {
 _AFTER_ELSE = {"if": ("endif",), "for": ("endfor",)}
 
 
-def grammar_path() -> Path:
-    """The grammar inside an installed wheel, else the one at the root of a source checkout."""
-    here = Path(__file__).resolve().parent
-    packaged = here / "grammar" / "jinja.lark"
-    if packaged.is_file():
-        return packaged
-    return here.parent / "grammar" / "jinja.lark"
+class _ParseFailure(Exception):
+    def __init__(self, token: Token, expected: Iterable[str]) -> None:
+        super().__init__(token)
+        self.token = token
+        self.expected = expected
+
+
+class _Machine:
+    """Runs the LALR table over a token list, building nodes as rules are reduced."""
+
+    def __init__(self, table: dict[str, Any]) -> None:
+        builder = _AstBuilder()
+        self.states: list[dict[str, int]] = table["states"]
+        self.start: int = table["start"]
+        self.end: int = table["end"]
+        self.rules = []
+        for origin, codes, inline, expand1, callback in table["rules"]:
+            self.rules.append(
+                (
+                    origin,
+                    len(codes),
+                    _reducer(codes, inline, expand1, getattr(builder, callback, None)),
+                )
+            )
+
+    def run(self, tokens: list[Token], source_length: int) -> n.Template:
+        states = self.states
+        rules = self.rules
+        end_state = self.end
+        state_stack = [self.start]
+        value_stack: list[Any] = []
+        for token in tokens:
+            while True:
+                action = states[state_stack[-1]].get(token.type)
+                if action is None:
+                    raise _ParseFailure(token, states[state_stack[-1]])
+                if action >= 0:
+                    state_stack.append(action)
+                    value_stack.append(token)
+                    break
+                origin, size, reduce = rules[-1 - action]
+                if size:
+                    values = value_stack[-size:]
+                    del state_stack[-size:]
+                    del value_stack[-size:]
+                else:
+                    values = []
+                state_stack.append(states[state_stack[-1]][origin])
+                value_stack.append(reduce(values))
+        end_token = Token("$END", "", source_length)
+        while True:
+            action = states[state_stack[-1]].get("$END")
+            if action is None or action >= 0:
+                raise _ParseFailure(end_token, states[state_stack[-1]])
+            origin, size, reduce = rules[-1 - action]
+            if size:
+                values = value_stack[-size:]
+                del state_stack[-size:]
+                del value_stack[-size:]
+            else:
+                values = []
+            state_stack.append(states[state_stack[-1]][origin])
+            value_stack.append(reduce(values))
+            if state_stack[-1] == end_state:
+                return value_stack[-1]
+
+
+def _reducer(codes: str, inline: bool, expand1: bool, callback: Any) -> Any:
+    """What reducing one rule does with its children, decided once per rule."""
+    if codes == "k" * len(codes):
+
+        def collect(values: list) -> list:
+            return values
+    elif "s" not in codes:
+        keep = [i for i, code in enumerate(codes) if code == "k"]
+
+        def collect(values: list) -> list:
+            return [values[i] for i in keep]
+    else:
+        plan = tuple(codes)
+
+        def collect(values: list) -> list:
+            children: list = []
+            for code, value in zip(plan, values, strict=True):
+                if code == "k":
+                    children.append(value)
+                elif code == "s":
+                    children.extend(value)
+            return children
+
+    if inline:
+        return collect
+    if expand1:
+
+        def reduce_expand(values: list) -> Any:
+            children = collect(values)
+            if len(children) == 1:
+                return children[0]
+            return callback(children)
+
+        return reduce_expand
+    if callback is None:  # pragma: no cover - every named rule has a builder
+        raise AssertionError("grammar rule without a builder")
+
+    def reduce(values: list) -> Any:
+        return callback(collect(values))
+
+    return reduce
 
 
 @functools.lru_cache(maxsize=1)
-def _machinery() -> tuple[Any, TagScanner]:
-    from lark import Lark
-    from lark.lexer import Lexer as LarkLexer
-
-    class PreLexed(LarkLexer):
-        """Hands Lark the token list our lexer already produced."""
-
-        __future_interface__ = 2
-
-        def __init__(self, lexer_conf: Any) -> None:
-            pass
-
-        def lex(self, lexer_state: Any, parser_state: Any) -> Any:
-            return iter(lexer_state.text)
-
-    grammar = grammar_path().read_text(encoding="utf-8")
-    lark = Lark(
-        grammar,
-        parser="lalr",
-        lexer=PreLexed,
-        transformer=_AstBuilder(),
-        maybe_placeholders=False,
-    )
-    terminals = [(t.name, t.pattern.value, t.pattern.type == "str") for t in lark.terminals]
-    return lark, TagScanner(terminals, _declared_tags(grammar))
-
-
-def _declared_tags(grammar: str) -> list[str]:
-    tags = []
-    for line in grammar.splitlines():
-        if line.startswith("%declare"):
-            tags.extend(word[4:].lower() for word in line.split()[1:] if word.startswith("TAG_"))
-    return tags
+def _machinery() -> tuple[_Machine, TagScanner]:
+    table = load_table()
+    scanner = TagScanner((tuple(t) for t in table["terminals"]), table["tags"])
+    return _Machine(table), scanner
 
 
 def parse(source: str, options: LexOptions) -> tuple[str, n.Template]:
     """Parse ``source``; return the normalised source (offsets refer to it) and the tree."""
-    lark, scanner = _machinery()
+    machine, scanner = _machinery()
     normalised, tokens = Lexer(scanner, options).tokenize(source)
     try:
-        return normalised, lark.parse(tokens)
+        return normalised, machine.run(tokens, len(normalised))
     except TemplateSyntaxError as error:
         if error.source is None:
             error.source = normalised
         raise
-    except Exception as error:  # Lark's UnexpectedToken/UnexpectedInput and friends
-        raise _describe_parse_error(error, normalised, tokens) from None
+    except _ParseFailure as failure:
+        raise _describe_parse_error(failure, normalised, tokens) from None
 
 
-def _describe_parse_error(error: Exception, source: str, tokens: list) -> TemplateSyntaxError:
-    from lark.exceptions import UnexpectedToken, VisitError
-
-    if isinstance(error, VisitError) and isinstance(error.orig_exc, TemplateSyntaxError):
-        inner = error.orig_exc
-        inner.source = inner.source or source
-        return inner
-    token = getattr(error, "token", None)
-    if not isinstance(error, UnexpectedToken) or token is None:
-        result = TemplateSyntaxError(str(error))
-        result.source = source
-        result.offset = len(source)
-        return result
+def _describe_parse_error(error: _ParseFailure, source: str, tokens: list) -> TemplateSyntaxError:
+    token = error.token
     offset = token.start_pos if token.type != "$END" else len(source)
     index = next((i for i, t in enumerate(tokens) if t is token), len(tokens))
     stack = _open_blocks(tokens[:index])
@@ -118,7 +180,7 @@ def _describe_parse_error(error: Exception, source: str, tokens: list) -> Templa
         message = _tag_failure(str(token.value), stack)
     else:
         message = f"unexpected {_describe_token(token)}"
-        expected = sorted(_describe_terminal(t) for t in getattr(error, "expected", ()) or ())
+        expected = sorted(_describe_terminal(t) for t in error.expected if t.isupper())
         if len(expected) == 1:
             message = f"expected token {expected[0]!r}, got {_describe_token(token)!r}"
     result = TemplateSyntaxError(message)
@@ -156,7 +218,9 @@ def _tag_failure(name: str | None, stack: list[tuple[str, bool]]) -> str:
     expected: set[str] = set()
     for tag, after_else in stack:
         expected.update(_AFTER_ELSE[tag] if after_else else _END_TAGS[tag])
-    parts = ["Unexpected end of template." if name is None else f"Encountered unknown tag {name!r}."]
+    parts = [
+        "Unexpected end of template." if name is None else f"Encountered unknown tag {name!r}."
+    ]
     if stack:
         tag, after_else = stack[-1]
         looking = " or ".join(repr(t) for t in (_AFTER_ELSE[tag] if after_else else _END_TAGS[tag]))

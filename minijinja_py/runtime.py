@@ -74,7 +74,9 @@ class Undefined:
             return (
                 f"{object_type_repr(self._undefined_obj)} has no element {self._undefined_name!r}"
             )
-        return f"{object_type_repr(self._undefined_obj)!r} has no attribute {self._undefined_name!r}"
+        return (
+            f"{object_type_repr(self._undefined_obj)!r} has no attribute {self._undefined_name!r}"
+        )
 
     def _fail_with_undefined_error(self, *args: Any, **kwargs: Any) -> Any:
         raise self._undefined_exception(self._undefined_message)
@@ -285,7 +287,15 @@ class LoopContext:
 class Macro:
     """A macro defined by the template; calling it renders its body."""
 
-    __slots__ = ("name", "arguments", "defaults", "catch_varargs", "catch_kwargs", "caller", "_invoke")
+    __slots__ = (
+        "name",
+        "arguments",
+        "defaults",
+        "catch_varargs",
+        "catch_kwargs",
+        "caller",
+        "_invoke",
+    )
 
     def __init__(
         self,
