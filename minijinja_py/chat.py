@@ -259,6 +259,7 @@ class ChatCapabilities:
     supports_typed_content: bool = False
     requires_typed_content: bool = False
     requires_non_null_content: bool = False
+    supports_generation_spans: bool = False
     variables: frozenset[str] = frozenset()
 
     def as_dict(self) -> dict[str, Any]:
@@ -736,6 +737,16 @@ class ChatTemplate:
             on = probe([user], add_generation_prompt=True, enable_thinking=True)
             off = probe([user], add_generation_prompt=True, enable_thinking=False)
             enable_thinking = on != off
+        spans: list[Any] = []
+        try:
+            context = {**self.special_tokens, "tools": None, "documents": None}
+            context.update(
+                add_generation_prompt=False,
+                messages=[user, {"role": "assistant", "content": text("Answer.")}],
+            )
+            spans = compiled.render_with_spans(context)[1]
+        except Exception:
+            pass
         documents = [{"title": "Doc", "text": "<Document Needle>"}]
         supports_documents = "<Document Needle>" in probe([user], documents=documents)
 
@@ -756,6 +767,7 @@ class ChatTemplate:
             supports_typed_content=shows_typed,
             requires_typed_content=requires_typed,
             requires_non_null_content=_USER_NEEDLE in out_empty and _USER_NEEDLE not in out_null,
+            supports_generation_spans=bool(spans),
             variables=variables,
         )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+import multiprocessing
 import pickle
 import sys
 import types
@@ -579,6 +580,7 @@ def test_capabilities_of_example():
         "supports_typed_content": False,
         "requires_typed_content": False,
         "requires_non_null_content": False,
+        "supports_generation_spans": True,
         "variables": ["add_generation_prompt", "messages", "tools"],
     }
 
@@ -622,11 +624,13 @@ def test_pickle_round_trip():
     )
 
 
-def test_renders_identically_in_worker_processes():
+@pytest.mark.parametrize("start", ["fork", "spawn"])
+def test_renders_identically_in_worker_processes(start):
     chat = ChatTemplate.from_file(EXAMPLES / "chatml.jinja")
     conversations = [CONVERSATION, CONVERSATION[:2], CONVERSATION[1:3]]
     expected = [chat.render(c, add_generation_prompt=True) for c in conversations]
-    with ProcessPoolExecutor(max_workers=2) as pool:
+    context = multiprocessing.get_context(start)
+    with ProcessPoolExecutor(max_workers=2, mp_context=context) as pool:
         futures = [pool.submit(chat.render, c, add_generation_prompt=True) for c in conversations]
         assert [f.result() for f in futures] == expected
 

@@ -211,6 +211,7 @@ def test_check_report(capsys):
         "  supports_typed_content: no\n"
         "  requires_typed_content: no\n"
         "  requires_non_null_content: no\n"
+        "  supports_generation_spans: yes\n"
     )
 
 
