@@ -239,6 +239,9 @@ class Compiler:
                         ),
                         pos,
                     )
+            # Jinja runs `else` unless some iteration ran its body to the end: a `break` in the
+            # first iteration, or `continue` in every one, still leads to `else`.
+            completed = False
             try:
                 for item in items:
                     state.step()
@@ -251,9 +254,12 @@ class Compiler:
                         continue
                     except BreakLoop:
                         break
+                    completed = True
             finally:
                 if recursive:
                     state.depth -= 1
+            if not completed and otherwise is not None:
+                otherwise(Frame({}, frame, state), out)
 
         def recurse_from(frame: Frame) -> Callable[[Any, int], str]:
             def again(values: Any, depth0: int) -> str:
@@ -861,7 +867,6 @@ class Compiler:
         then = self.expr(node.then)
         otherwise = self.expr(node.otherwise) if node.otherwise is not None else None
         self.soft = soft
-        undefined = self.undefined
         pos = node.pos
 
         def conditional(frame: Frame) -> Any:
@@ -873,7 +878,8 @@ class Compiler:
             if truth:
                 return then(frame)
             if otherwise is None:
-                return undefined(
+                # Always the lenient Undefined, whatever the environment's class, as in Jinja.
+                return Undefined(
                     "the inline if-expression evaluated to false and no else section was defined."
                 )
             return otherwise(frame)
