@@ -495,8 +495,6 @@ class ChatTemplate:
             )
         if chat and isinstance(chat[0], list):
             raise TypeError("render() takes one conversation; use render_many() for a batch")
-        if self.offer_reasoning:
-            chat = [_offer_reasoning(message) for message in chat]
         return chat
 
     def _render_one(
@@ -543,6 +541,8 @@ class ChatTemplate:
                     )
             else:
                 last[field] = last[field] + _CONTINUE_TAG
+        if self.offer_reasoning:  # after the tag, so that both names carry it
+            chat = [_offer_reasoning(message) for message in chat]
         context = {**self.special_tokens, **kwargs}
         context.update(
             messages=chat,

@@ -270,6 +270,24 @@ def test_continue_final_message_other_field():
     assert chat.render(messages, continue_final_message="draft") == "done|Dear"
 
 
+def test_continue_final_message_reasoning():
+    chat = ChatTemplate.from_string("{% for m in messages %}<think>{{ m.thinking }}{% endfor %}")
+    messages = [{"role": "assistant", "content": "", "reasoning_content": "Let me see"}]
+    with pytest.raises(ValueError) as info:
+        chat.render(messages, continue_final_message="reasoning_content")
+    assert str(info.value) == (
+        'continue_final_message is set to "reasoning_content" but this is not an accepted field in '
+        "the chat_template"
+    )
+    both = ChatTemplate.from_string(
+        "{% for m in messages %}{{ m.reasoning_content is defined }}<think>{{ m.thinking }}"
+        "{% endfor %}"
+    )
+    assert both.render(messages, continue_final_message="reasoning_content") == (
+        "True<think>Let me see"
+    )
+
+
 def test_continue_final_message_errors():
     chat = ChatTemplate.from_string(SIMPLE, {"bos_token": ""})
     with pytest.raises(ValueError) as info:
