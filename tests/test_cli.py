@@ -300,6 +300,45 @@ def test_batch_undecodable_bytes_become_replacement_characters(capsys, tmp_path)
     )
 
 
+class _Sink:
+    """Records, at each write, how many input lines had been read: the in-flight window."""
+
+    def __init__(self, source):
+        self.source = source
+        self.lines = 0
+        self.ahead = []
+
+    def write(self, text):
+        self.lines += text.count("\n")
+        self.ahead.append(self.source.read - self.lines)
+        return len(text)
+
+
+class _Source:
+    def __init__(self, count):
+        self.count = count
+        self.read = 0
+
+    def __iter__(self):
+        for i in range(self.count):
+            self.read += 1
+            yield json.dumps([{"role": "user", "content": f"m{i}"}]) + "\n"
+
+
+@pytest.mark.parametrize(("workers", "most_ahead"), [(1, 0), (2, 30)])
+def test_batch_memory_is_bounded(workers, most_ahead):
+    from minijinja_py.chat import ChatTemplate
+    from minijinja_py.cli import run_batch
+
+    chat = ChatTemplate.from_string("{{ messages[0].content }}")
+    source = _Source(500)
+    sink = _Sink(source)
+    assert run_batch(chat, source, sink, workers=workers, chunk_size=10) == (500, 0)
+    assert sink.lines == 500
+    # one worker renders chunk by chunk; a pool keeps at most 2 * workers chunks in flight
+    assert max(sink.ahead) == most_ahead
+
+
 def test_batch_bad_workers(capsys, tmp_path):
     argv = ["batch", "--template", CHATML, "in", "out", "--workers", "0"]
     assert run(capsys, *argv) == (1, "", "error: --workers must be at least 1\n")
