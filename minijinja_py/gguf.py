@@ -226,6 +226,8 @@ def _parse(buf: Any, small_array: int, wanted: tuple[str, ...], name: str) -> GG
             continue
         item_type = reader.scalar("I")
         count = reader.length()
+        if item_type not in _SCALAR_FORMATS and item_type not in (STRING, ARRAY):
+            raise GGUFError(f"{name}: unknown GGUF array item type {item_type} (key {key!r})")
         meta.array_lengths[key] = count
         if key == TOKENS_KEY and item_type == STRING:
             token_count = count
@@ -243,10 +245,9 @@ def _parse(buf: Any, small_array: int, wanted: tuple[str, ...], name: str) -> GG
             width = struct.calcsize(_SCALAR_FORMATS[item_type])
             reader.need(width * count)
             reader.pos += width * count
-        elif item_type == ARRAY:
-            raise GGUFError(f"{name}: nested arrays are not supported (key {key!r})")
         else:
-            raise GGUFError(f"{name}: unknown GGUF array item type {item_type} (key {key!r})")
+            for _ in range(count):
+                _skip_array(reader, name, key)
 
     ids: dict[str, int] = {}
     for var in wanted:
@@ -256,6 +257,25 @@ def _parse(buf: Any, small_array: int, wanted: tuple[str, ...], name: str) -> GG
     if ids and token_marks:
         meta.special_tokens = _lookup_tokens(reader, token_marks, token_count, ids)
     return meta
+
+
+def _skip_array(reader: _Reader, name: str, key: str, depth: int = 0) -> None:
+    """Skip one array value (its item type, count and items), nested arrays included."""
+    if depth > 16:
+        raise GGUFError(f"{name}: arrays nested too deeply (key {key!r})")
+    item_type = reader.scalar("I")
+    count = reader.length()
+    if item_type == STRING:
+        reader.skip_strings(count)
+    elif item_type == ARRAY:
+        for _ in range(count):
+            _skip_array(reader, name, key, depth + 1)
+    elif item_type in _SCALAR_FORMATS:
+        width = struct.calcsize(_SCALAR_FORMATS[item_type])
+        reader.need(width * count)
+        reader.pos += width * count
+    else:
+        raise GGUFError(f"{name}: unknown GGUF array item type {item_type} (key {key!r})")
 
 
 def _lookup_tokens(

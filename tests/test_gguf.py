@@ -207,3 +207,31 @@ def test_unknown_value_type(tmp_path):
     with pytest.raises(GGUFError) as info:
         read_gguf_metadata(path)
     assert str(info.value) == f"unknown GGUF value type 77 at offset {offset}"
+
+
+def test_nested_arrays_are_skipped(tmp_path):
+    def array_of(item_type: int, payload: list[bytes]) -> bytes:
+        return struct.pack("<IQ", item_type, len(payload)) + b"".join(payload)
+
+    def string(text: str) -> bytes:
+        return struct.pack("<Q", len(text)) + text.encode()
+
+    inner = [array_of(UINT8, [b"\x01", b"\x02"]), array_of(STRING, [string("a"), string("bc")])]
+    nested = string("x.nested") + struct.pack("<I", 9) + array_of(9, inner)
+    tail = string("tokenizer.chat_template") + struct.pack("<I", STRING) + string("T")
+    data = b"GGUF" + struct.pack("<IQQ", 3, 0, 2) + nested + tail
+    path = tmp_path / "n.gguf"
+    path.write_bytes(data)
+    meta = read_gguf_metadata(path)
+    assert meta.array_lengths == {"x.nested": 2}
+    assert "x.nested" not in meta.values
+    assert meta.chat_templates == {"default": "T"}
+
+
+def test_unknown_array_item_type(tmp_path):
+    body = struct.pack("<Q", 1) + b"k" + struct.pack("<IIQ", 9, 42, 1)
+    path = tmp_path / "u.gguf"
+    path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + body + b"\0" * 8)
+    with pytest.raises(GGUFError) as info:
+        read_gguf_metadata(path)
+    assert str(info.value) == f"{path}: unknown GGUF array item type 42 (key 'k')"
