@@ -61,17 +61,29 @@ def to_template_data(value: Any) -> Any:
         raise ValueError("chat input is nested too deeply (or contains itself)") from None
 
 
+_SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})
+
+
 def _plain(value: Any) -> Any:
-    if value is None or value is True or value is False:
-        return value
     cls = type(value)
-    if cls is str or cls is int or cls is float:
+    if cls in _SCALAR_TYPES:
         return value
+    if cls is dict:  # the common case, kept tight: most values are plain scalars
+        out = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                key = _key(key)
+            out[key] = item if type(item) in _SCALAR_TYPES else _plain(item)
+        return out
+    if cls is list:
+        return [item if type(item) in _SCALAR_TYPES else _plain(item) for item in value]
+    return _plain_other(value, cls)
+
+
+def _plain_other(value: Any, cls: type) -> Any:
     if isinstance(value, str):
         return str.__str__(value)
-    if isinstance(value, bool):
-        return bool(value)
-    if isinstance(value, int):
+    if isinstance(value, int):  # bool cannot be subclassed, so this is an int subclass
         return int.__int__(value)
     if isinstance(value, float):
         return float.__float__(value)
