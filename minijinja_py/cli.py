@@ -118,6 +118,14 @@ def _add_render_options(parser: argparse.ArgumentParser) -> None:
         "--add-generation-prompt", action="store_true", help="end with the assistant header"
     )
     parser.add_argument(
+        "--continue-final-message",
+        nargs="?",
+        const=True,
+        default=None,
+        metavar="FIELD",
+        help="end the text inside the final message (its 'content', or FIELD) to continue it",
+    )
+    parser.add_argument(
         "--var",
         action="append",
         metavar="KEY=VALUE",
@@ -151,10 +159,14 @@ def _cmd_render(args: argparse.Namespace) -> int:
             options["tools"] = tools
         if args.add_generation_prompt:
             options["add_generation_prompt"] = True
+        if args.continue_final_message is not None:
+            options["continue_final_message"] = args.continue_final_message
         options.update(variables)
         _write_stdout(chat.render(data, **options))
         return 0
 
+    if args.continue_final_message is not None:
+        raise CommandError("--continue-final-message applies to --messages rendering only")
     context: dict[str, Any] = {}
     if args.context is not None:
         context = _load_json(args.context, "--context")
@@ -370,6 +382,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         defaults["tools"] = _load_json(args.tools, "--tools")
     if args.add_generation_prompt:
         defaults["add_generation_prompt"] = True
+    if args.continue_final_message is not None:
+        defaults["continue_final_message"] = args.continue_final_message
     defaults.update(_parse_vars(args.var))
     # Undecodable bytes become U+FFFD so that one bad line cannot stop the batch.
     source = _open_stream(args.input, sys.stdin, "r", errors="replace")

@@ -69,6 +69,37 @@ def test_render_messages_object_with_options_and_tools(capsys, tmp_path):
     )
 
 
+def test_render_continue_final_message(capsys, tmp_path):
+    messages = write(
+        tmp_path / "m.json",
+        json.dumps(
+            [
+                {"role": "user", "content": "Capital of Italy?"},
+                {"role": "assistant", "content": "It is", "draft": "Rome"},
+            ]
+        ),
+    )
+    argv = ["render", "--template", CHATML, "--messages", messages, "--continue-final-message"]
+    assert run(capsys, *argv) == (
+        0,
+        "<|im_start|>user\nCapital of Italy?<|im_end|>\n<|im_start|>assistant\nIt is",
+        "",
+    )
+    assert run(capsys, *argv, "draft") == (
+        1,
+        "",
+        'error: continue_final_message is set to "draft" but this is not an accepted field in the '
+        "chat_template\n",
+    )
+    assert run(capsys, *argv, "--add-generation-prompt")[0] == 1
+    argv = ["render", "--template", CHATML, "--continue-final-message"]
+    assert run(capsys, *argv) == (
+        1,
+        "",
+        "error: --continue-final-message applies to --messages rendering only\n",
+    )
+
+
 def test_render_context_chat_and_plain(capsys, tmp_path):
     template = write(tmp_path / "t.jinja", "Hi {{ name }}! {{ items }} {{ '<b>' | tojson }}\n")
     context = write(tmp_path / "c.json", '{"name": "Bob", "items": [1, 2]}')
