@@ -55,30 +55,52 @@ class _Machine:
         self.end: int = table["end"]
         self.rules = []
         for origin, codes, inline, expand1, callback in table["rules"]:
-            self.rules.append(
-                (
-                    origin,
-                    len(codes),
-                    _reducer(codes, inline, expand1, getattr(builder, callback, None)),
-                )
-            )
+            # A unit rule (`?sum: product`) hands its only child up unchanged; the precedence
+            # ladder makes most reductions of this kind, so they skip the reducer entirely.
+            unit = codes == "k" and expand1
+            reduce = _reducer(codes, inline, expand1, getattr(builder, callback, None))
+            self.rules.append((origin, len(codes), reduce, unit))
+        # (state below, state on top, lookahead) -> top state after the chain of unit reductions
+        self.unit_chains: dict[tuple[int, int, str], int] = {}
+
+    def _unit_chain(self, below: int, top: int, lookahead: str) -> int:
+        states = self.states
+        rules = self.rules
+        state = top
+        while True:
+            action = states[state].get(lookahead)
+            if action is None or action >= 0 or not rules[-1 - action][3]:
+                break
+            state = states[below][rules[-1 - action][0]]
+        self.unit_chains[(below, top, lookahead)] = state
+        return state
 
     def run(self, tokens: list[Token], source_length: int) -> n.Template:
         states = self.states
         rules = self.rules
+        unit_chains = self.unit_chains
         end_state = self.end
         state_stack = [self.start]
         value_stack: list[Any] = []
         for token in tokens:
+            kind = token.type
             while True:
-                action = states[state_stack[-1]].get(token.type)
+                top = state_stack[-1]
+                action = states[top].get(kind)
                 if action is None:
-                    raise _ParseFailure(token, states[state_stack[-1]])
+                    raise _ParseFailure(token, states[top])
                 if action >= 0:
                     state_stack.append(action)
                     value_stack.append(token)
                     break
-                origin, size, reduce = rules[-1 - action]
+                origin, size, reduce, unit = rules[-1 - action]
+                if unit:
+                    below = state_stack[-2]
+                    chained = unit_chains.get((below, top, kind))
+                    if chained is None:
+                        chained = self._unit_chain(below, top, kind)
+                    state_stack[-1] = chained
+                    continue
                 if size:
                     values = value_stack[-size:]
                     del state_stack[-size:]
@@ -92,7 +114,7 @@ class _Machine:
             action = states[state_stack[-1]].get("$END")
             if action is None or action >= 0:
                 raise _ParseFailure(end_token, states[state_stack[-1]])
-            origin, size, reduce = rules[-1 - action]
+            origin, size, reduce, _ = rules[-1 - action]
             if size:
                 values = value_stack[-size:]
                 del state_stack[-size:]
