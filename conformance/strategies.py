@@ -1519,9 +1519,7 @@ class Gen:
             args += f", zeta={self.expr('int', scope)}, alpha={self.expr('str', scope)}"
         if shape == "caller":
             call = (
-                self.tag(f"call {name}({args})")
-                + self.body(scope, depth + 1)
-                + self.tag("endcall")
+                self.tag(f"call {name}({args})") + self.body(scope, depth + 1) + self.tag("endcall")
             )
         elif shape == "caller_args":
             self.feat("stmt:call-args")
@@ -1599,3 +1597,149 @@ def cases(draw, config: str | None = None) -> Case:
 def random_case(rng, config: str | None = None) -> Case:
     """A case from a seeded ``random.Random`` (fast; no shrinking)."""
     return build_case(RandomChooser(rng), config)
+
+
+# ----------------------------------------------------------------------------- focused cases
+
+EXPR_TYPES = ["int", "float", "str", "str", "bool", "list_int", "list_str", "dict", "none"]
+
+
+def build_expression_case(ch, config: str | None = None) -> Case:
+    """A single ``{{ expr }}`` (or a few): operators, filters, tests and methods in isolation."""
+    if config is None:
+        config = _pick(ch, ["chat", "plain"])
+    gen = Gen(ch, config)
+    parts = []
+    for _ in range(ch.integer(1, 3)):
+        typ = _pick(ch, EXPR_TYPES)
+        gen.feat(f"print:{typ}")
+        parts.append("{{ " + gen.expr(typ, dict(CONTEXT_TYPES)) + " }}")
+    options = {} if config == "chat" else {"undefined": "Undefined"}
+    features = frozenset(gen.features | {f"config:{config}", "mode:expression"})
+    return Case(config, options, "|".join(parts), make_context(ch), features)
+
+
+_WS_TEXT = [
+    "",
+    "",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\n",
+    "\n\n",
+    " \n",
+    "\n ",
+    "\t\n  ",
+    "a",
+    "b\n",
+    "  x",
+    "\r\n",
+]
+
+
+def build_whitespace_case(ch, config: str | None = None) -> Case:
+    """Simple tags of every kind with every whitespace marker, between whitespace-heavy text."""
+    if config is None:
+        config = _pick(ch, ["chat", "plain", "plain"])
+    options: dict[str, Any] = {}
+    if config == "plain":
+        options = {
+            "trim_blocks": bool(ch.integer(0, 1)),
+            "lstrip_blocks": bool(ch.integer(0, 1)),
+            "keep_trailing_newline": bool(ch.integer(0, 1)),
+            "undefined": "Undefined",
+        }
+    gen = Gen(ch, config)
+
+    def mark(plus: bool = True) -> str:
+        m = _pick(ch, ["", "", "-", "+"] if plus else ["", "", "-"])
+        if m:
+            gen.feat(f"ws:{m}marker")
+        return m
+
+    def tag(body: str, plus_close: bool = True) -> str:
+        return "{%" + mark() + " " + body + " " + mark(plus_close) + "%}"
+
+    def text() -> str:
+        return "".join(_pick(ch, _WS_TEXT) for _ in range(ch.integer(0, 3)))
+
+    def block(depth: int) -> str:
+        out = []
+        for _ in range(ch.integer(1, 4)):
+            out.append(text())
+            kind = _pick(
+                ch,
+                [
+                    "output",
+                    "if",
+                    "for",
+                    "set",
+                    "comment",
+                    "raw",
+                    "setblock",
+                    "macro",
+                    "filter",
+                    "text",
+                ],
+            )
+            if depth >= 2 and kind in ("if", "for", "setblock", "macro", "filter"):
+                kind = "output"
+            gen.feat(f"ws:{kind}")
+            if kind == "output":
+                out.append(
+                    "{{"
+                    + mark(False)
+                    + " "
+                    + _pick(ch, ["n", "'x'", "s", "none", "''"])
+                    + " "
+                    + mark(False)
+                    + "}}"
+                )
+            elif kind == "if":
+                out.append(tag(_pick(ch, ["if true", "if false", "if n > 3"])) + block(depth + 1))
+                if ch.integer(0, 1):
+                    out.append(tag("else") + block(depth + 1))
+                out.append(tag("endif"))
+            elif kind == "for":
+                out.append(tag("for i in [1, 2]") + block(depth + 1) + tag("endfor"))
+            elif kind == "set":
+                out.append(tag("set q = 1"))
+            elif kind == "comment":
+                out.append("{#" + mark() + " c\n " + mark() + "#}")
+            elif kind == "raw":
+                out.append(
+                    "{%"
+                    + mark()
+                    + " raw "
+                    + _pick(ch, ["", "-"])
+                    + "%}"
+                    + text()
+                    + "{{ r }}"
+                    + text()
+                    + tag("endraw")
+                )
+            elif kind == "setblock":
+                out.append(tag("set blk") + block(depth + 1) + tag("endset") + "[{{ blk }}]")
+            elif kind == "macro":
+                out.append(tag("macro mc(a)") + block(depth + 1) + tag("endmacro") + "{{ mc(1) }}")
+            elif kind == "filter":
+                out.append(tag("filter upper") + block(depth + 1) + tag("endfilter"))
+        return "".join(out)
+
+    source = block(0) + text()
+    features = set(gen.features) | {f"config:{config}", "mode:whitespace"}
+    for key, value in options.items():
+        if value is True:
+            features.add(f"opt:{key}")
+    return Case(config, options, source, make_context(ch), frozenset(features))
+
+
+@st.composite
+def expression_cases(draw, config: str | None = None) -> Case:
+    return build_expression_case(HypothesisChooser(draw), config)
+
+
+@st.composite
+def whitespace_cases(draw, config: str | None = None) -> Case:
+    return build_whitespace_case(HypothesisChooser(draw), config)
