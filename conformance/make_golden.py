@@ -751,6 +751,58 @@ UNDEFINED_TEMPLATES = [
     ("upper", "{{ missing|upper }}"),
 ]
 
+# Bugs found by the differential tests, pinned: (name, config, options, context, template).
+REGRESSIONS: list[tuple[str, str, dict, dict, str]] = [
+    (
+        "for-else-break-first",
+        "chat",
+        {},
+        {},
+        "{% for x in [1] %}{% break %}{% else %}E{% endfor %}",
+    ),
+    (
+        "for-else-continue-all",
+        "chat",
+        {},
+        {},
+        "{% for x in [1, 2] %}{% continue %}{% else %}E{% endfor %}",
+    ),
+    (
+        "for-else-break-first-nested",
+        "chat",
+        {},
+        {"ws": ["a"]},
+        "{% for x in ws|join(',') %}{% if loop.first %}{% break %}{% endif %}{% else %}{n{% endfor %}",
+    ),
+    (
+        "strict-inline-if-no-else",
+        "plain",
+        {"undefined": "StrictUndefined"},
+        {},
+        "[{{ 'a' if false }}]{{ not ('a' if false) }}{% if not ('a' if false) %}y{% endif %}",
+    ),
+    (
+        "strict-inline-if-in-for-filter",
+        "plain",
+        {"undefined": "StrictUndefined"},
+        {},
+        "{% for x in [1] if not ('a' if false) %}{{ x }}{% endfor %}",
+    ),
+    ("block-set-filter", "chat", {}, {}, "{%set v|trim%} x {%endset%}[{{ v }}]"),
+    ("is-in-test", "chat", {}, {"t": "a"}, "{{ t is in ['a', 'b'] }}|{{ t is not in ['a'] }}"),
+    ("sandbox-attr-of-unsafe", "chat", {}, {}, "{{ ().__class__.__mro__ }}"),
+    (
+        "groupby-attributes",
+        "chat",
+        {},
+        {"users": CTX["users"]},
+        "{% for g in users|groupby('role') %}{{ g.grouper }}={{ g.list|length }};{% endfor %}",
+    ),
+    ("filter-block-int-result", "chat", {}, {}, "{% filter length %}abc{% endfilter %}"),
+    ("cond-expr-in-if-head", "chat", {}, {}, "{% if 1 if true else 2 %}x{% endif %}"),
+    ("cond-expr-in-elif-head", "chat", {}, {}, "{% if false %}{% elif 1 if true %}x{% endif %}"),
+]
+
 
 def outcome_text(result: Outcome) -> str:
     kind, value = result
@@ -819,6 +871,9 @@ def main() -> None:
         for kind in ("Undefined", "ChainableUndefined", "StrictUndefined"):
             write_case(f"undefined-{name}.{kind}", "plain", {"undefined": kind}, ctx, template)
             count += 1
+    for name, config, options, context, template in REGRESSIONS:
+        write_case(f"regression-{name}", config, options, context, template)
+        count += 1
     print(f"wrote {count} golden files to {GOLDEN}")
 
 
