@@ -1,0 +1,216 @@
+"""Shared helpers of the engine unit tests: both configurations of our engine and of Jinja2 3.1.6.
+
+Each test table holds cases ``(template, context, expected)`` whose expected value was obtained by
+running Jinja2 3.1.6 while writing the test and is hard-coded. ``expected`` is either the exact
+output text or an :class:`Err` (error class name and exact message). Where the two configurations
+differ (``chat`` has ``trim_blocks``/``lstrip_blocks`` on), ``expected`` is a dict keyed by
+configuration; a configuration missing from the dict is not checked.
+
+``check`` renders with our engine and asserts the expected value; it also renders with Jinja2 and
+asserts Jinja2 agrees with the hard-coded value (Jinja2 is a test dependency), so a wrong table
+entry cannot pass silently.
+
+Configurations:
+
+``plain``
+    ``Environment()`` vs ``jinja2.sandbox.ImmutableSandboxedEnvironment()`` (our engine is always
+    sandboxed; with no unsafe access in these cases a plain Jinja2 environment renders the same).
+``chat``
+    ``chat_environment()`` vs Jinja2 configured as transformers does (``trim_blocks``,
+    ``lstrip_blocks``, ``loopcontrols``, a ``generation`` tag, json.dumps ``tojson``,
+    ``raise_exception``, ``strftime_now``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import jinja2
+import jinja2.ext
+import jinja2.nodes
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+import minijinja_py
+
+CONFIGS = ("plain", "chat")
+
+#: Also render every case with Jinja2 and assert it matches the hard-coded value (on by default;
+#: ``MINIJINJA_TESTS_REFERENCE=0`` skips it for a faster run of our engine alone).
+CHECK_REFERENCE = os.environ.get("MINIJINJA_TESTS_REFERENCE", "1") != "0"
+FIXED_NOW = datetime(2026, 1, 15, 12, 34, 56)
+
+
+@dataclass(frozen=True)
+class Err:
+    """An expected failure: our error class name and the exact message."""
+
+    cls: str
+    message: str
+
+
+# Jinja2 lets some Python exceptions escape; ours arrive as these TemplateError subclasses.
+_PY_TO_OURS = {
+    "TypeError": "TemplateRuntimeError",
+    "ValueError": "TemplateRuntimeError",
+    "ZeroDivisionError": "TemplateRuntimeError",
+    "OverflowError": "TemplateRuntimeError",
+    "AttributeError": "TemplateRuntimeError",
+    "KeyError": "TemplateRuntimeError",
+    "IndexError": "TemplateRuntimeError",
+    "TemplateAssertionError": "TemplateSyntaxError",
+    "SyntaxError": "TemplateSyntaxError",
+}
+
+
+def pinned_strftime_now(fmt: str) -> str:
+    return FIXED_NOW.strftime(fmt)
+
+
+class _GenerationTag(jinja2.ext.Extension):
+    tags = {"generation"}
+
+    def parse(self, parser: Any) -> jinja2.nodes.Node:
+        lineno = next(parser.stream).lineno
+        body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+        call = self.call_method("_render_body")
+        return jinja2.nodes.CallBlock(call, [], [], body).set_lineno(lineno)
+
+    def _render_body(self, caller: Callable[[], str]) -> str:
+        return caller()
+
+
+def _ref_raise_exception(message: Any) -> None:
+    raise jinja2.TemplateError(message)
+
+
+def _ref_tojson(x: Any, ensure_ascii=False, indent=None, separators=None, sort_keys=False) -> str:
+    return json.dumps(
+        x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys
+    )
+
+
+_REF_UNDEFINED = {
+    minijinja_py.Undefined: jinja2.Undefined,
+    minijinja_py.StrictUndefined: jinja2.StrictUndefined,
+    minijinja_py.ChainableUndefined: jinja2.ChainableUndefined,
+}
+
+
+def reference(config: str, **options: Any) -> jinja2.Environment:
+    """Jinja2 in the given configuration; ``options`` use our Undefined classes."""
+    if config == "chat":
+        env = ImmutableSandboxedEnvironment(
+            trim_blocks=True,
+            lstrip_blocks=True,
+            extensions=[_GenerationTag, jinja2.ext.loopcontrols],
+        )
+        env.filters["tojson"] = _ref_tojson
+        env.globals["raise_exception"] = _ref_raise_exception
+        env.globals["strftime_now"] = pinned_strftime_now
+        return env
+    options = dict(options)
+    if "undefined" in options:
+        options["undefined"] = _REF_UNDEFINED[options["undefined"]]
+    return ImmutableSandboxedEnvironment(**options)
+
+
+def ours(config: str, **options: Any) -> minijinja_py.Environment:
+    if config == "chat":
+        env = minijinja_py.chat_environment()
+        env.globals["strftime_now"] = pinned_strftime_now
+        return env
+    return minijinja_py.Environment(**options)
+
+
+def outcome(env: Any, source: str, context: dict | None) -> str | Err:
+    """The text rendered, or an Err; Python exceptions of Jinja2 are mapped to our classes."""
+    try:
+        return env.from_string(source).render(context or {})
+    except Exception as error:  # noqa: BLE001 - classifying failures is the point
+        name = type(error).__name__
+        name = _PY_TO_OURS.get(name, name)
+        if isinstance(error, jinja2.TemplateError):
+            return Err(name, error.message)
+        return Err(name, str(error))
+
+
+def ours_outcome(env: minijinja_py.Environment, source: str, context: dict | None) -> str | Err:
+    """Like :func:`outcome`, but anything that is not a TemplateError is a failed test."""
+    try:
+        return env.from_string(source).render(context or {})
+    except minijinja_py.TemplateError as error:
+        return Err(type(error).__name__, error.message)
+
+
+def expected_for(expected: Any, config: str) -> Any:
+    if isinstance(expected, dict):
+        return expected.get(config, _SKIP)
+    return expected
+
+
+_SKIP = object()
+
+
+def check(
+    configs: str | tuple[str, ...],
+    source: str,
+    context: dict | None,
+    expected: Any,
+    check_reference: bool = CHECK_REFERENCE,
+    **options: Any,
+) -> None:
+    """Assert our engine (and Jinja2) give ``expected`` for ``source`` in each configuration."""
+    for config in (configs,) if isinstance(configs, str) else configs:
+        want = expected_for(expected, config)
+        if want is _SKIP:
+            continue
+        if check_reference:
+            got = outcome(reference(config, **options), source, context)
+            assert got == want, f"Jinja2 ({config}) differs from the table"
+        assert ours_outcome(ours(config, **options), source, context) == want, config
+
+
+def case_id(case: tuple) -> str:
+    text = case[0] if isinstance(case[0], str) else repr(case[0])
+    return text[:60]
+
+
+def finding(number: str) -> Any:
+    """The strict xfail mark of a disagreement recorded in tests/FINDINGS.md."""
+    import pytest
+
+    return pytest.mark.xfail(strict=True, reason=f"{number} in tests/FINDINGS.md")
+
+
+def params(cases: list[tuple], configs: tuple[str, ...] = CONFIGS) -> list[Any]:
+    """pytest params ``(configs, source, context, expected)``, one per case, id the template.
+
+    A case may have a 4th element naming a finding (``"F3"``): a strict xfail. When only some
+    configurations disagree it is a dict of findings keyed by configuration, and the case is split
+    into one param per configuration so that the others are still checked.
+    """
+    import pytest
+
+    out = []
+    for case in cases:
+        source, context, expected = case[:3]
+        known = case[3] if len(case) > 3 else None
+        wanted = tuple(c for c in configs if expected_for(expected, c) is not _SKIP)
+        if isinstance(known, dict):
+            for config in wanted:
+                marks = (finding(known[config]),) if config in known else ()
+                out.append(
+                    pytest.param(
+                        config, source, context, expected, id=f"{config}-{case_id(case)}",
+                        marks=marks,
+                    )
+                )
+            continue
+        marks = (finding(known),) if known else ()
+        out.append(pytest.param(wanted, source, context, expected, id=case_id(case), marks=marks))
+    return out
