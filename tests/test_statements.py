@@ -1,0 +1,333 @@
+"""Statements: if/elif/else, for (unpacking, else, inline if, recursive, loop.*), break/continue,
+set (names, tuples, namespace attributes, blocks with filters), macros (defaults, varargs, kwargs,
+caller), call blocks, filter blocks, with, generation, raw, comments.
+
+Expected values were obtained from Jinja2 3.1.6 and are hard-coded; ``check`` also asserts that
+Jinja2 still agrees. Each case runs in the plain and the chat configuration (see engine_cases);
+where they differ (trim_blocks/lstrip_blocks, loop controls) the expectation is per configuration.
+"""
+
+from __future__ import annotations
+
+import pytest
+from engine_cases import Err, check, params
+
+ITEMS = {'items': ['a', 'b', 'c'], 'pairs': [['x', 1], ['y', 2]], 'd': {'k1': 'v1', 'k2': 'v2'}, 'empty': [], 'n': 3}
+TREE = {'tree': [{'name': 'a', 'children': [{'name': 'a1', 'children': []}, {'name': 'a2', 'children': [{'name': 'a2x', 'children': []}]}]}, {'name': 'b', 'children': []}]}
+ROLES = {'messages': [{'role': 'system', 'content': 'S'}, {'role': 'user', 'content': 'U1'}, {'role': 'assistant', 'content': 'A1'}, {'role': 'user', 'content': 'U2'}]}
+
+
+# if / elif / else
+IF = [
+    ('{% if true %}y{% endif %}', None, 'y'),
+    ('{% if false %}y{% endif %}', None, ''),
+    ('{% if false %}y{% else %}n{% endif %}', None, 'n'),
+    ('{% if 0 %}a{% elif 1 %}b{% else %}c{% endif %}', None, 'b'),
+    ("{% if 0 %}a{% elif 0 %}b{% elif '' %}c{% else %}d{% endif %}", None, 'd'),
+    ('{% if 0 %}a{% elif 0 %}b{% endif %}', None, ''),
+    ('{% if [] %}a{% elif {} %}b{% elif [0] %}c{% endif %}', None, 'c'),
+    ('{% if undefined_thing %}y{% else %}n{% endif %}', None, 'n'),
+    ('{% if undefined_thing.x %}y{% endif %}', None, Err(cls='UndefinedError', message="'undefined_thing' is undefined")),
+    ('{% if none %}y{% else %}n{% endif %}', None, 'n'),
+    ('{% if 1 %}{% if 0 %}a{% else %}b{% endif %}{% endif %}', None, 'b'),
+    ('{% if x is defined and x > 1 %}a{% else %}b{% endif %}', None, 'b'),
+    ('{% if 1 in [1] %}in{% endif %}', None, 'in'),
+    ('{% if not items %}empty{% endif %}', None, 'empty'),
+    ('{% if n > 2 %}big{% elif n > 1 %}mid{% else %}small{% endif %}', ITEMS, 'big'),
+    ('{% if items|length == 3 %}three{% endif %}', ITEMS, 'three'),
+    ('{% if true %}\n  a\n{% endif %}\nb', None, {'plain': '\n  a\n\nb', 'chat': '  a\nb'}),
+    ('{% if true %}\n  {% if true %}\n    x\n  {% endif %}\n{% endif %}\n', None, {'plain': '\n  \n    x\n  \n', 'chat': '    x\n'}),
+    ('{% if false %}\na\n{% elif true %}\nb\n{% else %}\nc\n{% endif %}\n', None, {'plain': '\nb\n', 'chat': 'b\n'}),
+    ('{% if true %}a{% else %}b{% else %}c{% endif %}', None, Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'else'. Jinja was looking for the following tags: 'endif'. The innermost block that needs to be closed is 'if'.")),
+    ('{% if true %}a{% elif %}b{% endif %}', None, Err(cls='TemplateSyntaxError', message="Expected an expression, got 'end of statement block'"), 'F1'),
+    ('{% if %}a{% endif %}', None, Err(cls='TemplateSyntaxError', message="Expected an expression, got 'end of statement block'"), 'F1'),
+    ('{% if true %}a{% endif foo %}', None, Err(cls='TemplateSyntaxError', message="expected token 'end of statement block', got 'foo'")),
+]
+
+# for loops: unpacking, else, inline if, iteration over strings and dicts
+FOR = [
+    ('{% for x in items %}{{ x }}{% endfor %}', ITEMS, 'abc'),
+    ('{% for x in items %}{{ x }},{% endfor %}', ITEMS, 'a,b,c,'),
+    ('{% for k, v in pairs %}{{ k }}={{ v }};{% endfor %}', ITEMS, 'x=1;y=2;'),
+    ('{% for (k, v) in pairs %}{{ k }}{{ v }}{% endfor %}', ITEMS, 'x1y2'),
+    ('{% for k, v in d.items() %}{{ k }}:{{ v }} {% endfor %}', ITEMS, 'k1:v1 k2:v2 '),
+    ('{% for k in d %}{{ k }}{% endfor %}', ITEMS, 'k1k2'),
+    ('{% for x in empty %}{{ x }}{% else %}none{% endfor %}', ITEMS, 'none'),
+    ('{% for x in items %}{{ x }}{% else %}none{% endfor %}', ITEMS, 'abc'),
+    ('{% for x in undefined_thing %}{{ x }}{% else %}none{% endfor %}', None, 'none'),
+    ("{% for x in items if x != 'b' %}{{ x }}{% endfor %}", ITEMS, 'ac'),
+    ("{% for x in items if x != 'b' %}{{ loop.index }}{{ x }}{% endfor %}", ITEMS, '1a2c'),
+    ('{% for x in items if false %}{{ x }}{% else %}E{% endfor %}', ITEMS, 'E'),
+    ("{% for x in items if x == 'c' %}{{ loop.length }}{{ loop.first }}{{ loop.last }}{% endfor %}", ITEMS, '1TrueTrue'),
+    ("{% for c in 'abc' %}{{ c }}-{% endfor %}", None, 'a-b-c-'),
+    ('{% for i in range(3) %}{{ i }}{% endfor %}', None, '012'),
+    ('{% for a, b in [(1, 2), (3, 4)] %}{{ a + b }}{% endfor %}', None, '37'),
+    ('{% for a, (b, c) in [(1, (2, 3))] %}{{ a }}{{ b }}{{ c }}{% endfor %}', None, '123'),
+    ('{% for a, b in [(1, 2, 3)] %}{{ a }}{% endfor %}', None, Err(cls='TemplateRuntimeError', message='too many values to unpack (expected 2)')),
+    ('{% for a, b, c in [(1, 2)] %}{{ a }}{% endfor %}', None, Err(cls='TemplateRuntimeError', message='not enough values to unpack (expected 3, got 2)')),
+    ('{% for a, b in [1] %}{{ a }}{% endfor %}', None, Err(cls='TemplateRuntimeError', message='cannot unpack non-iterable int object'), 'F8'),
+    ('{% for x in 42 %}{{ x }}{% endfor %}', None, Err(cls='TemplateRuntimeError', message="'int' object is not iterable")),
+    ('{% for x in none %}{{ x }}{% endfor %}', None, Err(cls='TemplateRuntimeError', message="'NoneType' object is not iterable")),
+    ('{% for x in [1, 2] %}{% for y in [3, 4] %}{{ x }}{{ y }} {% endfor %}{% endfor %}', None, '13 14 23 24 '),
+    ('{% for x in [[1, 2], [3]] %}{% for y in x %}{{ y }}{% endfor %}|{% endfor %}', None, '12|3|'),
+    ('{% for x in [3, 1, 2] | sort %}{{ x }}{% endfor %}', None, '123'),
+    ("{% for x in {'b': 1, 'a': 2} %}{{ x }}{% endfor %}", None, 'ba'),
+    ('{% for x in (1, 2) %}{{ x }}{% endfor %}', None, '12'),
+    ('{% for x in [1, 2] %}{{ x }}{% endfor %}{{ x }}', None, '12'),
+    ('{% for x in items %}\n{{ x }}\n{% endfor %}\n', ITEMS, {'plain': '\na\n\nb\n\nc\n', 'chat': 'a\nb\nc\n'}),
+    ('{% for x in items %}\n  {{ x }}\n{% else %}\n  none\n{% endfor %}', ITEMS, {'plain': '\n  a\n\n  b\n\n  c\n', 'chat': '  a\n  b\n  c\n'}),
+    ('  {% for x in items %}\n    <{{ x }}>\n  {% endfor %}\n', ITEMS, {'plain': '  \n    <a>\n  \n    <b>\n  \n    <c>\n  ', 'chat': '    <a>\n    <b>\n    <c>\n'}),
+    ('{% for %}{% endfor %}', None, Err(cls='TemplateSyntaxError', message="Expected an expression, got 'end of statement block'"), 'F1'),
+    ('{% for x %}{% endfor %}', None, Err(cls='TemplateSyntaxError', message="expected token 'in', got 'end of statement block'")),
+    ('{% for x in %}{% endfor %}', None, Err(cls='TemplateSyntaxError', message="Expected an expression, got 'end of statement block'"), 'F1'),
+    ('{% for 1 in [1] %}{% endfor %}', None, Err(cls='TemplateSyntaxError', message="can't assign to 'const'"), 'F10'),
+    ('{% for x.y in [1] %}{% endfor %}', None, Err(cls='TemplateSyntaxError', message="expected token 'in', got '.'"), 'F1'),
+]
+
+# the loop object
+LOOP = [
+    ('{% for x in items %}{{ loop.index }}{{ loop.index0 }}{{ loop.revindex }}{{ loop.revindex0 }} {% endfor %}', ITEMS, '1032 2121 3210 '),
+    ('{% for x in items %}{{ loop.first }}-{{ loop.last }} {% endfor %}', ITEMS, 'True-False False-False False-True '),
+    ('{% for x in items %}{{ loop.length }}{% endfor %}', ITEMS, '333'),
+    ('{% for x in items %}{{ loop.previtem }}/{{ loop.nextitem }} {% endfor %}', ITEMS, '/b a/c b/ '),
+    ('{% for x in items %}{{ loop.previtem is defined }}{{ loop.nextitem is defined }} {% endfor %}', ITEMS, 'FalseTrue TrueTrue TrueFalse '),
+    ("{% for x in items %}{{ loop.cycle('odd', 'even') }} {% endfor %}", ITEMS, 'odd even odd '),
+    ('{% for x in items %}{{ loop.cycle(1, 2, 3, 4) }}{% endfor %}', ITEMS, '123'),
+    ('{% for x in items %}{{ loop.depth }}{{ loop.depth0 }}{% endfor %}', ITEMS, '101010'),
+    ('{% for x in [1, 1, 2, 2, 1] %}{% if loop.changed(x) %}{{ x }}{% endif %}{% endfor %}', None, '121'),
+    ('{% for x in [1, 1, 2] %}{{ loop.changed(x) }} {% endfor %}', None, 'True False True '),
+    ('{% for x in [1, 2] %}{{ loop.changed(x, 1) }}{{ loop.changed(x, 1) }} {% endfor %}', None, 'TrueFalse TrueFalse '),
+    ('{% for x in [1, 2] %}{{ loop.changed() }}{% endfor %}', None, 'TrueFalse'),
+    ('{% for x in [1, 2] %}{% for y in [3] %}{{ loop.index }}{{ loop.depth }}{% endfor %}{{ loop.index }}{% endfor %}', None, '111112'),
+    ('{% for x in [1, 2] %}{% set outer = loop %}{% for y in [3, 4] %}{{ outer.index }}{{ loop.index }} {% endfor %}{% endfor %}', None, '11 12 21 22 '),
+    ('{% for x in range(5) %}{{ loop.revindex }}{% endfor %}', None, '54321'),
+    ('{% for x in range(3) %}{{ loop.length - loop.index }}{% endfor %}', None, '210'),
+    ('{% for x in [1] %}{{ loop.first and loop.last }}{% endfor %}', None, 'True'),
+    ('{{ loop }}', None, ''),
+    ('{% for x in [1] %}{{ loop.nope }}{% endfor %}', None, ''),
+    ('{% for x in [1] %}{{ loop.cycle() }}{% endfor %}', None, Err(cls='TemplateRuntimeError', message='no items for cycling given')),
+    ('{% for x in [1] %}{{ loop.index + 1 }}{% endfor %}', None, '2'),
+    ("{% for x in [1] %}{{ loop['index'] }}{% endfor %}", None, '1'),
+    ("{% for x in [1, 2] %}{{ loop.cycle(*['a', 'b']) }}{% endfor %}", None, 'ab'),
+    ('{% set items2 = [1, 2, 3] %}{% for x in items2 %}{% if not loop.last %}{{ x }},{% else %}{{ x }}{% endif %}{% endfor %}', None, '1,2,3'),
+    ("{% for x in 'ab' %}{{ loop.previtem ~ x }}{% endfor %}", None, 'aab'),
+    ("{% for m in messages %}{% if loop.first and m.role == 'system' %}[{{ m.content }}]{% elif m.role == 'user' %}U:{{ m.content }} {% else %}A:{{ m.content }} {% endif %}{% endfor %}", ROLES, '[S]U:U1 A:A1 U:U2 '),
+    ("{% for m in messages if m.role != 'system' %}{{ loop.index0 }}{{ m.role[0] }}{% if loop.last %}!{% endif %}{% endfor %}", ROLES, '0u1a2u!'),
+    ("{% for m in messages %}{% if (m.role == 'user') != (loop.index0 % 2 == 1) %}X{% endif %}{% endfor %}", ROLES, ''),
+]
+
+# recursive loops
+RECURSIVE = [
+    ('{% for n in tree recursive %}{{ n.name }}{% if n.children %}({{ loop(n.children) }}){% endif %}{% endfor %}', TREE, 'a(a1a2(a2x))b'),
+    ('{% for n in tree recursive %}{{ loop.depth }}{{ n.name }} {% if n.children %}{{ loop(n.children) }}{% endif %}{% endfor %}', TREE, '1a 2a1 2a2 3a2x 1b '),
+    ('{% for n in tree recursive %}[{{ loop.depth0 }}:{{ loop.index }}/{{ loop.length }}]{{ loop(n.children) }}{% endfor %}', TREE, '[0:1/2][1:1/2][1:2/2][2:1/1][0:2/2]'),
+    ("{% for n in tree if n.name != 'b' recursive %}{{ n.name }}{{ loop(n.children) }}{% endfor %}", TREE, 'aa1a2a2x'),
+    ('{% for n in tree recursive %}{{ n.name }}{% else %}E{% endfor %}', TREE, 'ab'),
+    ('{% for x in [[1, [2]], 3] recursive %}{% if x is iterable %}<{{ loop(x) }}>{% else %}{{ x }}{% endif %}{% endfor %}', None, '<1<2>>3'),
+    ('{% for x in [1] %}{{ loop([]) }}{% endfor %}', None, Err(cls='TemplateRuntimeError', message="The loop must have the 'recursive' marker to be called recursively.")),
+    ('{% for n in tree recursive %}{% set d = loop.depth %}{{ n.name }}{{ d }}{{ loop(n.children) }}{% endfor %}', TREE, 'a1a12a22a2x3b1'),
+]
+
+# break / continue (chat environment only; a plain Environment has no such tags)
+LOOPCONTROLS = [
+    ('{% for x in [1, 2, 3] %}{% if x == 2 %}{% break %}{% endif %}{{ x }}{% endfor %}', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'break'. Jinja was looking for the following tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if'."), 'chat': '1'}, {'plain': 'F7'}),
+    ('{% for x in [1, 2, 3] %}{% if x == 2 %}{% continue %}{% endif %}{{ x }}{% endfor %}', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'continue'. Jinja was looking for the following tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if'."), 'chat': '13'}, {'plain': 'F7'}),
+    ('{% for x in [1, 2] %}{% for y in [1, 2] %}{% if y == 2 %}{% break %}{% endif %}{{ x }}{{ y }} {% endfor %}{% endfor %}', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'break'. Jinja was looking for the following tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if'."), 'chat': '11 21 '}, {'plain': 'F7'}),
+    ('{% for x in range(10) %}{% if x is odd %}{% continue %}{% endif %}{% if x > 6 %}{% break %}{% endif %}{{ x }}{% endfor %}', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'continue'. Jinja was looking for the following tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if'."), 'chat': '0246'}, {'plain': 'F7'}),
+    ("{% for x in [1, 2, 3] %}{{ x }}{% if loop.index == 2 %}{% break %}{% endif %}{% endfor %}{{ 'done' }}", None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'break'. Jinja was looking for the following tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if'."), 'chat': '12done'}, {'plain': 'F7'}),
+    ('{% for x in [1, 2] %}{{ loop.index }}{% continue %}never{% endfor %}', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'continue'. Jinja was looking for the following tags: 'endfor' or 'else'. The innermost block that needs to be closed is 'for'."), 'chat': '12'}, {'plain': 'F7'}),
+    ('{% for x in [1, 2] %}{% if x == 2 %}{% break %}{% endif %}{{ x }}{% else %}E{% endfor %}', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'break'. Jinja was looking for the following tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if'."), 'chat': '1'}, {'plain': 'F7'}),
+    ('{% for x in [1] %}{% break %}{% else %}E{% endfor %}', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'break'. Jinja was looking for the following tags: 'endfor' or 'else'. The innermost block that needs to be closed is 'for'."), 'chat': 'E'}, {'plain': 'F7'}),
+    ('{% for x in [1, 2] %}{% continue %}{% else %}E{% endfor %}', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'continue'. Jinja was looking for the following tags: 'endfor' or 'else'. The innermost block that needs to be closed is 'for'."), 'chat': 'E'}, {'plain': 'F7'}),
+    ('{% for x in [1, 2] %}{% if x == 1 %}{% continue %}{% endif %}{{ x }}{% else %}E{% endfor %}', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'continue'. Jinja was looking for the following tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if'."), 'chat': '2'}, {'plain': 'F7'}),
+    ('{% for x in [1, 2, 3] %}\n  {% if x == 2 %}\n    {% break %}\n  {% endif %}\n  {{ x }}\n{% endfor %}\n', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'break'. Jinja was looking for the following tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if'."), 'chat': '  1\n'}, {'plain': 'F7'}),
+    ('{% for x in [1, 2] recursive %}{% if x == 2 %}{% break %}{% endif %}{{ x }}{% endfor %}', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'break'. Jinja was looking for the following tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if'."), 'chat': '1'}, {'plain': 'F7'}),
+]
+
+# set: names, tuples, namespace attributes, block set with filters
+SET = [
+    ('{% set x = 1 %}{{ x }}', None, '1'),
+    ('{% set x = 1 %}{% set x = x + 1 %}{{ x }}', None, '2'),
+    ('{% set a, b = 1, 2 %}{{ a }}{{ b }}', None, '12'),
+    ('{% set a, b = [3, 4] %}{{ b }}{{ a }}', None, '43'),
+    ("{% set (a, b) = 'xy' %}{{ a }}-{{ b }}", None, 'x-y'),
+    ('{% set a, b = 1, 2, 3 %}{{ a }}', None, Err(cls='TemplateRuntimeError', message='too many values to unpack (expected 2)')),
+    ('{% set a, b = 1 %}{{ a }}', None, Err(cls='TemplateRuntimeError', message='cannot unpack non-iterable int object'), 'F8'),
+    ('{% set x = [1, 2] %}{{ x | length }}', None, '2'),
+    ("{% set x = {'a': 1} %}{{ x.a }}", None, '1'),
+    ('{% set x = y %}{{ x }}', None, ''),
+    ("{% set x = 'a' if true else 'b' %}{{ x }}", None, 'a'),
+    ('{% set x = 1, 2 %}{{ x }}', None, '(1, 2)'),
+    ('{% set x = 1 %}{% set y = x %}{% set x = 2 %}{{ y }}{{ x }}', None, '12'),
+    ('{% set ns = namespace(c=0) %}{% for i in range(3) %}{% set ns.c = ns.c + i %}{% endfor %}{{ ns.c }}', None, '3'),
+    ("{% set ns = namespace() %}{% set ns.a = 'x' %}{{ ns.a }}", None, 'x'),
+    ('{% set ns = namespace(a=1, b=2) %}{{ ns.a + ns.b }}', None, '3'),
+    ("{% set ns = namespace({'a': 5}) %}{{ ns.a }}", None, '5'),
+    ('{% set ns = namespace(a=1) %}{{ ns.missing }}', None, ''),
+    ('{% set ns = namespace(a=1) %}{{ ns }}', None, "<Namespace {'a': 1}>"),
+    ('{% set ns = namespace(found=false) %}{% for x in [1, 2] %}{% if x == 2 %}{% set ns.found = true %}{% endif %}{% endfor %}{{ ns.found }}', None, 'True'),
+    ('{% set d = {} %}{% set d.a = 1 %}{{ d }}', None, Err(cls='TemplateRuntimeError', message='cannot assign attribute on non-namespace object')),
+    ('{% set ns.a = 1 %}', None, Err(cls='TemplateRuntimeError', message='cannot assign attribute on non-namespace object')),
+    ('{% set ns = namespace(a=1) %}{% set ns.a, b = 1, 2 %}', None, '', 'F9'),
+    ('{% set x %}hello{% endset %}{{ x }}', None, 'hello'),
+    ('{% set x %}  a  {% endset %}[{{ x }}]', None, '[  a  ]'),
+    ('{% set x | upper %}hello{% endset %}{{ x }}', None, 'HELLO'),
+    ('{% set x | trim | upper %}  hi  {% endset %}[{{ x }}]', None, '[HI]'),
+    ("{% set x | replace('a', 'b') %}aaa{% endset %}{{ x }}", None, 'bbb'),
+    ('{% set x %}{% for i in range(3) %}{{ i }}{% endfor %}{% endset %}{{ x }}{{ x }}', None, '012012'),
+    ('{% set x %}a{% endset %}{{ x | length }}', None, '1'),
+    ('{% set x %}1{% endset %}{{ x + 1 }}', None, Err(cls='TemplateRuntimeError', message='can only concatenate str (not "int") to str')),
+    ('{% set x %}{{ y }}{% endset %}[{{ x }}]', None, '[]'),
+    ('{% set ns = namespace() %}{% set ns.x %}block{% endset %}{{ ns.x }}', None, 'block'),
+    ('{% set x %}<b>{% endset %}{{ x }}', None, '<b>'),
+    ('{% set x | nope %}a{% endset %}', None, Err(cls='TemplateSyntaxError', message="No filter named 'nope'.")),
+    ('{% set x %}a', None, Err(cls='TemplateSyntaxError', message="Unexpected end of template. Jinja was looking for the following tags: 'endset'. The innermost block that needs to be closed is 'set'.")),
+    ('{% set a, b %}x{% endset %}', None, Err(cls='TemplateRuntimeError', message='not enough values to unpack (expected 2, got 1)')),
+    ('{% set x = 1 %}\n{{ x }}\n', None, {'plain': '\n1', 'chat': '1'}),
+    ('{% set x %}\nline\n{% endset %}\n[{{ x }}]', None, {'plain': '\n[\nline\n]', 'chat': '[line\n]'}),
+    ('{% set 1 = 2 %}', None, Err(cls='TemplateSyntaxError', message="can't assign to 'const'"), 'F10'),
+    ('{% set x %}', None, Err(cls='TemplateSyntaxError', message="Unexpected end of template. Jinja was looking for the following tags: 'endset'. The innermost block that needs to be closed is 'set'.")),
+    ('{% set x = %}', None, Err(cls='TemplateSyntaxError', message="Expected an expression, got 'end of statement block'"), 'F1'),
+    ('{% set loop = 1 %}{{ loop }}', None, '1'),
+    ('{% set true = 1 %}{{ true }}', None, Err(cls='TemplateSyntaxError', message="can't assign to 'const'"), 'F10'),
+    ('{% set none = 1 %}', None, Err(cls='TemplateSyntaxError', message="can't assign to 'const'"), 'F10'),
+]
+
+# macros: defaults, keyword arguments, varargs, kwargs, caller
+MACROS = [
+    ('{% macro m() %}hi{% endmacro %}{{ m() }}', None, 'hi'),
+    ("{% macro m(a) %}[{{ a }}]{% endmacro %}{{ m(1) }}{{ m('x') }}", None, '[1][x]'),
+    ('{% macro m(a, b=2) %}{{ a }}{{ b }}{% endmacro %}{{ m(1) }}|{{ m(1, 3) }}|{{ m(b=4, a=5) }}', None, '12|13|54'),
+    ("{% macro m(a, b='x' ~ 'y') %}{{ b }}{% endmacro %}{{ m(1) }}", None, 'xy'),
+    ('{% macro m(a) %}[{{ a }}]{% endmacro %}{{ m() }}', None, '[]'),
+    ('{% macro m(a) %}{{ a is defined }}{% endmacro %}{{ m() }}', None, 'False'),
+    ('{% macro m() %}{{ varargs }}{% endmacro %}{{ m(1, 2) }}', None, '(1, 2)'),
+    ('{% macro m(a) %}{{ a }}{{ varargs }}{% endmacro %}{{ m(1, 2, 3) }}', None, '1(2, 3)'),
+    ('{% macro m() %}{{ kwargs }}{% endmacro %}{{ m(x=1, y=2) }}', None, "{'x': 1, 'y': 2}"),
+    ('{% macro m(a) %}{{ a }}{{ kwargs }}{{ varargs }}{% endmacro %}{{ m(1, 2, z=3) }}', None, "1{'z': 3}(2,)"),
+    ('{% macro m() %}x{% endmacro %}{{ m(1) }}', None, Err(cls='TemplateRuntimeError', message="macro 'm' takes not more than 0 argument(s)")),
+    ('{% macro m() %}x{% endmacro %}{{ m(z=1) }}', None, Err(cls='TemplateRuntimeError', message="macro 'm' takes no keyword argument 'z'")),
+    ('{% macro m(a) %}x{% endmacro %}{{ m(1, a=2) }}', None, Err(cls='TemplateRuntimeError', message="macro 'm' takes no keyword argument 'a'"), 'F11'),
+    ('{% macro m(a) %}{{ varargs }}{% endmacro %}{{ m(1) }}', None, '()'),
+    ('{% macro m() %}{{ kwargs }}{% endmacro %}{{ m() }}', None, '{}'),
+    ('{% macro m() %}{{ caller() }}{% endmacro %}{% call m() %}body{% endcall %}', None, 'body'),
+    ('{% macro m() %}[{{ caller() }}|{{ caller() }}]{% endmacro %}{% call m() %}b{% endcall %}', None, '[b|b]'),
+    ('{% macro m() %}{{ caller(1, 2) }}{% endmacro %}{% call(a, b) m() %}{{ a + b }}{% endcall %}', None, '3'),
+    ('{% macro m(x) %}{% for i in range(x) %}{{ caller(i) }}{% endfor %}{% endmacro %}{% call(i) m(3) %}<{{ i }}>{% endcall %}', None, '<0><1><2>'),
+    ('{% macro m() %}{{ caller(y=5) }}{% endmacro %}{% call(x=1, y=2) m() %}{{ x }}{{ y }}{% endcall %}', None, '15'),
+    ('{% macro m() %}{{ caller() }}{% endmacro %}{{ m() }}', None, Err(cls='UndefinedError', message='No caller defined')),
+    ('{% macro m() %}{{ caller is defined }}{% endmacro %}{{ m() }}', None, 'False'),
+    ('{% macro m() %}{{ caller() }}{% endmacro %}{% call m() %}{{ caller is defined }}{% endcall %}', None, 'False'),
+    ('{% macro outer() %}({{ caller() }}){% endmacro %}{% macro inner() %}[{{ caller() }}]{% endmacro %}{% call outer() %}{% call inner() %}x{% endcall %}{% endcall %}', None, '([x])'),
+    ('{% macro m() %}a{% endmacro %}{{ m }}', None, "<Macro 'm'>"),
+    ('{% macro m() %}a{% endmacro %}{{ m.name }}', None, 'm'),
+    ('{% macro m(a, b) %}{% endmacro %}{{ m.arguments }}', None, "('a', 'b')"),
+    ('{% macro m() %}{{ caller() }}{% endmacro %}{{ m.caller }}', None, 'True'),
+    ('{% macro m() %}{{ varargs }}{% endmacro %}{{ m.catch_varargs }}{{ m.catch_kwargs }}', None, 'TrueFalse'),
+    ('{% macro m() %}a{% endmacro %}{{ m() ~ m() }}', None, 'aa'),
+    ('{% macro m() %}a{% endmacro %}{{ m() | upper }}', None, 'A'),
+    ('{% macro m() %}<b>{% endmacro %}{{ m() }}', None, '<b>'),
+    ('{% macro m() %}a{% endmacro %}{{ m() is string }}', None, 'True'),
+    ('{% macro fact(n) %}{% if n <= 1 %}1{% else %}{{ n * fact(n - 1) | int }}{% endif %}{% endmacro %}{{ fact(5) }}', None, '120'),
+    ("{% macro m(x) %}{{ x }}{% endmacro %}{{ [1, 2] | map('string') | join }}{{ m(3) }}", None, '123'),
+    ('{% macro m(a, b=a) %}{{ b }}{% endmacro %}{{ m(7) }}', None, '7'),
+    ('{% macro m() %}\n  body\n{% endmacro %}\n[{{ m() }}]', None, {'plain': '\n[\n  body\n]', 'chat': '[  body\n]'}),
+    ('{% macro m(a=1, b) %}{% endmacro %}', None, Err(cls='TemplateSyntaxError', message='non-default argument follows default argument'), 'F12'),
+    ('{% macro m(1) %}{% endmacro %}', None, Err(cls='TemplateSyntaxError', message="expected token 'name', got 'integer'"), 'F1'),
+    ('{% macro %}{% endmacro %}', None, Err(cls='TemplateSyntaxError', message="expected token 'name', got 'end of statement block'")),
+    ('{% macro m() %}x', None, Err(cls='TemplateSyntaxError', message="Unexpected end of template. Jinja was looking for the following tags: 'endmacro'. The innermost block that needs to be closed is 'macro'.")),
+]
+
+# call blocks, filter blocks, with
+CALL_FILTER_WITH = [
+    ('{% filter upper %}hello{% endfilter %}', None, 'HELLO'),
+    ("{% filter upper | replace('L', 'x') %}hello{% endfilter %}", None, 'HExxO'),
+    ("{% filter replace('a', 'b') %}banana{% endfilter %}", None, 'bbnbnb'),
+    ('{% filter trim %}  x  {% endfilter %}|', None, 'x|'),
+    ('{% filter center(7) %}x{% endfilter %}|', None, '   x   |'),
+    ("{% filter upper %}{% for i in 'ab' %}{{ i }}{% endfor %}{% endfilter %}", None, 'AB'),
+    ('{% filter length %}abc{% endfilter %}', None, Err(cls='TemplateRuntimeError', message='sequence item 0: expected str instance, int found'), 'F13'),
+    ('{% filter nope %}x{% endfilter %}', None, Err(cls='TemplateSyntaxError', message="No filter named 'nope'.")),
+    ('{% filter upper %}x', None, Err(cls='TemplateSyntaxError', message="Unexpected end of template. Jinja was looking for the following tags: 'endfilter'. The innermost block that needs to be closed is 'filter'.")),
+    ('{% filter %}x{% endfilter %}', None, Err(cls='TemplateSyntaxError', message="expected token 'name', got 'end of statement block'")),
+    ('{% with %}x{% endwith %}', None, 'x'),
+    ('{% with a = 1 %}{{ a }}{% endwith %}', None, '1'),
+    ('{% with a = 1, b = 2 %}{{ a + b }}{% endwith %}', None, '3'),
+    ('{% with a = 1 %}{% endwith %}{{ a }}', None, ''),
+    ('{% set a = 0 %}{% with a = 1 %}{{ a }}{% endwith %}{{ a }}', None, '10'),
+    ('{% with a = 1 %}{% set a = 2 %}{{ a }}{% endwith %}', None, '2'),
+    ('{% with a = 1 %}{% with b = a + 1 %}{{ a }}{{ b }}{% endwith %}{% endwith %}', None, '12'),
+    ('{% with a = 1, b = a %}{{ b }}{% endwith %}', None, ''),
+    ('{% set a = 5 %}{% with a = 1, b = a %}{{ b }}{% endwith %}', None, '5'),
+    ('{% with a, b = 1, 2 %}{% endwith %}', None, Err(cls='TemplateSyntaxError', message="can't assign to 'const'"), 'F10'),
+    ('{% with a = 1 %}x', None, Err(cls='TemplateSyntaxError', message="Unexpected end of template. Jinja was looking for the following tags: 'endwith'. The innermost block that needs to be closed is 'with'.")),
+    ("{% macro m(t) %}<{{ t }}:{{ caller() }}>{% endmacro %}{% call m('p') %}{% filter upper %}x{% endfilter %}{% endcall %}", None, '<p:X>'),
+]
+
+# generation blocks (chat only), raw, comments
+GENERATION_RAW_COMMENTS = [
+    ('{% generation %}gen{% endgeneration %}', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'generation'."), 'chat': 'gen'}),
+    ('a{% generation %}{{ 1 + 1 }}{% endgeneration %}b', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'generation'."), 'chat': 'a2b'}),
+    ('{% for x in [1, 2] %}{% generation %}{{ x }}{% endgeneration %}{% endfor %}', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'generation'. Jinja was looking for the following tags: 'endfor' or 'else'. The innermost block that needs to be closed is 'for'."), 'chat': '12'}, {'plain': 'F7'}),
+    ('{% generation %}x', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'generation'."), 'chat': Err(cls='TemplateSyntaxError', message="Unexpected end of template. Jinja was looking for the following tags: 'endgeneration'. The innermost block that needs to be closed is 'generation'.")}),
+    ('{% generation %}{% generation %}i{% endgeneration %}{% endgeneration %}', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'generation'."), 'chat': 'i'}),
+    ('{% raw %}{{ x }}{% endraw %}', None, '{{ x }}'),
+    ('{% raw %}{% if %}{# c #}{% endraw %}', None, '{% if %}{# c #}'),
+    ('{% raw %}a {{ b }} c{% endraw %}d', None, 'a {{ b }} cd'),
+    ('{%- raw -%}  {{ x }}  {%- endraw -%}', None, '{{ x }}'),
+    ('{% raw %}\n{{ x }}\n{% endraw %}\n', None, '\n{{ x }}\n'),
+    ('{% raw %}{% endraw', None, Err(cls='TemplateSyntaxError', message='Missing end of raw directive')),
+    ('{% raw %}unclosed', None, Err(cls='TemplateSyntaxError', message='Missing end of raw directive')),
+    ('a{# comment #}b', None, 'ab'),
+    ('a{# {{ x }} {% if %} #}b', None, 'ab'),
+    ('{# multi\nline #}x', None, 'x'),
+    ('a {#- c -#} b', None, 'ab'),
+    ('{# unclosed', None, Err(cls='TemplateSyntaxError', message='Missing end of comment tag')),
+    ('a{# c #}\nb', None, {'plain': 'a\nb', 'chat': 'ab'}),
+    ('{# #}{{ 1 }}{# #}', None, '1'),
+    ('{#{{ x }}#}y', None, 'y'),
+]
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(IF))
+def test_if(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(FOR))
+def test_for(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(LOOP))
+def test_loop_object(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(RECURSIVE))
+def test_recursive_loops(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(LOOPCONTROLS))
+def test_loop_controls(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(SET))
+def test_set(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(MACROS))
+def test_macros(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(CALL_FILTER_WITH))
+def test_call_filter_with(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(GENERATION_RAW_COMMENTS))
+def test_generation_raw_comments(configs, source, context, expected):
+    check(configs, source, context, expected)
