@@ -288,6 +288,7 @@ GENERATION_RAW_COMMENTS = [
     ('{#{{ x }}#}y', None, 'y'),
 ]
 
+
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(IF))
 def test_if(configs, source, context, expected):
     check(configs, source, context, expected)

@@ -601,6 +601,7 @@ FILTERS = [
     ("{{ [1] | join(d='', d='') }}", None, '1'),
 ]
 
+
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(STRINGS))
 def test_strings(configs, source, context, expected):
     check(configs, source, context, expected)

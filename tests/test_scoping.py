@@ -1,0 +1,105 @@
+"""Scoping: loop bodies get a fresh scope per iteration, ``set`` inside loops and blocks does not
+leak, macros see template globals with late binding, ``if`` does not scope, with/filter/set blocks
+and call blocks scope their bodies, context variables can be shadowed.
+
+Expected values were obtained from Jinja2 3.1.6 and are hard-coded; ``check`` also asserts that
+Jinja2 still agrees. Each case runs in the plain and the chat configuration (see engine_cases).
+"""
+
+from __future__ import annotations
+
+import pytest
+from engine_cases import check, params
+
+CTX = {'x': 'ctx', 'items': [1, 2, 3]}
+
+
+# for bodies: per-iteration scope, no leaking
+LOOP_SCOPE = [
+    ('{% set x = 0 %}{% for i in [1, 2] %}{% set x = x + i %}{{ x }}{% endfor %}|{{ x }}', None, '12|0'),
+    ('{% for i in [1, 2] %}{% set y = i %}{% endfor %}[{{ y }}]', None, '[]'),
+    ("{% for i in [1, 2] %}{{ y | default('-') }}{% set y = i %}{{ y }}{% endfor %}", None, '-1-2'),
+    ('{% for i in [1, 2] %}{% if i == 2 %}{{ y }}{% endif %}{% set y = i %}{% endfor %}', None, ''),
+    ('{% for i in [1] %}{% endfor %}[{{ i }}]', None, '[]'),
+    ("{% set i = 'outer' %}{% for i in [1] %}{{ i }}{% endfor %}{{ i }}", None, '1outer'),
+    ("{% set loop = 'mine' %}{% for i in [1] %}{{ loop.index }}{% endfor %}{{ loop }}", None, '1mine'),
+    ("{% for i in [1, 2] %}{% for j in [1] %}{% set i = 'inner' %}{{ i }}{% endfor %}{{ i }}{% endfor %}", None, 'inner1inner2'),
+    ('{% set ns = namespace(t=0) %}{% for i in [1, 2, 3] %}{% set ns.t = ns.t + i %}{% endfor %}{{ ns.t }}', None, '6'),
+    ('{% set acc = [] %}{% for i in [1, 2] %}{% set acc = acc + [i] %}{% endfor %}{{ acc }}', None, '[]'),
+    ('{% for i in [1, 2] %}{% set x = i %}{% for j in [0] %}{{ x }}{% endfor %}{% endfor %}', None, '12'),
+    ('{% for i in [1, 2] %}{% set z = z | default(0) + i %}{{ z }}{% endfor %}', None, '12'),
+    ('{% for i in items %}{% set x = i %}{% endfor %}{{ x }}', CTX, 'ctx'),
+    ('{% for x in items %}{{ x }}{% endfor %}{{ x }}', CTX, '123ctx'),
+    ("{{ x }}{% set x = 'set' %}{{ x }}", CTX, 'ctxset'),
+    ("{% for i in items %}{% if loop.first %}{% set x = 'first' %}{% endif %}{{ x }}{% endfor %}", CTX, 'firstctxctx'),
+    ('{% for i in [1, 2] %}{% set x %}b{{ i }}{% endset %}{{ x }}{% endfor %}[{{ x }}]', None, 'b1b2[]'),
+    ('{% for i in [1, 2] %}{{ x }}{% set x = 5 %}{% endfor %}', None, ''),
+    ('{% set x = 1 %}{% for i in [1] %}{{ x }}{% set x = 2 %}{{ x }}{% endfor %}{{ x }}', None, '121'),
+    ('{% for i in [1, 2] recursive %}{% set x = i %}{{ x }}{% endfor %}{{ x }}', None, '12'),
+]
+
+# if does not scope
+IF_SCOPE = [
+    ('{% if true %}{% set x = 1 %}{% endif %}{{ x }}', None, '1'),
+    ('{% if false %}{% set x = 1 %}{% endif %}[{{ x }}]', None, '[]'),
+    ('{% if true %}{% if true %}{% set x = 2 %}{% endif %}{% endif %}{{ x }}', None, '2'),
+    ("{% if false %}{% else %}{% set x = 'else' %}{% endif %}{{ x }}", None, 'else'),
+    ('{% set x = 1 %}{% if true %}{% set x = x + 1 %}{% endif %}{{ x }}', None, '2'),
+    ('{% for i in [1] %}{% if true %}{% set x = 3 %}{% endif %}{{ x }}{% endfor %}[{{ x }}]', None, '3[]'),
+]
+
+# with / filter / set blocks / call blocks
+BLOCK_SCOPE = [
+    ('{% with %}{% set x = 1 %}{% endwith %}[{{ x }}]', None, '[]'),
+    ('{% set x = 0 %}{% with %}{% set x = 1 %}{{ x }}{% endwith %}{{ x }}', None, '10'),
+    ('{% with a = 1 %}{% for i in [1] %}{{ a }}{% endfor %}{% endwith %}', None, '1'),
+    ("{% filter upper %}{% set x = 'f' %}{{ x }}{% endfilter %}[{{ x }}]", None, 'F[]'),
+    ("{% set b %}{% set x = 'in' %}{{ x }}{% endset %}{{ b }}[{{ x }}]", None, 'in[]'),
+    ("{% set x = 'out' %}{% set b %}{{ x }}{% endset %}{{ b }}", None, 'out'),
+    ('{% macro m() %}{{ caller() }}{% endmacro %}{% call m() %}{% set x = 1 %}{{ x }}{% endcall %}[{{ x }}]', None, '1[]'),
+    ("{% set x = 'outer' %}{% macro m() %}{{ caller() }}{% endmacro %}{% call m() %}{{ x }}{% endcall %}", None, 'outer'),
+    ("{% macro m() %}{% set x = 'macro' %}{{ caller() }}{% endmacro %}{% set x = 'tpl' %}{% call m() %}{{ x }}{% endcall %}", None, 'tpl'),
+    ('{% for i in [1, 2] %}{% macro m() %}{{ caller() }}{% endmacro %}{% call m() %}{{ i }}{% endcall %}{% endfor %}', None, '12'),
+]
+
+# macros: template globals with late binding, own scope
+MACRO_SCOPE = [
+    ("{% set g = 'global' %}{% macro m() %}{{ g }}{% endmacro %}{{ m() }}", None, 'global'),
+    ("{% macro m() %}{{ g }}{% endmacro %}{% set g = 'late' %}{{ m() }}", None, 'late'),
+    ("{% macro m() %}[{{ g }}]{% endmacro %}{{ m() }}{% set g = 'late' %}{{ m() }}", None, '[][late]'),
+    ("{% macro m() %}{% set g = 'local' %}{{ g }}{% endmacro %}{% set g = 'global' %}{{ m() }}{{ g }}", None, 'localglobal'),
+    ("{% macro m(g) %}{{ g }}{% endmacro %}{% set g = 'global' %}{{ m('arg') }}", None, 'arg'),
+    ('{% macro m() %}{{ x }}{% endmacro %}{{ m() }}', CTX, 'ctx'),
+    ("{% macro m() %}{{ x }}{% endmacro %}{% set x = 'set' %}{{ m() }}", CTX, 'set'),
+    ('{% macro m() %}{{ range(2) | list }}{% endmacro %}{{ m() }}', None, '[0, 1]'),
+    ('{% for i in [1, 2] %}{% macro m() %}{{ i }}{% endmacro %}{{ m() }}{% endfor %}', None, '12'),
+    ('{% macro a() %}A{{ b() }}{% endmacro %}{% macro b() %}B{% endmacro %}{{ a() }}', None, 'AB'),
+    ('{% macro m() %}{% set inner = 1 %}{% endmacro %}{{ m() }}[{{ inner }}]', None, '[]'),
+    ('{% set ns = namespace(v=1) %}{% macro bump() %}{% set ns.v = ns.v + 1 %}{% endmacro %}{{ bump() }}{{ bump() }}{{ ns.v }}', None, '3'),
+    ('{% macro m() %}{% for i in [1] %}{{ loop.index }}{% endfor %}{% endmacro %}{% for j in [5, 6] %}{{ m() }}{{ loop.index }}{% endfor %}', None, '1112'),
+    ("{% for i in [1] %}{% set x = 'loopvar' %}{% macro m() %}{{ x }}{% endmacro %}{{ m() }}{% endfor %}", None, 'loopvar'),
+    ('{% macro m() %}{{ loop is defined }}{% endmacro %}{% for i in [1] %}{{ m() }}{% endfor %}', None, 'False'),
+    ('{% set x = 1 %}{% macro m() %}{{ x }}{% endmacro %}{% set x = 2 %}{{ m() }}', None, '2'),
+    ('{% macro m() %}{{ x }}{% endmacro %}{% for x in [7] %}{{ m() }}{% endfor %}', None, ''),
+    ("{% macro m(a) %}{% macro inner() %}{{ a }}{% endmacro %}{{ inner() }}{% endmacro %}{{ m('nested') }}", None, 'nested'),
+]
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(LOOP_SCOPE))
+def test_loop_scope(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(IF_SCOPE))
+def test_if_does_not_scope(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(BLOCK_SCOPE))
+def test_block_scope(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(MACRO_SCOPE))
+def test_macro_scope(configs, source, context, expected):
+    check(configs, source, context, expected)
