@@ -24,8 +24,6 @@ _RAW_BEGIN = re.compile(r"\{%([-+]?)\s*raw\s*(-%\}\s*|%\})")
 _ENDRAW = re.compile(r"\{%([-+]?)\s*endraw\s*(\+%\}|-%\}\s*|%\})")
 _COMMENT_END = re.compile(r"\+#\}|-#\}\s*|#\}")
 
-# Lexer token kinds for the scanner alternatives that are not terminals of the grammar.
-_SKIP = "WS"
 _CLOSERS = {"(": ")", "[": "]", "{": "}"}
 
 
@@ -71,11 +69,19 @@ class TagScanner:
                 operators.append((name, pattern))
         operators.sort(key=lambda item: -len(item[1]))
         self.operator_names = {pattern: name for name, pattern in operators}
-        alternatives = [f"(?P<{_SKIP}>\\s+)"]
+        alternatives = []
         for name in ("FLOAT", "INT", "NAME", "STRING"):
             alternatives.append(f"(?P<{name}>{patterns[name]})")
         alternatives.append("(?P<OP>" + "|".join(re.escape(p) for _, p in operators) + ")")
-        self.regex = re.compile("|".join(alternatives), re.S)
+        inside = "|".join(alternatives)
+        # Leading whitespace is consumed by the same match as the token after it.
+        self.regex = re.compile(f"\\s*(?:{inside})", re.S)
+        # The closing marker is tried first, as Jinja's lexer does; one regex per kind of tag
+        # keeps each token to a single match.
+        self.with_end = {
+            end_name: re.compile(f"\\s*(?:(?P<END>{closing})|{inside})", re.S)
+            for end_name, closing in _CLOSING.items()
+        }
         self.tag_names = frozenset(tag_names)
 
 
@@ -85,9 +91,7 @@ class Lexer:
     def __init__(self, scanner: TagScanner, options: LexOptions) -> None:
         self.scanner = scanner
         self.options = options
-        self.block_end = re.compile(
-            r"\+%\}|-%\}\s*|%\}\n?" if options.trim_blocks else r"\+%\}|-%\}\s*|%\}"
-        )
+        self.block_end = "block_trim" if options.trim_blocks else "block"
         self.comment_suffix = "\n" if options.trim_blocks else ""
 
     def tokenize(self, source: str) -> tuple[str, list[Token]]:
@@ -176,7 +180,7 @@ class Lexer:
             pos += 1
         if kind == "{":
             tokens.append(Token("_VAR_BEGIN", source[start:pos], start))
-            end_re = _VAR_END
+            end_name = "var"
         else:
             name_match = _TAG_NAME.match(source, pos)
             tag = name_match.group(1) if name_match else ""
@@ -189,14 +193,14 @@ class Lexer:
                 )
             tokens.append(Token("TAG_" + tag.upper(), tag, start))
             pos = name_match.end()
-            end_re = self.block_end
-        return self._scan_inside(source, pos, end_re, kind, tokens, start)
+            end_name = self.block_end
+        return self._scan_inside(source, pos, end_name, kind, tokens, start)
 
     def _scan_inside(
         self,
         source: str,
         pos: int,
-        end_re: re.Pattern,
+        end_name: str,
         kind: str,
         tokens: list[Token],
         tag_start: int,
@@ -204,50 +208,57 @@ class Lexer:
         scanner = self.scanner
         keywords = scanner.keywords
         operator_names = scanner.operator_names
-        regex = scanner.regex
+        with_end = scanner.with_end[end_name]
+        end_type = "_VAR_END" if kind == "{" else "_BLOCK_END"
         balance: list[str] = []
-        end = len(source)
         while True:
-            if not balance:
-                closing = end_re.match(source, pos)
-                if closing is not None:
-                    text = closing.group()
-                    tokens.append(Token("_VAR_END" if kind == "{" else "_BLOCK_END", text, pos))
-                    after = closing.end()
-                    return after, source[after - 1] == "\n"
-            if pos >= end:
-                what = "print statement" if kind == "{" else "statement block"
-                raise _syntax_error(
-                    f"unexpected end of template, expected 'end of {what}'.", source, pos
-                )
-            match = regex.match(source, pos)
+            match = with_end.match(source, pos)
             if match is None:
+                pos = _SPACES.match(source, pos).end()
+                if pos >= len(source):
+                    what = "print statement" if kind == "{" else "statement block"
+                    raise _syntax_error(
+                        f"unexpected end of template, expected 'end of {what}'.", source, pos
+                    )
                 raise _syntax_error(f"unexpected char {source[pos]!r} at {pos}", source, pos)
             group = match.lastgroup
-            value = match.group()
-            if group == _SKIP:
-                pos = match.end()
-                continue
+            if group == "END":
+                if not balance:
+                    after = match.end()
+                    value = match.group("END")
+                    tokens.append(Token(end_type, value, after - len(value)))
+                    return after, source[after - 1] == "\n"
+                # Inside brackets a closing marker is only an operator ('}' of a dict).
+                match = scanner.regex.match(source, pos)
+                if match is None:
+                    raise _syntax_error(f"unexpected char {source[pos]!r} at {pos}", source, pos)
+                group = match.lastgroup
+            value = match.group(group)
+            pos = match.end()
+            start = pos - len(value)
             if group == "NAME":
-                tokens.append(Token(keywords.get(value, "NAME"), value, pos))
+                tokens.append(Token(keywords.get(value, "NAME"), value, start))
             elif group == "OP":
                 if value in _CLOSERS:
                     balance.append(_CLOSERS[value])
                 elif value in (")", "]", "}"):
                     if not balance:
-                        raise _syntax_error(f"unexpected {value!r}", source, pos)
+                        raise _syntax_error(f"unexpected {value!r}", source, start)
                     expected = balance.pop()
                     if expected != value:
                         raise _syntax_error(
-                            f"unexpected {value!r}, expected {expected!r}", source, pos
+                            f"unexpected {value!r}, expected {expected!r}", source, start
                         )
-                tokens.append(Token(operator_names[value], value, pos))
+                tokens.append(Token(operator_names[value], value, start))
             else:
-                tokens.append(Token(group, value, pos))
-            pos = match.end()
+                tokens.append(Token(group, value, start))
 
 
-_VAR_END = re.compile(r"-\}\}\s*|\}\}")
+_CLOSING = {
+    "var": r"-\}\}\s*|\}\}",
+    "block": r"\+%\}|-%\}\s*|%\}",
+    "block_trim": r"\+%\}|-%\}\s*|%\}\n?",
+}
 
 
 def _syntax_error(
