@@ -594,6 +594,39 @@ BOTH: dict[str, list[tuple[str, str]]] = {
         ("dangling-operator", "{{ 1 2 }}"),
         ("keyword-as-name", "{{ for }}"),
     ],
+    "lexer": [
+        ("braces-in-strings", "{{ '}}' }}|{{ '%}' }}|{{ '{{' }}|{{ '#}' }}"),
+        ("braces-in-set-string", "{% set x = '%}{{' %}{{ x }}"),
+        ("lone-brace-text", "a{b}c{ d } {}"),
+        ("brace-before-tag", "{{{ 1 }}}"),
+        ("percent-brace-text", "50%} and #} and }}"),
+        ("comment-with-tags", "{# {{ x }} {% if %} #}ok"),
+        ("newline-normalised", "a\r\nb\rc\n"),
+        ("unicode-name", "{% set é = 1 %}{{ é }}"),
+        ("no-space-tags", "{%if true%}{{n}}{%endif%}"),
+        ("spaces-in-tags", "{%   if   true   %}{{    n    }}{%   endif   %}"),
+        ("newline-in-tag", "{% if\ntrue\n%}{{\nn\n}}{% endif %}"),
+        ("minus-after-string", "{{ 'a' -}}  b"),
+        ("minus-number", "{{ 5 -1 }}|{{ 5 - -1 }}|{{ 5-1 }}"),
+        ("leading-dot-float", "{{ .5 }}"),
+        ("trailing-dot-float", "{{ 1. }}"),
+        ("hex-literal", "{{ 0x10 }}"),
+        ("escaped-quote-backslash", "{{ 'a\\\\' }}|{{ \"b\\\"\" }}"),
+    ],
+    "scope": [
+        ("macro-default-refers-arg", "{% macro m(a, b=a ~ '!') %}{{ b }}{% endmacro %}{{ m('x') }}"),
+        ("macro-set-no-leak", "{% macro m() %}{% set inner = 1 %}{% endmacro %}{{ m() }}[{{ inner }}]"),
+        ("nested-unpack", "{% for a, (b, c) in [(1, (2, 3))] %}{{ a }}{{ b }}{{ c }}{% endfor %}"),
+        ("loop-in-macro-in-loop", "{% macro m() %}{% for y in [1] %}{{ loop.index }}{% endfor %}{% endmacro %}{% for x in [1, 2] %}{{ m() }}{% endfor %}"),
+        ("caller-sees-loop", "{% macro m() %}{{ caller() }}{% endmacro %}{% for x in [1, 2] %}{% call m() %}{{ loop.index }}{{ x }}{% endcall %}{% endfor %}"),
+        ("set-in-filter-block", "{% filter upper %}{% set v = 'x' %}{{ v }}{% endfilter %}[{{ v }}]"),
+        ("set-in-set-block", "{% set outer %}{% set v = 'x' %}{{ v }}{% endset %}{{ outer }}[{{ v }}]"),
+        ("namespace-in-macro", "{% macro m() %}{% set ns = namespace(c=0) %}{% for x in [1, 2] %}{% set ns.c = ns.c + x %}{% endfor %}{{ ns.c }}{% endmacro %}{{ m() }}"),
+        ("for-var-shadows-context", "{% for s in [1] %}{{ s }}{% endfor %}{{ s }}"),
+        ("loop-var-in-else", "{% for x in [] %}{% else %}[{{ x }}]{% endfor %}"),
+        ("set-after-use-in-loop", "{% for x in [1, 2] %}{{ v }}{% set v = x %}{{ v }}{% endfor %}"),
+        ("recursive-loop-depth-vars", "{% for n in [[1, [2]], 3] recursive %}{% if n is iterable %}{{ loop(n) }}{% else %}{{ n }}@{{ loop.depth }}{% endif %}{% endfor %}"),
+    ],
     "chatidiom": [
         (
             "system-split",
@@ -840,7 +873,7 @@ def write_case(name: str, config: str, options: dict, context: dict, template: s
     if name.split(".")[0] in CLASS_ONLY:
         header.append("compare: class")
     text = "\n".join(header) + "\n---\n" + template + "\n===\n" + expected + "\n"
-    (GOLDEN / f"{name}.txt").write_text(text, encoding="utf-8")
+    (GOLDEN / f"{name}.txt").write_bytes(text.encode("utf-8"))
 
 
 def _used(template: str) -> dict:

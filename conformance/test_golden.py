@@ -21,7 +21,7 @@ SYNTAX = {"TemplateSyntaxError", "TemplateAssertionError", "SyntaxError"}
 
 def parse(path: Path) -> dict:
     """Split a golden file into its header fields, template and expected outcome."""
-    text = path.read_text(encoding="utf-8")
+    text = path.read_bytes().decode("utf-8")  # bytes: keep \r in templates
     head, _, rest = text.partition("\n---\n")
     template, sep, expected = rest.partition("\n===\n")
     assert sep, f"{path.name}: no '===' separator"
