@@ -611,21 +611,45 @@ BOTH: dict[str, list[tuple[str, str]]] = {
         ("leading-dot-float", "{{ .5 }}"),
         ("trailing-dot-float", "{{ 1. }}"),
         ("hex-literal", "{{ 0x10 }}"),
-        ("escaped-quote-backslash", "{{ 'a\\\\' }}|{{ \"b\\\"\" }}"),
+        ("escaped-quote-backslash", '{{ \'a\\\\\' }}|{{ "b\\"" }}'),
     ],
     "scope": [
-        ("macro-default-refers-arg", "{% macro m(a, b=a ~ '!') %}{{ b }}{% endmacro %}{{ m('x') }}"),
-        ("macro-set-no-leak", "{% macro m() %}{% set inner = 1 %}{% endmacro %}{{ m() }}[{{ inner }}]"),
+        (
+            "macro-default-refers-arg",
+            "{% macro m(a, b=a ~ '!') %}{{ b }}{% endmacro %}{{ m('x') }}",
+        ),
+        (
+            "macro-set-no-leak",
+            "{% macro m() %}{% set inner = 1 %}{% endmacro %}{{ m() }}[{{ inner }}]",
+        ),
         ("nested-unpack", "{% for a, (b, c) in [(1, (2, 3))] %}{{ a }}{{ b }}{{ c }}{% endfor %}"),
-        ("loop-in-macro-in-loop", "{% macro m() %}{% for y in [1] %}{{ loop.index }}{% endfor %}{% endmacro %}{% for x in [1, 2] %}{{ m() }}{% endfor %}"),
-        ("caller-sees-loop", "{% macro m() %}{{ caller() }}{% endmacro %}{% for x in [1, 2] %}{% call m() %}{{ loop.index }}{{ x }}{% endcall %}{% endfor %}"),
-        ("set-in-filter-block", "{% filter upper %}{% set v = 'x' %}{{ v }}{% endfilter %}[{{ v }}]"),
-        ("set-in-set-block", "{% set outer %}{% set v = 'x' %}{{ v }}{% endset %}{{ outer }}[{{ v }}]"),
-        ("namespace-in-macro", "{% macro m() %}{% set ns = namespace(c=0) %}{% for x in [1, 2] %}{% set ns.c = ns.c + x %}{% endfor %}{{ ns.c }}{% endmacro %}{{ m() }}"),
+        (
+            "loop-in-macro-in-loop",
+            "{% macro m() %}{% for y in [1] %}{{ loop.index }}{% endfor %}{% endmacro %}{% for x in [1, 2] %}{{ m() }}{% endfor %}",
+        ),
+        (
+            "caller-sees-loop",
+            "{% macro m() %}{{ caller() }}{% endmacro %}{% for x in [1, 2] %}{% call m() %}{{ loop.index }}{{ x }}{% endcall %}{% endfor %}",
+        ),
+        (
+            "set-in-filter-block",
+            "{% filter upper %}{% set v = 'x' %}{{ v }}{% endfilter %}[{{ v }}]",
+        ),
+        (
+            "set-in-set-block",
+            "{% set outer %}{% set v = 'x' %}{{ v }}{% endset %}{{ outer }}[{{ v }}]",
+        ),
+        (
+            "namespace-in-macro",
+            "{% macro m() %}{% set ns = namespace(c=0) %}{% for x in [1, 2] %}{% set ns.c = ns.c + x %}{% endfor %}{{ ns.c }}{% endmacro %}{{ m() }}",
+        ),
         ("for-var-shadows-context", "{% for s in [1] %}{{ s }}{% endfor %}{{ s }}"),
         ("loop-var-in-else", "{% for x in [] %}{% else %}[{{ x }}]{% endfor %}"),
         ("set-after-use-in-loop", "{% for x in [1, 2] %}{{ v }}{% set v = x %}{{ v }}{% endfor %}"),
-        ("recursive-loop-depth-vars", "{% for n in [[1, [2]], 3] recursive %}{% if n is iterable %}{{ loop(n) }}{% else %}{{ n }}@{{ loop.depth }}{% endif %}{% endfor %}"),
+        (
+            "recursive-loop-depth-vars",
+            "{% for n in [[1, [2]], 3] recursive %}{% if n is iterable %}{{ loop(n) }}{% else %}{{ n }}@{{ loop.depth }}{% endif %}{% endfor %}",
+        ),
     ],
     "chatidiom": [
         (
