@@ -106,15 +106,16 @@ class OursEngine(Engine):
     key = "ours"
     label = "minijinja_py"
 
-    def __init__(self) -> None:
+    def __init__(self, probe: bool = True) -> None:
+        # probe=False leaves the parser unbuilt, for timing the first template of a process.
         try:
             import minijinja_py
 
             self._mod = minijinja_py
-            env = self.new_env()
-            probe = self.render(self.compile(env, "{{ 1 }}"), {})
-            if probe != "1":
-                raise RuntimeError(f"probe rendered {probe!r}")
+            if probe:
+                got = self.render(self.compile(self.new_env(), "{{ 1 }}"), {})
+                if got != "1":
+                    raise RuntimeError(f"probe rendered {got!r}")
         except Exception as exc:  # any failure: the engine is still being written
             self.reason = f"minijinja_py not usable yet ({type(exc).__name__}: {exc})"
             return

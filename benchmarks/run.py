@@ -12,6 +12,7 @@ import gc
 import json
 import os
 import platform
+import resource
 import shutil
 import signal
 import statistics
@@ -40,6 +41,29 @@ GROWTH_SIZES = (10, 100, 1_000, 10_000)
 RENDER_TIMEOUT_S = 20.0  # an engine that hangs on one pair must not stall the whole run
 
 
+class Clock:
+    """What a sample measures. CPU time by default: the machines this runs on are shared
+    (2 cores, other jobs), and CPU time of a single-threaded render is not inflated by another
+    process being scheduled; ``--wall`` switches to elapsed time for an idle machine."""
+
+    def __init__(self) -> None:
+        self.use("process_time")
+
+    def use(self, name: str) -> None:
+        self.name = name  # also the function name used inside subprocess snippets
+        self.now = getattr(time, name)
+
+    def children(self) -> float:
+        """Clock of finished child processes: their CPU time, or elapsed time with --wall."""
+        if self.name == "perf_counter":
+            return time.perf_counter()
+        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return ru.ru_utime + ru.ru_stime
+
+
+CLOCK = Clock()
+
+
 @dataclass
 class Mode:
     name: str
@@ -49,13 +73,14 @@ class Mode:
     growth_templates: int
     growth_repeats: dict[int, int]
     memory_repeats: int
+    memory_templates: int | None  # tracemalloc slows compiles ~5x: sample the corpus
     import_repeats: int
     process_repeats: int
     parser_repeats: int
 
 
-FULL = Mode("full", None, 5, 7, 5, {10: 21, 100: 9, 1_000: 5, 10_000: 3}, 3, 25, 10, 7)
-QUICK = Mode("quick", 8, 3, 3, 2, {10: 5, 100: 3, 1_000: 2, 10_000: 1}, 1, 8, 3, 3)
+FULL = Mode("full", None, 5, 7, 5, {10: 21, 100: 9, 1_000: 5, 10_000: 3}, 1, 40, 25, 10, 7)
+QUICK = Mode("quick", 8, 3, 3, 2, {10: 5, 100: 3, 1_000: 2, 10_000: 1}, 1, None, 8, 3, 3)
 # Small, common templates that a quick run always covers besides the growth ones.
 QUICK_EXTRA = ("chatml-transformers-default", "llama-2-chat", "zephyr-7b-beta")
 
@@ -214,7 +239,7 @@ def measure_cold(engines, corpus: Corpus, mode: Mode) -> dict[str, dict[str, flo
     """New environment + compile + first render of a never-seen source, median per template."""
     samples: dict[str, dict[str, list[float]]] = {}
     counter = [0]
-    pc = time.perf_counter
+    pc = CLOCK.now
     for r in range(mode.cold_repeats):
         log(f"  cold round {r + 1}/{mode.cold_repeats}")
         for i, tpl in enumerate(corpus.templates):
@@ -238,7 +263,7 @@ def measure_warm(engines, corpus: Corpus, mode: Mode) -> dict[str, dict[str, flo
                 e.render(t, ctx)
             compiled[tpl.name, e.key] = t
     samples: dict[str, dict[str, list[float]]] = {}
-    pc = time.perf_counter
+    pc = CLOCK.now
     for r in range(mode.warm_repeats):
         log(f"  warm round {r + 1}/{mode.warm_repeats}")
         for i, tpl in enumerate(corpus.templates):
@@ -254,6 +279,15 @@ def measure_warm(engines, corpus: Corpus, mode: Mode) -> dict[str, dict[str, flo
     return {n: {k: median(v) for k, v in d.items()} for n, d in samples.items()}
 
 
+def memory_sample(templates: list[C.Template], k: int | None) -> list[C.Template]:
+    """``k`` templates spread evenly over the corpus sorted by source length (all if None)."""
+    if k is None or k >= len(templates):
+        return templates
+    by_len = sorted(templates, key=lambda t: len(t.source))
+    step = (len(by_len) - 1) / (k - 1)
+    return [by_len[round(i * step)] for i in range(k)]
+
+
 def measure_memory(engines, corpus: Corpus, mode: Mode) -> dict[str, dict[str, float]]:
     """Bytes still held after compiling a template and rendering it once (tracemalloc).
 
@@ -263,20 +297,24 @@ def measure_memory(engines, corpus: Corpus, mode: Mode) -> dict[str, dict[str, f
     """
     out: dict[str, dict[str, float]] = {}
     counter = [0]
-    for i, tpl in enumerate(corpus.templates):
-        if i % 25 == 0:
-            log(f"  memory {i}/{len(corpus.templates)}")
+    live = [e for e in engines.values() if e.available and e.key != "minijinja"]
+    # One environment per engine, warmed on an unrelated template, so that caches shared by
+    # all templates (parser tables, lexer regexes) are not charged to the first one measured.
+    envs = {}
+    for e in live:
+        envs[e.key] = env = e.new_env()
+        e.render(e.compile(env, "{% for x in xs %}{{ x }}{% endfor %}"), {"xs": [1]})
+    sample = memory_sample(corpus.templates, mode.memory_templates)
+    for i, tpl in enumerate(sample):
+        if i % 10 == 0:
+            log(f"  memory {i}/{len(sample)}")
         ctx = tpl.contexts[0]
-        for e in engines.values():
-            if not e.available or e.key == "minijinja":
-                continue
-            env = e.new_env()
-            e.render(e.compile(env, tpl.source), ctx)  # warm caches shared by all templates
+        for e in rotated(live, i):
             sizes = []
             for _ in range(mode.memory_repeats):
                 gc.collect()
                 tracemalloc.start()
-                t = e.compile(env, nonce(tpl.source, counter))
+                t = e.compile(envs[e.key], nonce(tpl.source, counter))
                 e.render(t, ctx)
                 gc.collect()
                 sizes.append(tracemalloc.get_traced_memory()[0])
@@ -300,7 +338,7 @@ def measure_growth(engines, corpus: Corpus, mode: Mode) -> list[GrowthRow]:
     by_name = {t.name: t for t in C.load_templates()}
     picks = C.pick_growth_templates(sorted(by_name))[: mode.growth_templates]
     rows: list[GrowthRow] = []
-    pc = time.perf_counter
+    pc = CLOCK.now
     for label, name in picks:
         tpl = by_name[name]
         ref = engines["jinja2"]
@@ -354,9 +392,9 @@ def measure_growth(engines, corpus: Corpus, mode: Mode) -> list[GrowthRow]:
 IMPORT_SNIPPET = (
     "import sys, time\n"
     "sys.path.insert(0, {root!r})\n"
-    "t0 = time.perf_counter()\n"
+    "t0 = time.{clock}()\n"
     "import {module}\n"
-    "print(time.perf_counter() - t0)\n"
+    "print(time.{clock}() - t0)\n"
 )
 
 # One-time cost of the first template in a process: the difference between the first and the
@@ -365,8 +403,8 @@ FIRST_TEMPLATE_SNIPPET = (
     "import sys, time\n"
     "sys.path.insert(0, {root!r})\n"
     "from benchmarks.engines import {cls}\n"
-    "e = {cls}()\n"
-    "pc = time.perf_counter\n"
+    "e = {cls}({args})\n"
+    "pc = time.{clock}\n"
     "t0 = pc(); e.render(e.compile(e.new_env(), '{{{{ a }}}}'), {{'a': 1}}); t1 = pc()\n"
     "e.render(e.compile(e.new_env(), '{{{{ b }}}}'), {{'b': 1}}); t2 = pc()\n"
     "print((t1 - t0) - (t2 - t1))\n"
@@ -423,11 +461,13 @@ def measure_imports(engines, mode: Mode) -> dict[str, float]:
     live = [k for k in modules if engines[k].available]
     root = str(C.REPO_ROOT)
     for k in live:  # first run writes bytecode caches; an installed package ships them
-        run_py(IMPORT_SNIPPET.format(root=root, module=modules[k]))
+        run_py(IMPORT_SNIPPET.format(root=root, module=modules[k], clock=CLOCK.name))
     samples: dict[str, list[float]] = {k: [] for k in live}
     for r in range(mode.import_repeats):
         for k in rotated(live, r):
-            samples[k].append(run_py(IMPORT_SNIPPET.format(root=root, module=modules[k])))
+            samples[k].append(
+                run_py(IMPORT_SNIPPET.format(root=root, module=modules[k], clock=CLOCK.name))
+            )
     return {k: median(v) for k, v in samples.items()}
 
 
@@ -438,7 +478,13 @@ def measure_first_template(engines, mode: Mode) -> dict[str, float]:
     root = str(C.REPO_ROOT)
     for r in range(mode.parser_repeats):
         for k in rotated(live, r):
-            samples[k].append(run_py(FIRST_TEMPLATE_SNIPPET.format(root=root, cls=classes[k])))
+            code = FIRST_TEMPLATE_SNIPPET.format(
+                root=root,
+                cls=classes[k],
+                args="probe=False" if k == "ours" else "",
+                clock=CLOCK.name,
+            )
+            samples[k].append(run_py(code))
     return {k: median(v) for k, v in samples.items()}
 
 
@@ -502,7 +548,8 @@ def measure_process(engines, mode: Mode) -> ProcessResult:
                 proc = subprocess.run(base + args, capture_output=True, text=True, env=env, cwd=tmp)
                 if proc.returncode == 0 and proc.stdout == expected:
                     cmds["ours"] = base + args
-                    res.command = " ".join([res.command] + list(shape))
+                    shown = [a.format(tpl="T.jinja", ctx="C.json") for a in shape]
+                    res.command = " ".join([res.command, *shown])
                     break
             else:
                 res.note = f"{res.command}: no known argument shape reproduced Jinja2's output"
@@ -510,9 +557,9 @@ def measure_process(engines, mode: Mode) -> ProcessResult:
         samples: dict[str, list[float]] = {k: [] for k in cmds}
         for r in range(mode.process_repeats):
             for k in rotated(list(cmds), r):
-                t0 = time.perf_counter()
+                t0 = CLOCK.children()
                 subprocess.run(cmds[k], capture_output=True, env=env, cwd=tmp, check=True)
-                samples[k].append(time.perf_counter() - t0)
+                samples[k].append(CLOCK.children() - t0)
         res.jinja2 = median(samples["jinja2"])
         if "ours" in samples:
             res.ours = median(samples["ours"])
@@ -767,6 +814,28 @@ def per_template_table(res: Results) -> str:
     return "\n".join(out)
 
 
+def worst_templates(res: Results, k: int = 8) -> str:
+    """The templates furthest behind Jinja2, per section: where optimising pays most."""
+    out = []
+    for title, per_tpl, fmt in (
+        ("cold", res.cold, fmt_time),
+        ("warm", res.warm, fmt_time),
+        ("memory", res.memory, fmt_bytes),
+    ):
+        rows = [
+            (d["ours"] / d["jinja2"], name, d["ours"], d["jinja2"])
+            for name, d in per_tpl.items()
+            if d.get("ours") and d.get("jinja2")
+        ]
+        rows.sort(reverse=True)
+        if rows:
+            cells = ", ".join(f"`{n}` {r:.2f} ({fmt(a)} vs {fmt(b)})" for r, n, a, b in rows[:k])
+            out.append(f"- {title}: {cells}")
+    if not out:
+        return ""
+    return "### Highest ours / Jinja2 ratios\n\n" + "\n".join(out)
+
+
 def report(res: Results, details: bool) -> tuple[str, str]:
     """(printed summary, full document for results.md)."""
     e = res.engines
@@ -787,7 +856,12 @@ def report(res: Results, details: bool) -> tuple[str, str]:
             if e["ours"].available
             else "Jinja2 renders (ours not available: " + e["ours"].reason + ")."
         ),
-        "Ratios are ours / Jinja2: lower is better. Medians of interleaved repeats.",
+        "Ratios are ours / Jinja2: lower is better. Medians of interleaved repeats; "
+        + (
+            "elapsed wall-clock time."
+            if CLOCK.name == "perf_counter"
+            else "CPU time of the process (of the child for subprocess rows), not wall time."
+        ),
         "",
         summary_table(res),
     ]
@@ -808,9 +882,12 @@ def report(res: Results, details: bool) -> tuple[str, str]:
         "### Growth with conversation length\n\n" + growth_table(res.growth) if res.growth else ""
     )
     per_tpl = "### Per template\n\n" + per_template_table(res)
+    worst = worst_templates(res)
     doc_parts = ["## Benchmark results", "", summary, ""]
     if growth:
         doc_parts += [growth, ""]
+    if worst:
+        doc_parts += [worst, ""]
     doc_parts += [
         "<details><summary>Per-template figures</summary>",
         "",
@@ -839,6 +916,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--details", action="store_true", help="also print the per-template table")
     ap.add_argument("--json", metavar="PATH", help="dump raw figures as JSON")
     ap.add_argument(
+        "--wall", action="store_true", help="time elapsed wall clock instead of CPU time"
+    )
+    ap.add_argument(
         "--template",
         action="append",
         default=[],
@@ -859,6 +939,7 @@ def main(argv: list[str] | None = None) -> int:
         log(f"corpus not found at {C.CORPUS_DIR} (set MINIJINJA_PY_CORPUS)")
         return 2
     mode = QUICK if args.quick else FULL
+    CLOCK.use("perf_counter" if args.wall else "process_time")
     started = time.perf_counter()
     engines = {e.key: e for e in all_engines()}
     if not engines["jinja2"].available:
