@@ -30,3 +30,14 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+__all__ += ["ChatTemplate"]
+
+
+def __getattr__(name: str) -> object:
+    # The chat layer is imported on first use: engine-only users do not pay for it.
+    if name == "ChatTemplate":
+        from .chat import ChatTemplate
+
+        return ChatTemplate
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

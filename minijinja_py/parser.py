@@ -201,14 +201,31 @@ def _describe_parse_error(error: _ParseFailure, source: str, tokens: list) -> Te
     elif token.type.startswith("TAG_"):
         message = _tag_failure(str(token.value), stack)
     else:
-        message = f"unexpected {_describe_token(token)}"
-        expected = sorted(_describe_terminal(t) for t in error.expected if t.isupper())
-        if len(expected) == 1:
-            message = f"expected token {expected[0]!r}, got {_describe_token(token)!r}"
+        message = _unexpected_message(token, set(error.expected))
     result = TemplateSyntaxError(message)
     result.source = source
     result.offset = offset
     return result
+
+
+def _unexpected_message(token: Token, expected: set[str]) -> str:
+    """Jinja's wording: what an expression or a tag was waiting for, and what came."""
+    got = _describe_token(token)
+    if "STRING" in expected and not expected & {"_VAR_END", "_BLOCK_END", "_RPAR"}:
+        return f"Expected an expression, got {got!r}"
+    if "NAME" in expected and "STRING" not in expected:
+        return (
+            "expected name or number"
+            if "INT" in expected
+            else (f"expected token 'name', got {got!r}")
+        )
+    for closing in ("_VAR_END", "_BLOCK_END", "_RPAR", "_RSQB", "_RBRACE"):
+        if closing in expected:
+            return f"expected token {_describe_terminal(closing)!r}, got {got!r}"
+    named = sorted(_describe_terminal(t) for t in expected if t.isupper() or t.startswith("_"))
+    if len(named) == 1:
+        return f"expected token {named[0]!r}, got {got!r}"
+    return f"unexpected {got!r}"
 
 
 def _open_blocks(tokens: list) -> list[tuple[str, bool]]:
@@ -271,6 +288,11 @@ def _describe_terminal(name: str) -> str:
     return {
         "_VAR_END": "end of print statement",
         "_BLOCK_END": "end of statement block",
+        "_RPAR": ")",
+        "_RSQB": "]",
+        "_RBRACE": "}",
+        "_ASSIGN": "=",
+        "_LPAR": "(",
     }.get(name, name.strip("_").lower())
 
 
