@@ -57,6 +57,9 @@ SPECIAL_TOKEN_IDS = {
 TEMPLATE_KEY = "tokenizer.chat_template"
 TOKENS_KEY = "tokenizer.ggml.tokens"
 _MARK_EVERY = 1024
+# A string value is materialised only below this size (chat templates are a few KB; a damaged
+# length must not make the reader copy gigabytes of tensor data).
+MAX_STRING = 64 * 1024 * 1024
 
 
 class GGUFError(ValueError):
@@ -109,6 +112,13 @@ class _Reader:
         if self.pos + n > self.size:
             raise GGUFError(f"truncated GGUF header (needed {n} bytes at offset {self.pos})")
 
+    def check_count(self, count: int) -> None:
+        """Every item takes at least one byte: a larger count is a damaged header."""
+        if count > self.size - self.pos:
+            raise GGUFError(
+                f"truncated GGUF header (an array of {count} items at offset {self.pos})"
+            )
+
     def scalar(self, fmt: str) -> Any:
         st = struct.Struct(self.order + fmt)
         self.need(st.size)
@@ -124,6 +134,8 @@ class _Reader:
 
     def string(self) -> str:
         n = self.length()
+        if n > MAX_STRING:
+            raise GGUFError(f"GGUF string of {n} bytes at offset {self.pos} is implausibly large")
         self.need(n)
         raw = self.buf[self.pos : self.pos + n]
         self.pos += n
@@ -153,7 +165,7 @@ class _Reader:
                 marks.append(pos)
                 for _ in repeat(None, rest):
                     pos += step + unpack(buf, pos)[0]
-        except struct.error:
+        except (struct.error, OverflowError):
             raise GGUFError("truncated GGUF header inside a string array") from None
         if pos > self.size:
             raise GGUFError("truncated GGUF header inside a string array")
@@ -214,6 +226,7 @@ def _parse(buf: Any, small_array: int, wanted: tuple[str, ...], name: str) -> GG
     count_fmt = "I" if version == 1 else "Q"
     tensor_count = reader.scalar(count_fmt)
     kv_count = reader.scalar(count_fmt)
+    reader.check_count(kv_count)
     meta = GGUFMetadata(version=version, tensor_count=tensor_count)
     token_marks: list[int] = []  # offsets of tokens 0, _MARK_EVERY, 2 * _MARK_EVERY, ...
     token_count = 0
@@ -228,6 +241,7 @@ def _parse(buf: Any, small_array: int, wanted: tuple[str, ...], name: str) -> GG
         count = reader.length()
         if item_type not in _SCALAR_FORMATS and item_type not in (STRING, ARRAY):
             raise GGUFError(f"{name}: unknown GGUF array item type {item_type} (key {key!r})")
+        reader.check_count(count)
         meta.array_lengths[key] = count
         if key == TOKENS_KEY and item_type == STRING:
             token_count = count
@@ -265,6 +279,7 @@ def _skip_array(reader: _Reader, name: str, key: str, depth: int = 0) -> None:
         raise GGUFError(f"{name}: arrays nested too deeply (key {key!r})")
     item_type = reader.scalar("I")
     count = reader.length()
+    reader.check_count(count)
     if item_type == STRING:
         reader.skip_strings(count)
     elif item_type == ARRAY:

@@ -6,12 +6,21 @@ import struct
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from minijinja_py.gguf import (
+    BOOL,
     FLOAT32,
+    FLOAT64,
+    INT8,
+    INT16,
     INT32,
+    INT64,
     STRING,
     UINT8,
+    UINT16,
+    UINT32,
     UINT64,
     GGUFError,
     build_gguf_header,
@@ -235,3 +244,75 @@ def test_unknown_array_item_type(tmp_path):
     with pytest.raises(GGUFError) as info:
         read_gguf_metadata(path)
     assert str(info.value) == f"{path}: unknown GGUF array item type 42 (key 'k')"
+
+
+def test_implausible_string_length(tmp_path):
+    data = b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + struct.pack("<Q", 2**40)
+    path = tmp_path / "huge.gguf"
+    path.write_bytes(data + b"\0" * 64)
+    with pytest.raises(GGUFError) as info:
+        read_gguf_metadata(path)
+    assert str(info.value) == "GGUF string of 1099511627776 bytes at offset 32 is implausibly large"
+
+
+_SCALARS = {
+    UINT8: st.integers(0, 2**8 - 1),
+    INT8: st.integers(-(2**7), 2**7 - 1),
+    UINT16: st.integers(0, 2**16 - 1),
+    INT16: st.integers(-(2**15), 2**15 - 1),
+    UINT32: st.integers(0, 2**32 - 1),
+    INT32: st.integers(-(2**31), 2**31 - 1),
+    UINT64: st.integers(0, 2**64 - 1),
+    INT64: st.integers(-(2**63), 2**63 - 1),
+    FLOAT64: st.floats(allow_nan=False),
+    BOOL: st.booleans(),
+    STRING: st.text(max_size=20),
+}
+_VALUES = st.sampled_from(sorted(_SCALARS)).flatmap(
+    lambda code: st.one_of(
+        _SCALARS[code].map(lambda v: (code, v)),
+        st.lists(_SCALARS[code], max_size=80).map(lambda v: (code, v)),
+    )
+)
+_METADATA = st.dictionaries(st.text(min_size=1, max_size=12), _VALUES, max_size=8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(metadata=_METADATA, version=st.sampled_from([1, 2, 3]), big_endian=st.booleans())
+def test_round_trip(tmp_path_factory, metadata, version, big_endian):
+    path = tmp_path_factory.mktemp("rt") / "m.gguf"
+    path.write_bytes(build_gguf_header(metadata, version=version, big_endian=big_endian))
+    meta = read_gguf_metadata(path)
+    for key, (_code, value) in metadata.items():
+        if isinstance(value, list):
+            assert meta.array_lengths[key] == len(value)
+            if len(value) <= 64:
+                assert meta.values[key] == value
+            else:
+                assert key not in meta.values
+        else:
+            assert meta.values[key] == value
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_damaged_headers_raise_only_gguf_errors(tmp_path_factory, data):
+    good = build_gguf_header(
+        {
+            "tokenizer.ggml.tokens": ["<s>", "</s>"] + [f"t{i}" for i in range(70)],
+            "tokenizer.ggml.bos_token_id": 0,
+            "tokenizer.chat_template": "{{ messages }}",
+            "x.nested": (UINT32, [1, 2, 3]),
+        }
+    )
+    damaged = bytearray(good)
+    for _ in range(data.draw(st.integers(1, 4))):
+        at = data.draw(st.integers(0, len(damaged) - 1))
+        damaged[at] = data.draw(st.integers(0, 255))
+    cut = data.draw(st.integers(8, len(damaged)))
+    path = tmp_path_factory.mktemp("dm") / "d.gguf"
+    path.write_bytes(bytes(damaged[:cut]))
+    try:
+        read_gguf_metadata(path)
+    except GGUFError:
+        pass
