@@ -167,7 +167,8 @@ def do_trim(value: Any, chars: str | None = None) -> str:
     return _like(value, str.strip(value, chars))
 
 
-def do_replace(s: Any, old: Any, new: Any, count: int | None = None) -> str:
+@pass_environment
+def do_replace(env: Any, s: Any, old: Any, new: Any, count: int | None = None) -> str:
     """``{{ "aaaaargh"|replace("a", "d'oh, ", 2) }}`` -> ``d'oh, d'oh, aaargh``"""
     if count is None:
         count = -1
@@ -497,7 +498,8 @@ def do_urlize(
 _attr_key_re = re.compile(r"[\s/>=]", flags=re.ASCII)
 
 
-def do_xmlattr(d: Any, autospace: bool = True) -> str:
+@pass_environment
+def do_xmlattr(env: Any, d: Any, autospace: bool = True) -> str:
     """``{{ {"class": "a", "id": none}|xmlattr }}`` -> `` class="a"``"""
     items = []
     for key, value in d.items():
@@ -570,9 +572,10 @@ def chat_tojson(
 # numbers
 
 
-def do_abs(value: Any, /) -> Any:
+def do_abs(*args: Any, **kwargs: Any) -> Any:
     """``{{ -3|abs }}`` -> ``3``"""
-    return abs(value)
+    # Passing everything through lets the builtin word argument errors as Jinja2's does.
+    return abs(*args, **kwargs)
 
 
 def do_int(value: Any, default: int = 0, base: int = 10) -> int:
@@ -621,9 +624,9 @@ def do_default(value: Any, default_value: Any = "", boolean: bool = False) -> An
     return value
 
 
-def do_length(value: Any, /) -> int:
+def do_length(*args: Any, **kwargs: Any) -> int:
     """``{{ [1, 2]|length }}`` -> ``2``"""
-    return len(value)
+    return len(*args, **kwargs)
 
 
 @_jinja_name("sync_do_list")

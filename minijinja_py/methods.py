@@ -248,59 +248,131 @@ class _EscapeHelper:
         return float(self.obj)
 
 
-def _markup_wrap(name: str) -> Callable[..., Any]:
-    base = getattr(str, name)
-
-    def method(self: Markup, *args: Any) -> Markup:
-        return Markup(base(self, *args))
-
-    return method
+# The methods markupsafe's Markup overrides, with its signatures (so that argument errors read
+# the same): results are Markup, and inserted text is escaped.
 
 
-def _markup_escape_arg(name: str, position: int) -> Callable[..., Any]:
-    base = getattr(str, name)
-
-    def method(self: Markup, *args: Any) -> Markup:
-        if len(args) > position:
-            args = (*args[:position], escape(args[position]), *args[position + 1 :])
-        return Markup(base(self, *args))
-
-    return method
+def _upper(self: Markup, /) -> Markup:
+    return Markup(str.upper(self))
 
 
-def _markup_list(name: str) -> Callable[..., Any]:
-    base = getattr(str, name)
-
-    def method(self: Markup, *args: Any, **kwargs: Any) -> Any:
-        result = base(self, *args, **kwargs)
-        if isinstance(result, tuple):
-            return tuple(Markup(part) for part in result)
-        return [Markup(part) for part in result]
-
-    return method
+def _lower(self: Markup, /) -> Markup:
+    return Markup(str.lower(self))
 
 
-def _markup_join(self: Markup, iterable: Any) -> Markup:
+def _capitalize(self: Markup, /) -> Markup:
+    return Markup(str.capitalize(self))
+
+
+def _title(self: Markup, /) -> Markup:
+    return Markup(str.title(self))
+
+
+def _swapcase(self: Markup, /) -> Markup:
+    return Markup(str.swapcase(self))
+
+
+def _casefold(self: Markup, /) -> Markup:
+    return Markup(str.casefold(self))
+
+
+def _strip(self: Markup, chars: str | None = None, /) -> Markup:
+    return Markup(str.strip(self, chars))
+
+
+def _lstrip(self: Markup, chars: str | None = None, /) -> Markup:
+    return Markup(str.lstrip(self, chars))
+
+
+def _rstrip(self: Markup, chars: str | None = None, /) -> Markup:
+    return Markup(str.rstrip(self, chars))
+
+
+def _removeprefix(self: Markup, prefix: str, /) -> Markup:
+    return Markup(str.removeprefix(self, prefix))
+
+
+def _removesuffix(self: Markup, suffix: str) -> Markup:
+    return Markup(str.removesuffix(self, suffix))
+
+
+def _expandtabs(self: Markup, /, tabsize: int = 8) -> Markup:
+    return Markup(str.expandtabs(self, tabsize))
+
+
+def _zfill(self: Markup, width: int, /) -> Markup:
+    return Markup(str.zfill(self, width))
+
+
+def _replace(self: Markup, old: str, new: str, count: int = -1, /) -> Markup:
+    return Markup(str.replace(self, old, escape(new), count))
+
+
+def _ljust(self: Markup, width: int, fillchar: str = " ", /) -> Markup:
+    return Markup(str.ljust(self, width, escape(fillchar)))
+
+
+def _rjust(self: Markup, width: int, fillchar: str = " ", /) -> Markup:
+    return Markup(str.rjust(self, width, escape(fillchar)))
+
+
+def _center(self: Markup, width: int, fillchar: str = " ", /) -> Markup:
+    return Markup(str.center(self, width, escape(fillchar)))
+
+
+def _partition(self: Markup, sep: str, /) -> tuple[Markup, Markup, Markup]:
+    left, middle, right = str.partition(self, sep)
+    return Markup(left), Markup(middle), Markup(right)
+
+
+def _rpartition(self: Markup, sep: str, /) -> tuple[Markup, Markup, Markup]:
+    left, middle, right = str.rpartition(self, sep)
+    return Markup(left), Markup(middle), Markup(right)
+
+
+def _split(self: Markup, /, sep: str | None = None, maxsplit: int = -1) -> list[Markup]:
+    return [Markup(part) for part in str.split(self, sep, maxsplit)]
+
+
+def _rsplit(self: Markup, /, sep: str | None = None, maxsplit: int = -1) -> list[Markup]:
+    return [Markup(part) for part in str.rsplit(self, sep, maxsplit)]
+
+
+def _splitlines(self: Markup, /, keepends: bool = False) -> list[Markup]:
+    return [Markup(part) for part in str.splitlines(self, keepends)]
+
+
+def _join(self: Markup, iterable: Any, /) -> Markup:
     return Markup(str.join(self, map(escape, iterable)))
 
 
 _MARKUP_METHODS: dict[str, Callable[..., Any]] = {
-    **{
-        name: _markup_wrap(name)
-        for name in """capitalize casefold lower upper title swapcase lstrip rstrip strip
-        removeprefix removesuffix expandtabs""".split()
-    },
-    "replace": _markup_escape_arg("replace", 1),
-    "ljust": _markup_escape_arg("ljust", 1),
-    "rjust": _markup_escape_arg("rjust", 1),
-    "center": _markup_escape_arg("center", 1),
-    "zfill": _markup_wrap("zfill"),
-    "partition": _markup_list("partition"),
-    "rpartition": _markup_list("rpartition"),
-    "split": _markup_list("split"),
-    "rsplit": _markup_list("rsplit"),
-    "splitlines": _markup_list("splitlines"),
-    "join": _markup_join,
+    func.__name__[1:]: func
+    for func in (
+        _upper,
+        _lower,
+        _capitalize,
+        _title,
+        _swapcase,
+        _casefold,
+        _strip,
+        _lstrip,
+        _rstrip,
+        _removeprefix,
+        _removesuffix,
+        _expandtabs,
+        _zfill,
+        _replace,
+        _ljust,
+        _rjust,
+        _center,
+        _partition,
+        _rpartition,
+        _split,
+        _rsplit,
+        _splitlines,
+        _join,
+    )  # fmt: skip
 }
 for _name, _func in _MARKUP_METHODS.items():
     # so that ``{{ m.upper }}`` prints ``<bound method Markup.upper of Markup('...')>``

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections import abc
 from numbers import Number
 from typing import Any
@@ -120,9 +121,10 @@ def test_iterable(value: Any) -> bool:
     return True
 
 
-def test_callable(value: Any, /) -> bool:
+def test_callable(*args: Any, **kwargs: Any) -> bool:
     """``{{ "a".upper is callable }}`` -> ``True``"""
-    return callable(value)
+    # Passing everything through lets the builtin word argument errors as Jinja2's does.
+    return callable(*args, **kwargs)
 
 
 def test_sameas(value: Any, other: Any) -> bool:
@@ -140,34 +142,34 @@ def test_in(value: Any, seq: Any) -> bool:
     return value in seq
 
 
-def test_eq(value: Any, other: Any, /) -> bool:
+def test_eq(*args: Any, **kwargs: Any) -> bool:
     """``{{ 1 is eq 1 }}`` -> ``True`` (also ``==``, ``equalto``)"""
-    return value == other
+    return operator.eq(*args, **kwargs)
 
 
-def test_ne(value: Any, other: Any, /) -> bool:
+def test_ne(*args: Any, **kwargs: Any) -> bool:
     """``{{ 1 is ne 2 }}`` -> ``True`` (also ``!=``)"""
-    return value != other
+    return operator.ne(*args, **kwargs)
 
 
-def test_lt(value: Any, other: Any, /) -> bool:
+def test_lt(*args: Any, **kwargs: Any) -> bool:
     """``{{ 1 is lt 2 }}`` -> ``True`` (also ``<``, ``lessthan``)"""
-    return value < other
+    return operator.lt(*args, **kwargs)
 
 
-def test_le(value: Any, other: Any, /) -> bool:
+def test_le(*args: Any, **kwargs: Any) -> bool:
     """``{{ 2 is le 2 }}`` -> ``True`` (also ``<=``)"""
-    return value <= other
+    return operator.le(*args, **kwargs)
 
 
-def test_gt(value: Any, other: Any, /) -> bool:
+def test_gt(*args: Any, **kwargs: Any) -> bool:
     """``{{ 2 is gt 1 }}`` -> ``True`` (also ``>``, ``greaterthan``)"""
-    return value > other
+    return operator.gt(*args, **kwargs)
 
 
-def test_ge(value: Any, other: Any, /) -> bool:
+def test_ge(*args: Any, **kwargs: Any) -> bool:
     """``{{ 2 is ge 2 }}`` -> ``True`` (also ``>=``)"""
-    return value >= other
+    return operator.ge(*args, **kwargs)
 
 
 TESTS = {

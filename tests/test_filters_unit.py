@@ -497,7 +497,7 @@ def _jinja(source: str, **ctx: Any) -> str:
         ('{{ ["<a>"|safe|string] }}', lambda: str([F.do_string(Markup("<a>"))])),
         (
             '{{ ["<a>"|safe|replace("a", "b")] }}',
-            lambda: str([F.do_replace(Markup("<a>"), "a", "b")]),
+            lambda: str([F.do_replace(ENV, Markup("<a>"), "a", "b")]),
         ),
         (
             '{{ ["<a>\n<b>"|safe|indent(">", true)] }}',
