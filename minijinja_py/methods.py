@@ -437,6 +437,9 @@ def get_method(obj: Any, name: str, env: Any = None) -> Any:
     elif isinstance(obj, list):
         allowed = LIST_METHODS
     elif isinstance(obj, tuple):
+        # A named tuple's fields are data (``groupby`` yields ``(grouper, list)`` ones).
+        if name in getattr(type(obj), "_fields", ()):
+            return getattr(obj, name)
         allowed = TUPLE_METHODS
     elif isinstance(obj, (set, frozenset)):
         allowed = SET_METHODS

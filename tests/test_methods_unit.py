@@ -397,3 +397,18 @@ def test_markup_percent_escapes_arguments() -> None:
 def test_huge_widths_are_refused(value: Any, name: str, args: tuple) -> None:
     with pytest.raises(LimitError):
         M.get_method(value, name)(*args)
+
+
+def test_named_tuple_fields_are_data() -> None:
+    from collections import namedtuple
+
+    from minijinja_py.filters import do_groupby
+
+    group = do_groupby(ENV, [{"a": 1}], "a")[0]
+    assert M.get_method(group, "grouper") == 1
+    assert M.get_method(group, "list") == [{"a": 1}]
+    assert M.get_method(group, "_fields") is MISSING
+    assert M.get_method(group, "_asdict") is MISSING
+    point = namedtuple("Point", "x y")(1, 2)
+    assert (M.get_method(point, "x"), M.get_method(point, "count")(2)) == (1, 1)
+    assert reference(point, "count", (2,), {}) == ours(point, "count", (2,), {})
