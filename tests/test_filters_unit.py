@@ -639,3 +639,54 @@ def test_striptags_is_linear() -> None:
     started = time.perf_counter()
     assert F.do_striptags(text) == "x" * 20000
     assert time.perf_counter() - started < 2
+
+
+# --- property-based: random filters, values and arguments print the same as in Jinja2
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-1000, 1000),
+    st.floats(allow_nan=False, allow_infinity=False, width=32),
+    st.text(alphabet="aAbB <>&'\"\n\t-é.,(/@x:0123", max_size=12),
+)
+_VALUES = st.one_of(
+    _SCALARS,
+    st.lists(_SCALARS, max_size=5),
+    st.dictionaries(st.text("abcAB", max_size=3), _SCALARS, max_size=4),
+    st.lists(st.dictionaries(st.sampled_from("abc"), _SCALARS, max_size=3), max_size=4),
+    st.just(MISSING),
+)
+_ARGUMENTS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 12),
+    st.text("ab,.x- ", max_size=4),
+    st.sampled_from(["a", "b", "a.b", "0", "key", "value", "upper", "odd", "none", "ceil"]),
+)
+_KEYWORDS = st.dictionaries(
+    st.sampled_from(
+        "attribute default case_sensitive reverse boolean first blank width killwords end leeway "
+        "start by indent base precision method fill_with d autospace binary wrapstring".split()
+    ),
+    _ARGUMENTS,
+    max_size=2,
+)
+_LAZY = {"map", "select", "reject", "selectattr", "rejectattr", "unique", "items", "batch"}
+_LAZY |= {"slice", "reverse"}
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    st.sampled_from(sorted(set(F.FILTERS) - {"random", "pprint"})),
+    _VALUES,
+    st.lists(_ARGUMENTS, max_size=3),
+    _KEYWORDS,
+)
+def test_random_calls_same_as_jinja2(name: str, value: Any, args: list, kwargs: dict) -> None:
+    as_list = name in _LAZY
+    expected = reference(name, value, tuple(args), kwargs, as_list)
+    assert ours(name, value, tuple(args), kwargs, as_list) == expected

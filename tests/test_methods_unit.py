@@ -412,3 +412,29 @@ def test_named_tuple_fields_are_data() -> None:
     point = namedtuple("Point", "x y")(1, 2)
     assert (M.get_method(point, "x"), M.get_method(point, "count")(2)) == (1, 1)
     assert reference(point, "count", (2,), {}) == ours(point, "count", (2,), {})
+
+
+# --- property-based: random str/Markup method calls print the same as in Jinja2
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_TEXT = st.text(alphabet="aA <>&'\"\n\t-é.,{}[]0:!r_x", max_size=10)
+_ARGUMENTS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 12),
+    _TEXT,
+    st.lists(_TEXT, max_size=3),
+    st.dictionaries(st.sampled_from(["a", "x", "_b"]), _TEXT, max_size=2),
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    st.one_of(_TEXT, _TEXT.map(Markup)),
+    st.sampled_from(sorted(M.STR_METHODS)),
+    st.lists(_ARGUMENTS, max_size=3),
+)
+def test_random_calls_same_as_jinja2(value: Any, name: str, args: list) -> None:
+    assert ours(value, name, tuple(args), {}) == reference(value, name, tuple(args), {})
