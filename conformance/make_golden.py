@@ -857,6 +857,10 @@ REGRESSIONS: list[tuple[str, str, dict, dict, str]] = [
     ),
     ("filter-block-int-result", "chat", {}, {}, "{% filter length %}abc{% endfilter %}"),
     ("cond-expr-in-if-head", "chat", {}, {}, "{% if 1 if true else 2 %}x{% endif %}"),
+    ("slice-none", "chat", {}, {"z": None}, "{{ z[:] }}"),
+    ("slice-int", "plain", {}, {"n": 3}, "{{ n[1:] }}"),
+    ("slice-none-content", "chat", {}, {"m": {"content": None}}, "{{ m.content[:10] }}"),
+    ("slice-none-literal-folded", "chat", {}, {}, "[{{ none[1:] }}]"),
     ("cond-expr-in-elif-head", "chat", {}, {}, "{% if false %}{% elif 1 if true %}x{% endif %}"),
 ]
 
