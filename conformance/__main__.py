@@ -1,7 +1,8 @@
 """``python -m conformance report [--cases N] [--seed S]``: a differential report by feature.
 
 Generates N cases (default 20,000) with the seeded generator of :mod:`conformance.strategies`
-(full templates in both configurations, single expressions, whitespace-control programs), renders
+(full templates in both configurations, single expressions, whitespace-control programs, and
+the real corpus templates fed generated conversations when the corpus is present), renders
 each with Jinja2 and with minijinja_py, and prints: the share of cases Jinja2 renders, overall
 agreement, agreement by feature, and minimized examples of each kind of disagreement. Case ``i``
 of seed ``S`` is always the same program, whatever the number of worker processes.
@@ -17,6 +18,7 @@ import time
 from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
 
+from .corpus import corpus_missing
 from .reference import agree, engine_available, render_ours, render_reference
 from .strategies import build_case, build_expression_case, build_whitespace_case
 
@@ -27,6 +29,17 @@ MODES = {
     "whitespace": build_whitespace_case,
 }
 MIX = ["chat", "chat", "chat", "plain", "plain", "plain", "expression", "expression", "whitespace"]
+
+
+def _corpus_case(ch):
+    from .corpus import build_corpus_case
+
+    return build_corpus_case(ch)
+
+
+if corpus_missing() is None:
+    MODES["corpus"] = _corpus_case
+    MIX.append("corpus")
 
 
 def make_case(seed: int, index: int, modes: list[str]):

@@ -14,6 +14,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from hypothesis import strategies as st
+
 from .reference import Outcome, ours_chat_environment, outcome, reference_chat_environment
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -121,3 +123,131 @@ def reference_outcome(pair: Pair) -> Outcome:
 
 def ours_outcome(pair: Pair) -> Outcome:
     return outcome(lambda: _ours_template(pair.template).render(context(pair)), ours=True)
+
+
+# ------------------------------------------------------- real templates, generated conversations
+
+_CONTENT = [
+    "Hello!",
+    "What is 2+2?",
+    "  padded  ",
+    "multi\nline\n\ntext",
+    "naïve café 日本語 😀",
+    "<think>hmm</think>The answer.",
+    "quote \" and 'single' and \\ backslash",
+    "",
+    "{{ not a tag }}",
+    "Tool result: 42",
+]
+
+
+def _content(ch) -> Any:
+    from .strategies import _pick
+
+    kind = ch.integer(0, 9)
+    if kind == 0:
+        parts = [{"type": "text", "text": _pick(ch, _CONTENT)}]
+        if ch.integer(0, 1):
+            parts.append({"type": "image"})
+        return parts
+    return _pick(ch, _CONTENT)
+
+
+def _tool_call(ch, i: int) -> dict[str, Any]:
+    from .strategies import _pick
+
+    args: Any = {"city": _pick(ch, ["Paris", "東京", "O'Hare"]), "unit": "celsius"}
+    if ch.integer(0, 1):
+        args = json.dumps(args)
+    call: dict[str, Any] = {
+        "type": "function",
+        "function": {"name": _pick(ch, ["get_weather", "search_web"]), "arguments": args},
+    }
+    if ch.integer(0, 2):
+        call["id"] = f"call_{i}"
+    return call
+
+
+def make_conversation(ch) -> list[dict[str, Any]]:
+    """A plausible conversation: optional system, user/assistant turns, tool calls and results;
+    now and then a malformed one (templates' raise_exception paths)."""
+    from .strategies import make_message
+
+    if ch.integer(0, 9) == 0:
+        return [make_message(ch) for _ in range(ch.integer(1, 4))]
+    messages: list[dict[str, Any]] = []
+    if ch.integer(0, 1):
+        messages.append({"role": "system", "content": _content(ch)})
+    for turn in range(ch.integer(1, 3)):
+        messages.append({"role": "user", "content": _content(ch)})
+        if ch.integer(0, 4) == 0 and turn > 0:
+            break  # ends on a user message
+        reply: dict[str, Any] = {"role": "assistant", "content": _content(ch)}
+        if ch.integer(0, 3) == 0:
+            reply["reasoning_content"] = "Let me think.\nStep 1."
+        if ch.integer(0, 3) == 0:
+            calls = [_tool_call(ch, i) for i in range(ch.integer(1, 2))]
+            reply["tool_calls"] = calls
+            if ch.integer(0, 1):
+                reply["content"] = None
+            messages.append(reply)
+            for call in calls:
+                result: dict[str, Any] = {"role": "tool", "content": '{"temp": 21}'}
+                if "id" in call:
+                    result["tool_call_id"] = call["id"]
+                if ch.integer(0, 1):
+                    result["name"] = call["function"]["name"]
+                messages.append(result)
+            messages.append({"role": "assistant", "content": "It is 21 degrees."})
+        else:
+            messages.append(reply)
+    return messages
+
+
+_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "description": "Get the weather",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string", "description": "City name"}},
+                "required": ["city"],
+            },
+        },
+    }
+]
+
+
+def build_corpus_case(ch):
+    """A corpus template with a generated conversation (chat configuration)."""
+    from .strategies import Case, _pick
+
+    name = _pick(ch, template_names())
+    ctx: dict[str, Any] = {
+        "tools": None,
+        "documents": None,
+        "add_generation_prompt": bool(ch.integer(0, 1)),
+    }
+    meta = _meta().get(name, {})
+    for token in ("bos_token", "eos_token"):
+        if meta.get(token) is not None:
+            ctx[token] = meta[token]
+    ctx.update(copy.deepcopy(meta.get("extra") or {}))
+    ctx["messages"] = make_conversation(ch)
+    if ch.integer(0, 2) == 0:
+        ctx["tools"] = copy.deepcopy(_TOOLS)
+    if ch.integer(0, 4) == 0:
+        ctx["documents"] = [{"title": "Doc", "text": "Some text."}]
+    if ch.integer(0, 2) == 0:
+        ctx["enable_thinking"] = bool(ch.integer(0, 1))
+    features = frozenset({"mode:corpus", f"corpus:{meta.get('family', name)}"})
+    return Case("chat", {}, template_source(name), ctx, features)
+
+
+@st.composite
+def corpus_cases(draw):
+    from .strategies import HypothesisChooser
+
+    return build_corpus_case(HypothesisChooser(draw))

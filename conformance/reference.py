@@ -20,6 +20,7 @@ Two configurations are compared:
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -212,18 +213,38 @@ def agree(ref: Outcome, got: Outcome) -> bool:
     return True
 
 
+_ENVIRONMENTS: dict[tuple, Any] = {}
+_TEMPLATES: OrderedDict[tuple, Any] = OrderedDict()
+_TEMPLATE_CACHE_SIZE = 256
+
+
+def _template(engine: str, config: str, source: str, options: dict[str, Any]) -> Any:
+    """A compiled template, cached (LRU) with its environment; compile errors are raised."""
+    env_key = (engine, config, tuple(sorted(options.items())))
+    key = (*env_key, source)
+    template = _TEMPLATES.get(key)
+    if template is not None:
+        _TEMPLATES.move_to_end(key)
+        return template
+    env = _ENVIRONMENTS.get(env_key)
+    if env is None:
+        make = reference_environment if engine == "reference" else ours_environment
+        env = _ENVIRONMENTS[env_key] = make(config, **options)
+    template = env.from_string(source)
+    _TEMPLATES[key] = template
+    if len(_TEMPLATES) > _TEMPLATE_CACHE_SIZE:
+        _TEMPLATES.popitem(last=False)
+    return template
+
+
 def render_reference(config: str, source: str, context: dict, **options: Any) -> Outcome:
-    """Compile and render with the reference; compile errors count as failures."""
-    return outcome(
-        lambda: reference_environment(config, **options).from_string(source).render(context)
-    )
+    """Compile (cached) and render with the reference; compile errors count as failures."""
+    return outcome(lambda: _template("reference", config, source, options).render(context))
 
 
 def render_ours(config: str, source: str, context: dict, **options: Any) -> Outcome:
-    """Compile and render with our engine; compile errors count as failures."""
-    return outcome(
-        lambda: ours_environment(config, **options).from_string(source).render(context), ours=True
-    )
+    """Compile (cached) and render with our engine; compile errors count as failures."""
+    return outcome(lambda: _template("ours", config, source, options).render(context), ours=True)
 
 
 def engine_available() -> str | None:
