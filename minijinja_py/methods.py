@@ -88,7 +88,7 @@ def _check_format_spec(spec: str) -> None:
             raise LimitError(f"format width {digits} is larger than the allowed {MAX_WIDTH}")
 
 
-_PERCENT_SPEC_RE = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?")
+_PERCENT_SPEC_RE = re.compile(r"%(?:%|(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?)")
 
 
 def check_percent_format(template: str, values: Any) -> None:

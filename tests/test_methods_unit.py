@@ -438,3 +438,11 @@ _ARGUMENTS = st.one_of(
 )
 def test_random_calls_same_as_jinja2(value: Any, name: str, args: list) -> None:
     assert ours(value, name, tuple(args), {}) == reference(value, name, tuple(args), {})
+
+
+def test_percent_guard_skips_literal_percent_signs() -> None:
+    M.check_percent_format("%%9999999999d and %s", ("x",))
+    with pytest.raises(LimitError):
+        M.check_percent_format("%%%9999999999d", (1,))
+    with pytest.raises(LimitError):
+        M.check_percent_format("%-*s", (10**9, "x"))
