@@ -3,6 +3,7 @@
     python -m benchmarks.profile                 # cold and warm, whole agreeing corpus
     python -m benchmarks.profile --template qwen # only templates whose name contains "qwen"
     python -m benchmarks.profile --engine jinja2 # the same workload under Jinja2, to compare
+    python -m benchmarks.profile --growth 1000   # long generated chats on the growth templates
 
 Cold = new environment + compile + first render of each template (parser already built);
 warm = rendering every agreeing conversation of already compiled templates, repeated.
@@ -26,6 +27,7 @@ import pstats  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 
+from . import corpus as C  # noqa: E402
 from . import run  # noqa: E402
 from .corpus import REPO_ROOT  # noqa: E402
 from .engines import all_engines  # noqa: E402
@@ -99,6 +101,29 @@ def profile_with(
     print("\n".join(lines[:tree_lines]))
 
 
+def profile_growth(engine, args: argparse.Namespace) -> int:
+    """Per-message cost on long chats: the growth section's workload, one template at a time."""
+    by_name = {t.name: t for t in C.load_templates()}
+    picks = C.pick_growth_templates(sorted(by_name))
+    if args.template:
+        picks = [(n, n) for n in sorted(by_name) if any(p in n for p in args.template)]
+    run.warm_up({engine.key: engine})
+    for label, name in picks:
+        tpl = by_name[name]
+        ctx = C.growth_context(tpl.meta, args.growth)
+        compiled = engine.compile(engine.new_env(), tpl.source)
+        engine.render(compiled, ctx)
+        repeats = max(1, 20_000 // args.growth)
+
+        def work(compiled=compiled, ctx=ctx, repeats=repeats) -> None:
+            for _ in range(repeats):
+                engine.render(compiled, ctx)
+
+        title = f"{label} (`{name}`): {repeats} renders of {args.growth} messages"
+        profile_with(title, work, args.top, not args.no_pyinstrument, args.tree_lines)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.profile", description=__doc__)
     ap.add_argument("--engine", default="ours", choices=("ours", "jinja2", "minijinja"))
@@ -108,6 +133,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-pyinstrument", action="store_true")
     ap.add_argument("--tree-lines", type=int, default=80, help="pyinstrument tree lines shown")
     ap.add_argument("--only", choices=("cold", "warm"), help="profile one phase only")
+    ap.add_argument(
+        "--growth",
+        type=int,
+        metavar="N",
+        help="instead: warm renders of a generated N-message chat on the growth templates",
+    )
     args = ap.parse_args(argv)
 
     engines = {e.key: e for e in all_engines()}
@@ -115,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     if not engine.available:
         print(f"{engine.label} is not available: {engine.reason}", file=sys.stderr)
         return 2
+    if args.growth:
+        return profile_growth(engine, args)
     run.log("agreement pass")
     corpus = run.agreement(engines, run.FULL, args.template)
     templates = corpus.templates

@@ -79,7 +79,7 @@ class Mode:
     parser_repeats: int
 
 
-FULL = Mode("full", None, 5, 7, 5, {10: 21, 100: 9, 1_000: 5, 10_000: 3}, 1, 40, 25, 10, 7)
+FULL = Mode("full", None, 5, 7, 5, {10: 21, 100: 9, 1_000: 5, 10_000: 3}, 1, 30, 25, 10, 7)
 QUICK = Mode("quick", 8, 3, 3, 2, {10: 5, 100: 3, 1_000: 2, 10_000: 1}, 1, None, 8, 3, 3)
 # Small, common templates that a quick run always covers besides the growth ones.
 QUICK_EXTRA = ("chatml-transformers-default", "llama-2-chat", "zephyr-7b-beta")
