@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .blocks import open_blocks, tag_failure
 from .errors import TemplateSyntaxError
 
 _NEWLINES = re.compile(r"\r\n|\r|\n")
@@ -185,12 +186,8 @@ class Lexer:
             name_match = _TAG_NAME.match(source, pos)
             tag = name_match.group(1) if name_match else ""
             if tag not in self.scanner.tag_names or tag in self.options.disabled_tags:
-                raise _syntax_error(
-                    f"Encountered unknown tag {tag!r}." if tag else "tag name expected",
-                    source,
-                    start,
-                    unknown_tag=tag or None,
-                )
+                message = tag_failure(tag, open_blocks(tokens)) if tag else "tag name expected"
+                raise _syntax_error(message, source, start)
             tokens.append(Token("TAG_" + tag.upper(), tag, start))
             pos = name_match.end()
             end_name = self.block_end
@@ -261,11 +258,8 @@ _CLOSING = {
 }
 
 
-def _syntax_error(
-    message: str, source: str, offset: int, unknown_tag: str | None = None
-) -> TemplateSyntaxError:
+def _syntax_error(message: str, source: str, offset: int) -> TemplateSyntaxError:
     error = TemplateSyntaxError(message)
     error.source = source
     error.offset = offset
-    error.unknown_tag = unknown_tag  # type: ignore[attr-defined]
     return error

@@ -288,3 +288,10 @@ class Continue(Node):
 class Template(Node):
     __slots__ = ("body",)
     body: tuple[Node, ...]
+
+
+class Block(Node):
+    __slots__ = ("name", "scoped", "body")
+    name: str
+    scoped: bool
+    body: tuple[Node, ...]

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from . import nodes as n
+from .blocks import open_blocks, tag_failure
 from .errors import TemplateSyntaxError
 from .lexer import Lexer, LexOptions, TagScanner, Token
 from .table import load_table
@@ -23,20 +24,6 @@ _CONSTANT_NAMES = {
     "none": None,
     "None": None,
 }
-
-# What Jinja reports as the tags it is waiting for, per open block (before and after `else`).
-_END_TAGS = {
-    "if": ("elif", "else", "endif"),
-    "for": ("endfor", "else"),
-    "macro": ("endmacro",),
-    "call": ("endcall",),
-    "filter": ("endfilter",),
-    "set": ("endset",),
-    "with": ("endwith",),
-    "generation": ("endgeneration",),
-}
-_AFTER_ELSE = {"if": ("endif",), "for": ("endfor",)}
-
 
 class _ParseFailure(Exception):
     def __init__(self, token: Token, expected: Iterable[str]) -> None:
@@ -195,11 +182,11 @@ def _describe_parse_error(error: _ParseFailure, source: str, tokens: list) -> Te
     token = error.token
     offset = token.start_pos if token.type != "$END" else len(source)
     index = next((i for i, t in enumerate(tokens) if t is token), len(tokens))
-    stack = _open_blocks(tokens[:index])
+    stack = open_blocks(tokens[:index])
     if token.type == "$END":
-        message = _tag_failure(None, stack)
+        message = tag_failure(None, stack)
     elif token.type.startswith("TAG_"):
-        message = _tag_failure(str(token.value), stack)
+        message = tag_failure(str(token.value), stack)
     else:
         message = _unexpected_message(token, set(error.expected))
     result = TemplateSyntaxError(message)
@@ -228,60 +215,20 @@ def _unexpected_message(token: Token, expected: set[str]) -> str:
     return f"unexpected {got!r}"
 
 
-def _open_blocks(tokens: list) -> list[tuple[str, bool]]:
-    """The blocks still open before the failing token: (tag, seen its else)."""
-    stack: list[tuple[str, bool]] = []
-    for i, token in enumerate(tokens):
-        kind = token.type
-        if not kind.startswith("TAG_"):
-            continue
-        tag = kind[4:].lower()
-        if tag == "set":
-            # Only `{% set x %}` without `=` opens a block.
-            j = i + 1
-            while j < len(tokens) and tokens[j].type not in ("_BLOCK_END", "_ASSIGN"):
-                j += 1
-            if j < len(tokens) and tokens[j].type == "_ASSIGN":
-                continue
-            stack.append(("set", False))
-        elif tag in _END_TAGS:
-            stack.append((tag, False))
-        elif tag == "else" and stack:
-            stack[-1] = (stack[-1][0], True)
-        elif tag.startswith("end") and stack and tag[3:] == stack[-1][0]:
-            stack.pop()
-    return stack
-
-
-def _tag_failure(name: str | None, stack: list[tuple[str, bool]]) -> str:
-    expected: set[str] = set()
-    for tag, after_else in stack:
-        expected.update(_AFTER_ELSE[tag] if after_else else _END_TAGS[tag])
-    parts = [
-        "Unexpected end of template." if name is None else f"Encountered unknown tag {name!r}."
-    ]
-    if stack:
-        tag, after_else = stack[-1]
-        looking = " or ".join(repr(t) for t in (_AFTER_ELSE[tag] if after_else else _END_TAGS[tag]))
-        if name is not None and name in expected:
-            parts.append(
-                "You probably made a nesting mistake. Jinja is expecting this tag,"
-                f" but currently looking for {looking}."
-            )
-        else:
-            parts.append(f"Jinja was looking for the following tags: {looking}.")
-        parts.append(f"The innermost block that needs to be closed is {tag!r}.")
-    return " ".join(parts)
+_TOKEN_DESCRIPTIONS = {
+    "_VAR_END": "end of print statement",
+    "_BLOCK_END": "end of statement block",
+    "DATA": "template data",
+    "INT": "integer",
+    "FLOAT": "float",
+    "STRING": "string",
+    "$END": "end of template",
+}
 
 
 def _describe_token(token: Any) -> str:
-    if token.type == "_VAR_END":
-        return "end of print statement"
-    if token.type == "_BLOCK_END":
-        return "end of statement block"
-    if token.type == "DATA":
-        return "template data"
-    return str(token.value)
+    """How Jinja names a token in messages: names and operators by their text, the rest by kind."""
+    return _TOKEN_DESCRIPTIONS.get(token.type, str(token.value))
 
 
 def _describe_terminal(name: str) -> str:
@@ -303,7 +250,7 @@ def _decode_string(token: Any) -> str:
     try:
         return body.encode("ascii", "backslashreplace").decode("unicode-escape")
     except UnicodeDecodeError as error:
-        failure = TemplateSyntaxError(str(error))
+        failure = TemplateSyntaxError(error.reason)
         failure.offset = token.start_pos
         raise failure from None
 
@@ -312,6 +259,21 @@ def _pos(item: Any) -> int | None:
     if isinstance(item, n.Node):
         return item.pos
     return getattr(item, "start_pos", None)
+
+
+def _refuse_chained_test(value: n.Node, pos: int) -> None:
+    # Jinja reads the word after an argument-less test as its argument, and refuses `is`.
+    inner = value.operand if isinstance(value, n.Unary) and value.op == "not" else value
+    if isinstance(inner, n.Test) and inner.arguments is n.NO_ARGUMENTS:
+        error = TemplateSyntaxError("You cannot chain multiple tests with is")
+        error.offset = pos
+        raise error
+
+
+def _syntax_failure(message: str, pos: int | None) -> TemplateSyntaxError:
+    error = TemplateSyntaxError(message)
+    error.offset = pos
+    return error
 
 
 def _fold_trailers(base: n.Node, trailers: list) -> n.Node:
@@ -393,7 +355,7 @@ class _AstBuilder:
     def target_name(self, c):
         name = str(c[0])
         if name in _CONSTANT_NAMES:
-            error = TemplateSyntaxError(f"can't assign to {name!r}")
+            error = TemplateSyntaxError("can't assign to 'const'")
             error.offset = c[0].start_pos
             raise error
         return n.TargetName(c[0].start_pos, name)
@@ -416,6 +378,12 @@ class _AstBuilder:
         return n.Macro(c[0].start_pos, str(c[1]), params, c[-2])
 
     def params(self, c):
+        seen_default = False
+        for param in c:
+            if param.default is not None:
+                seen_default = True
+            elif seen_default:
+                raise _syntax_failure("non-default argument follows default argument", None)
         return tuple(c)
 
     def param(self, c):
@@ -448,6 +416,25 @@ class _AstBuilder:
 
     def generation(self, c):
         return n.Generation(c[0].start_pos, c[1])
+
+    def block_stmt(self, c):
+        tag, name = c[0], str(c[1])
+        flags = [item for item in c[2:] if isinstance(item, str)]
+        for flag in flags:
+            if flag not in ("scoped", "required"):
+                raise _syntax_failure(
+                    f"expected token 'end of statement block', got {flag!r}", tag.start_pos
+                )
+        closing = [t for t in c if getattr(t, "type", None) == "NAME" and t is not c[1]]
+        if closing and str(closing[-1]) != name:
+            raise _syntax_failure(
+                f"'{name}' expected, got '{closing[-1]}'", closing[-1].start_pos
+            )
+        body = next(item for item in c if isinstance(item, tuple))
+        return n.Block(tag.start_pos, name, "scoped" in flags, body)
+
+    def block_flag(self, c):
+        return str(c[0])
 
     def break_stmt(self, c):
         return n.Break(c[0].start_pos)
@@ -492,10 +479,12 @@ class _AstBuilder:
 
     def test_expr(self, c):
         pos, name, args = c[1]
+        _refuse_chained_test(c[0], pos)
         return n.Test(pos, c[0], name, args)
 
     def not_test_expr(self, c):
         pos, name, args = c[2]
+        _refuse_chained_test(c[0], pos)
         return n.Unary(pos, "not", n.Test(pos, c[0], name, args))
 
     def neg(self, c):
@@ -531,6 +520,10 @@ class _AstBuilder:
     def item_trailer(self, c):
         return ("item", c[0], _pos(c[0]))
 
+    def empty_item_trailer(self, c):
+        # Jinja reads `x[]` as `x[()]`.
+        return ("item", n.TupleLit(None, ()), None)
+
     def call_trailer(self, c):
         return ("call", c[0], None)
 
@@ -557,13 +550,23 @@ class _AstBuilder:
         kwargs: list = []
         star = dstar = None
         for kind, value in c:
+            # Jinja's order: positional, keywords and *args, then **kwargs.
             if kind == "pos":
-                if kwargs or dstar is not None:
-                    error = TemplateSyntaxError("positional argument follows keyword argument")
-                    error.offset = value.pos
-                    raise error
+                valid = star is None and dstar is None and not kwargs
+            elif kind == "kw":
+                valid = dstar is None
+            elif kind == "star":
+                valid = star is None and dstar is None
+            else:
+                valid = dstar is None
+            if not valid:
+                position = value[1].pos if kind == "kw" else value.pos
+                raise _syntax_failure("invalid syntax for function call expression", position)
+            if kind == "pos":
                 args.append(value)
             elif kind == "kw":
+                if any(key == value[0] for key, _ in kwargs):
+                    raise _syntax_failure(f"keyword argument repeated: {value[0]}", value[1].pos)
                 kwargs.append(value)
             elif kind == "star":
                 star = value

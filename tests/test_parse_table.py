@@ -50,4 +50,5 @@ def test_every_tag_of_the_grammar_is_known_to_the_lexer():
         "if", "elif", "else", "endif", "for", "endfor", "set", "endset",
         "macro", "endmacro", "call", "endcall", "filter", "endfilter",
         "with", "endwith", "generation", "endgeneration", "break", "continue",
+        "block", "endblock",
     ]  # fmt: skip
