@@ -27,8 +27,9 @@ MODES = {
     "plain": lambda ch: build_case(ch, "plain"),
     "expression": build_expression_case,
     "whitespace": build_whitespace_case,
+    "loose": lambda ch: build_expression_case(ch, loose=35),
 }
-MIX = ["chat", "chat", "chat", "plain", "plain", "plain", "expression", "expression", "whitespace"]
+MIX = ["chat", "chat", "chat", "plain", "plain", "plain", "expression", "loose", "whitespace"]
 
 
 def _corpus_case(ch):

@@ -861,6 +861,17 @@ REGRESSIONS: list[tuple[str, str, dict, dict, str]] = [
     ("slice-int", "plain", {}, {"n": 3}, "{{ n[1:] }}"),
     ("slice-none-content", "chat", {}, {"m": {"content": None}}, "{{ m.content[:10] }}"),
     ("slice-none-literal-folded", "chat", {}, {}, "[{{ none[1:] }}]"),
+    ("slice-folded-arith", "chat", {}, {}, "[{{ (1 + 1)[1:] }}]|[{{ 5[1:] }}]|[{{ true[::-1] }}]"),
+    ("slice-folded-and", "plain", {}, {}, "[{{ ((none|float) and 'abc')[1:-1] }}]"),
+    ("slice-runtime-or", "chat", {}, {"n": 3}, "{{ (none|float or n)[1:] }}"),
+    (
+        "test-of-parenthesised-test",
+        "chat",
+        {},
+        {"n": 3},
+        "{{ (n is odd) is boolean }}|{{ (1 is odd) is sameas true }}",
+    ),
+    ("test-chained-unparenthesised", "chat", {}, {}, "{{ 1 is odd is boolean }}"),
     ("cond-expr-in-elif-head", "chat", {}, {}, "{% if false %}{% elif 1 if true %}x{% endif %}"),
 ]
 

@@ -258,12 +258,104 @@ _TEXT_PIECES = [
 
 # ----------------------------------------------------------------------------- the generator
 
+LOOSE_TYPES = ["int", "float", "str", "bool", "none", "list_int", "list_str", "dict", "msg", "msgs"]
+WILD_ATTRS = [
+    "role",
+    "content",
+    "upper",
+    "items",
+    "real",
+    "nope",
+    "name",
+    "tool_calls",
+    "a",
+    "first",
+]
+WILD_FILTERS = [
+    "length",
+    "upper",
+    "trim",
+    "first",
+    "last",
+    "sum",
+    "join",
+    "join(', ')",
+    "list",
+    "sort",
+    "unique|list",
+    "reverse|list",
+    "int",
+    "float",
+    "string",
+    "tojson",
+    "abs",
+    "round",
+    "capitalize",
+    "title",
+    "dictsort",
+    "items|list",
+    "map('upper')|list",
+    "select|list",
+    "batch(2)|list",
+    "default('d')",
+    "count",
+    "max",
+    "min",
+    "wordcount",
+    "center(5)",
+    "indent(2)",
+    "replace('a', 'b')",
+    "pprint",
+    "e",
+    "format(1)",
+    "truncate(3)",
+    "striptags",
+    "urlencode",
+    "slice(2)|list",
+    "selectattr('role')|list",
+    "map(attribute='role')|list",
+    "groupby('role')|list",
+    "xmlattr",
+    "filesizeformat",
+    "wordwrap(3)",
+    "attr('role')",
+    "forceescape",
+    "safe",
+    "lower",
+    "random_no",
+]
+WILD_FILTERS = [f for f in WILD_FILTERS if f != "random_no"]
+WILD_METHODS = [
+    "upper()",
+    "strip()",
+    "split()",
+    "items()",
+    "keys()",
+    "values()",
+    "get('a')",
+    "get('role', 0)",
+    "startswith('a')",
+    "count(1)",
+    "count('a')",
+    "index(1)",
+    "find('a')",
+    "replace('a', 'b')",
+    "title()",
+    "join(['x'])",
+    "format(1)",
+    "copy()",
+    "isdigit()",
+    "endswith('x')",
+    "lower()",
+]
+
 
 class Gen:
     """Draws template source for one case; ``features`` records what was used."""
 
-    def __init__(self, ch, config: str, max_depth: int = 3):
+    def __init__(self, ch, config: str, max_depth: int = 3, loose: int = 0):
         self.ch = ch
+        self.loose = loose  # percent of sub-expressions of a random (likely wrong) type
         self.config = config
         self.chat = config == "chat"
         self.max_depth = max_depth
@@ -297,6 +389,10 @@ class Gen:
     def expr(self, typ: str, scope: dict[str, str], depth: int = 0) -> str:
         self.budget -= 1
         leaf = depth >= 3 or self.budget <= 0
+        if self.loose and self.chance(self.loose):
+            if not leaf and self.chance(50):
+                return self.e_wild(scope, depth)
+            typ = self.pick(LOOSE_TYPES)
         method = getattr(self, f"e_{typ}")
         return method(scope, depth, leaf)
 
@@ -1049,6 +1145,57 @@ class Gen:
         text = self.expr(typ, scope)
         return f"({text})" if " if " in text else text
 
+    def e_wild(self, scope, depth) -> str:
+        """Loose mode: an operation on a value of a random type (errors welcome: both must fail)."""
+        base = self.atom(self.pick(LOOSE_TYPES), scope, depth)
+        k = self.integer(0, 5)
+        if k == 0:
+            attr = self.pick(WILD_ATTRS)
+            self.feat(f"wild:attr.{attr}")
+            return f"{base}.{attr}"
+        if k == 1:
+            key = self.pick(["0", "-1", "'a'", "'role'", "none", "1.5", "true", "1:", "::-1"])
+            self.feat("wild:item")
+            return f"{base}[{key}]"
+        if k == 2:
+            f = self.pick(WILD_FILTERS)
+            self.feat(f"wild:filter.{f.split('(')[0]}")
+            return f"{base}|{f}"
+        if k == 3:
+            m = self.pick(WILD_METHODS)
+            self.feat(f"wild:method.{m.split('(')[0]}")
+            return f"{base}.{m}"
+        if k == 4:
+            op = self.pick(["+", "-", "*", "/", "//", "%", "**", "~", "<", "==", "in", "and", "or"])
+            self.feat(f"wild:op{op}")
+            return f"{base} {op} {self.atom(self.pick(LOOSE_TYPES), scope, depth)}"
+        test = self.pick(
+            [
+                "defined",
+                "none",
+                "string",
+                "number",
+                "mapping",
+                "iterable",
+                "sequence",
+                "odd",
+                "even",
+                "divisibleby(2)",
+                "lower",
+                "upper",
+                "in([1])",
+                "eq(1)",
+                "callable",
+                "escaped",
+                "true",
+                "boolean",
+                "float",
+                "integer",
+            ]
+        )
+        self.feat(f"wild:test.{test.split('(')[0]}")
+        return f"{base} is {test}"
+
     def e_cond(self, typ, scope, depth):
         if self.chance(25) and typ in ("str",):
             self.feat("op:cond-no-else")
@@ -1610,18 +1757,22 @@ def random_case(rng, config: str | None = None) -> Case:
 EXPR_TYPES = ["int", "float", "str", "str", "bool", "list_int", "list_str", "dict", "none"]
 
 
-def build_expression_case(ch, config: str | None = None) -> Case:
-    """A single ``{{ expr }}`` (or a few): operators, filters, tests and methods in isolation."""
+def build_expression_case(ch, config: str | None = None, loose: int = 0) -> Case:
+    """A single ``{{ expr }}`` (or a few): operators, filters, tests and methods in isolation.
+
+    ``loose`` (percent) makes sub-expressions of random types: many fail, and both engines must.
+    """
     if config is None:
         config = _pick(ch, ["chat", "plain"])
-    gen = Gen(ch, config)
+    gen = Gen(ch, config, loose=loose)
     parts = []
     for _ in range(ch.integer(1, 3)):
         typ = _pick(ch, EXPR_TYPES)
         gen.feat(f"print:{typ}")
         parts.append("{{ " + gen.expr(typ, dict(CONTEXT_TYPES)) + " }}")
     options = {} if config == "chat" else {"undefined": "Undefined"}
-    features = frozenset(gen.features | {f"config:{config}", "mode:expression"})
+    mode = "mode:loose" if loose else "mode:expression"
+    features = frozenset(gen.features | {f"config:{config}", mode})
     return Case(config, options, "|".join(parts), make_context(ch), features)
 
 
@@ -1742,8 +1893,8 @@ def build_whitespace_case(ch, config: str | None = None) -> Case:
 
 
 @st.composite
-def expression_cases(draw, config: str | None = None) -> Case:
-    return build_expression_case(HypothesisChooser(draw), config)
+def expression_cases(draw, config: str | None = None, loose: int = 0) -> Case:
+    return build_expression_case(HypothesisChooser(draw), config, loose)
 
 
 @st.composite
