@@ -904,6 +904,47 @@ def report(res: Results, details: bool) -> tuple[str, str]:
     return printed, "\n".join(doc_parts) + "\n"
 
 
+def headline(raw: dict) -> dict[str, float]:
+    """Our side's headline figures from a raw dump, restricted to what both runs can share."""
+    out: dict[str, float] = {}
+    for key in ("cold", "warm"):
+        per = raw.get(key) or {}
+        out[key] = {n: d["ours"] for n, d in per.items() if "ours" in d}
+    mem = [d["ours"] for d in (raw.get("memory") or {}).values() if "ours" in d]
+    if mem:
+        out["memory (median)"] = statistics.median(mem)
+    for key, src in (("import", "imports"), ("first template", "first_template")):
+        if (raw.get(src) or {}).get("ours") is not None:
+            out[key] = raw[src]["ours"]
+    for row in raw.get("growth") or []:
+        if row["engine"] == "ours" and "1000" in {str(k) for k in row["per_msg"]}:
+            per_msg = {str(k): v for k, v in row["per_msg"].items()}
+            out[f"growth {row['template']} @1k per msg"] = per_msg["1000"]
+    return out
+
+
+def compare(before: dict, after: dict) -> str:
+    """Then-vs-now table of our figures; per-template sections are summed over common templates."""
+    b, a = headline(before), headline(after)
+    rows = ["| Ours | baseline | now | now / baseline |", "|---|---:|---:|---:|"]
+    for key in a:
+        if key not in b:
+            continue
+        x, y = b[key], a[key]
+        if isinstance(y, dict):
+            common = set(x) & set(y)
+            if not common:
+                continue
+            x, y = sum(x[n] for n in common), sum(y[n] for n in common)
+            key = f"{key} (sum of {len(common)} templates)"
+        fmt = fmt_bytes if key.startswith("memory") else fmt_time
+        rows.append(f"| {key} | {fmt(x)} | {fmt(y)} | {fmt_ratio(ratio(y, x))} |")
+    note = ""
+    if before.get("clock") != after.get("clock"):
+        note = "\n\nThe two runs used different clocks: compare with care."
+    return "### Against the baseline\n\n" + "\n".join(rows) + note
+
+
 # ---------------------------------------------------------------------------- main
 
 SECTIONS = ("cold", "warm", "memory", "growth", "import", "first", "process")
@@ -915,6 +956,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--write", action="store_true", help="also write benchmarks/results.md")
     ap.add_argument("--details", action="store_true", help="also print the per-template table")
     ap.add_argument("--json", metavar="PATH", help="dump raw figures as JSON")
+    ap.add_argument(
+        "--baseline",
+        metavar="PATH",
+        help="a --json file of an earlier run: also print our figures then vs now",
+    )
     ap.add_argument(
         "--wall", action="store_true", help="time elapsed wall clock instead of CPU time"
     )
@@ -977,18 +1023,21 @@ def main(argv: list[str] | None = None) -> int:
     if args.write:
         (HERE / "results.md").write_text(doc, encoding="utf-8")
         log(f"wrote {HERE / 'results.md'}")
+    raw = {
+        "mode": res.mode,
+        "machine": machine_info(),
+        "clock": CLOCK.name,
+        "cold": res.cold,
+        "warm": res.warm,
+        "memory": res.memory,
+        "imports": res.imports,
+        "first_template": res.first,
+        "growth": [vars(r) for r in res.growth],
+        "process": vars(res.process) if res.process else None,
+    }
+    if args.baseline:
+        print("\n" + compare(json.loads(Path(args.baseline).read_text(encoding="utf-8")), raw))
     if args.json:
-        raw = {
-            "mode": res.mode,
-            "machine": machine_info(),
-            "cold": res.cold,
-            "warm": res.warm,
-            "memory": res.memory,
-            "imports": res.imports,
-            "first_template": res.first,
-            "growth": [vars(r) for r in res.growth],
-            "process": vars(res.process) if res.process else None,
-        }
         Path(args.json).write_text(json.dumps(raw, indent=1), encoding="utf-8")
     log(f"done in {res.elapsed:.0f} s")
     return 0
