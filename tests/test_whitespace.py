@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 from engine_cases import check, params
 
+
 # plain Environment()
 DEFAULT = [
     ('a\n', None, {'plain': 'a'}),
