@@ -18,34 +18,22 @@ from .errors import LimitError, TemplateError, TemplateRuntimeError, TemplateSyn
 from .methods import DICT_METHODS
 from .ops import COMPARISONS, make_binops, to_string
 from .runtime import MISSING, LoopContext, Macro, Namespace, Undefined, wants_environment
-from .sandbox import Limits, check_length
+from .sandbox import Budget, Limits, check_key, check_length, check_stack, recursion_error
 
 Expr = Callable[["Frame"], Any]
 Stmt = Callable[["Frame", list], None]
 
 
-class RenderState:
-    """What one render counts and collects, shared by all its frames."""
+class RenderState(Budget):
+    """What one render counts (steps, output size, depth: see Budget) and collects."""
 
-    __slots__ = ("steps", "size", "depth", "limits", "root_out", "spans")
+    __slots__ = ("root_out", "spans", "root")
 
     def __init__(self, limits: Limits, root_out: list) -> None:
-        self.steps = 0
-        self.size = 0
-        self.depth = 0
-        self.limits = limits
+        Budget.__init__(self, limits)
+        self.root: Frame | None = None
         self.root_out = root_out
         self.spans: list[tuple[int, int]] = []
-
-    def step(self) -> None:
-        self.steps += 1
-        if self.steps > self.limits.max_steps:
-            raise LimitError(f"the render exceeded max_steps ({self.limits.max_steps})")
-
-    def grow(self, length: int) -> None:
-        self.size += length
-        if self.size > self.limits.max_output:
-            raise LimitError(f"the output exceeded max_output ({self.limits.max_output})")
 
 
 class Frame:
@@ -78,7 +66,7 @@ def located(error: BaseException, pos: int | None) -> TemplateError:
             error.offset = pos
         return error
     if isinstance(error, RecursionError):
-        result: TemplateError = LimitError("maximum recursion depth exceeded")
+        result: TemplateError = recursion_error()
     elif isinstance(error, MemoryError):
         result = LimitError("out of memory")
     else:
@@ -116,6 +104,7 @@ class Compiler:
         # sits inside an `if` or a conditional expression, where only reaching it fails.
         self.soft = False
         self.loop_depth = 0
+        self.block_names: set[str] = set()
 
     # ------------------------------------------------------------ statements
 
@@ -239,6 +228,7 @@ class Compiler:
                         ),
                         pos,
                     )
+                check_stack(state.limits)
             # Jinja runs `else` unless some iteration ran its body to the end: a `break` in the
             # first iteration, or `continue` in every one, still leads to `else`.
             completed = False
@@ -330,14 +320,18 @@ class Compiler:
     def stmt_FilterBlock(self, node: n.FilterBlock) -> Stmt:
         body = self.body(node.body)
         filters = self.filter_chain(node.filters)
+        pos = node.pos
 
         def filter_block(frame: Frame, out: list) -> None:
             captured: list = []
             body(Frame({}, frame, frame.state), captured)
             value = filters(frame, "".join(captured))
-            text = value if type(value) is str else to_string(value)
-            frame.state.grow(len(text))
-            out.append(text)
+            if not isinstance(value, str):
+                # Jinja joins the filter's result with the output as it is.
+                message = f"sequence item 0: expected str instance, {type(value).__name__} found"
+                raise located(TemplateRuntimeError(message), pos)
+            frame.state.grow(len(value))
+            out.append(value)
 
         return filter_block
 
@@ -371,6 +365,25 @@ class Compiler:
             out.append(text)
 
         return generation
+
+    def stmt_Block(self, node: n.Block) -> Stmt:
+        if node.name in self.block_names:
+            error = TemplateSyntaxError(f"block {node.name!r} defined twice")
+            error.offset = node.pos
+            raise error
+        self.block_names.add(node.name)
+        soft, self.soft = self.soft, False
+        loop_depth, self.loop_depth = self.loop_depth, 0
+        body = self.body(node.body)
+        self.soft, self.loop_depth = soft, loop_depth
+        scoped = node.scoped
+
+        def block(frame: Frame, out: list) -> None:
+            # A block sees the template's own variables; the enclosing loop's only if scoped.
+            state = frame.state
+            body(Frame({}, frame if scoped else state.root, state), out)
+
+        return block
 
     def stmt_Break(self, node: n.Break) -> Stmt:
         self._require_loop(node, "break")
@@ -424,10 +437,6 @@ class Compiler:
                     )
                 for index, param in enumerate(names):
                     if index < len(args):
-                        if param in kwargs:
-                            raise TemplateRuntimeError(
-                                f"macro {name!r} got multiple values for argument {param!r}"
-                            )
                         variables[param] = args[index]
                     elif param in kwargs:
                         variables[param] = kwargs.pop(param)
@@ -464,6 +473,7 @@ class Compiler:
                             f"macro calls nest deeper than max_recursion"
                             f" ({state.limits.max_recursion})"
                         )
+                    check_stack(state.limits)
                     out: list = []
                     body(frame, out)
                 finally:
@@ -492,6 +502,9 @@ class Compiler:
             def assign_tuple(frame: Frame, value: Any) -> None:
                 try:
                     values = list(value)
+                except TypeError:
+                    message = f"cannot unpack non-iterable {type(value).__name__} object"
+                    raise located(TemplateRuntimeError(message), pos) from None
                 except Exception as error:
                     raise located(error, pos) from None
                 if len(values) != count:
@@ -557,7 +570,7 @@ class Compiler:
 
         def dict_(frame: Frame) -> dict:
             try:
-                return {key(frame): value(frame) for key, value in pairs}
+                return {check_key(key(frame)): value(frame) for key, value in pairs}
             except TypeError as error:
                 raise located(error, pos) from None
 
@@ -591,10 +604,22 @@ class Compiler:
         obj = self.expr(node.obj)
         pos = node.pos
         policy_getitem = self.policy.getitem
-        if isinstance(node.key, n.Slice):
-            key = self._slice(node.key)
-        else:
-            key = self.expr(node.key)
+        if isinstance(node.key, n.Slice) and not _is_constant(node.obj):
+            # Jinja subscripts slices directly: slicing None fails instead of being undefined.
+            # (Jinja folds a constant expression at compile time through the sandbox's getitem,
+            # where it is undefined instead.)
+            make_slice = self._slice(node.key)
+
+            def slice_(frame: Frame) -> Any:
+                value = obj(frame)
+                bounds = make_slice(frame)
+                try:
+                    return value[bounds]
+                except Exception as error:
+                    raise located(error, pos) from None
+
+            return slice_
+        key = self._slice(node.key) if isinstance(node.key, n.Slice) else self.expr(node.key)
 
         def getitem(frame: Frame) -> Any:
             value = obj(frame)
@@ -885,6 +910,45 @@ class Compiler:
             return otherwise(frame)
 
         return conditional
+
+
+def _is_constant(node: Any) -> bool:
+    """Whether Jinja's optimizer would fold ``node`` into a constant when compiling."""
+    if isinstance(node, n.Const):
+        return True
+    if isinstance(node, (n.TupleLit, n.ListLit)):
+        return all(_is_constant(item) for item in node.items)
+    if isinstance(node, n.DictLit):
+        return all(_is_constant(k) and _is_constant(v) for k, v in node.pairs)
+    if isinstance(node, (n.BinOp, n.And, n.Or)):
+        return _is_constant(node.left) and _is_constant(node.right)
+    if isinstance(node, n.Unary):
+        return _is_constant(node.operand)
+    if isinstance(node, n.Concat):
+        return all(_is_constant(item) for item in node.items)
+    if isinstance(node, n.Compare):
+        return _is_constant(node.first) and all(_is_constant(v) for _, v in node.ops)
+    if isinstance(node, n.CondExpr):
+        return all(
+            _is_constant(part) for part in (node.test, node.then, node.otherwise) if part
+        )
+    if isinstance(node, (n.Filter, n.Test)):
+        arguments = node.arguments
+        return (
+            node.value is not None
+            and _is_constant(node.value)
+            and arguments.star is None
+            and arguments.dstar is None
+            and all(_is_constant(a) for a in arguments.args)
+            and all(_is_constant(v) for _, v in arguments.kwargs)
+        )
+    if isinstance(node, n.GetAttr):
+        return _is_constant(node.obj)
+    if isinstance(node, n.GetItem):
+        return _is_constant(node.obj) and _is_constant(node.key)
+    if isinstance(node, n.Slice):
+        return all(_is_constant(p) for p in (node.start, node.stop, node.step) if p)
+    return False
 
 
 def _nothing(frame: Frame, out: list) -> None:

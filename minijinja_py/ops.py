@@ -14,7 +14,7 @@ from typing import Any
 
 from .errors import LimitError
 from .runtime import Undefined
-from .sandbox import Limits, check_int, check_length
+from .sandbox import CHARS_PER_STEP, Limits, charge_size, check_int, check_key, check_length
 
 _SIZED = (str, list, tuple)
 _PERCENT_WIDTH = re.compile(r"%(?:\([^)]*\))?[-+ #0]*(\d+|\*)?(?:\.(\d+|\*))?")
@@ -31,6 +31,8 @@ def make_add(limits: Limits) -> Callable[[Any, Any], Any]:
         result = a + b
         if type(result) is int:
             check_int(result, limits)
+        elif type(result) is str and len(result) > CHARS_PER_STEP:
+            charge_size(result)  # building it was bulk work (``ns.s = ns.s + ns.s``)
         return result
 
     return add
@@ -45,7 +47,10 @@ def make_mul(limits: Limits) -> Callable[[Any, Any], Any]:
         elif type(a) is int and type(b) is int:
             if a.bit_length() + b.bit_length() - 1 > limits.max_int_bits:
                 raise LimitError(f"the product would exceed max_int_bits ({limits.max_int_bits})")
-        return a * b
+            return a * b
+        result = a * b
+        charge_size(result)
+        return result
 
     return mul
 
@@ -55,7 +60,10 @@ def make_pow(limits: Limits) -> Callable[[Any, Any], Any]:
         if type(a) is int and type(b) is int and b > 0 and abs(a) > 1:
             # The result has about bit_length(a) * b bits: refuse before computing it.
             if (abs(a).bit_length() - 1) * b > limits.max_int_bits:
-                raise LimitError(f"{a} ** {b} would exceed max_int_bits ({limits.max_int_bits})")
+                # (``a`` is not named: Python refuses to print a huge integer)
+                raise LimitError(
+                    f"a power of {b} would exceed max_int_bits ({limits.max_int_bits})"
+                )
         return a**b
 
     return power
@@ -65,6 +73,9 @@ def make_mod(limits: Limits) -> Callable[[Any, Any], Any]:
     def modulo(a: Any, b: Any) -> Any:
         if isinstance(a, str):
             _check_percent_format(a, b, limits)
+            result = a % b
+            charge_size(result)
+            return result
         return a % b
 
     return modulo
@@ -97,10 +108,14 @@ def make_binops(limits: Limits) -> dict[str, Callable[[Any, Any], Any]]:
 
 
 def _contains(container: Any, item: Any) -> bool:
+    if type(item) is tuple:
+        check_key(item)  # a dict or set would hash it
     return item in container
 
 
 def _not_contains(container: Any, item: Any) -> bool:
+    if type(item) is tuple:
+        check_key(item)
     return item not in container
 
 

@@ -36,7 +36,7 @@ class _Machine:
     """Runs the LALR table over a token list, building nodes as rules are reduced."""
 
     def __init__(self, table: dict[str, Any]) -> None:
-        builder = _AstBuilder()
+        builder = self.builder = _AstBuilder()
         self.states: list[dict[str, int]] = table["states"]
         self.start: int = table["start"]
         self.end: int = table["end"]
@@ -63,6 +63,7 @@ class _Machine:
         return state
 
     def run(self, tokens: list[Token], source_length: int) -> n.Template:
+        self.builder.in_parentheses.clear()
         states = self.states
         rules = self.rules
         unit_chains = self.unit_chains
@@ -261,8 +262,11 @@ def _pos(item: Any) -> int | None:
     return getattr(item, "start_pos", None)
 
 
-def _refuse_chained_test(value: n.Node, pos: int) -> None:
-    # Jinja reads the word after an argument-less test as its argument, and refuses `is`.
+def _refuse_chained_test(value: n.Node, pos: int, parenthesised: set[int]) -> None:
+    # Jinja reads the word after an argument-less test as its argument, and refuses `is`
+    # there; `(x is odd) is true` is fine.
+    if id(value) in parenthesised:
+        return
     inner = value.operand if isinstance(value, n.Unary) and value.op == "not" else value
     if isinstance(inner, n.Test) and inner.arguments is n.NO_ARGUMENTS:
         error = TemplateSyntaxError("You cannot chain multiple tests with is")
@@ -289,7 +293,11 @@ def _fold_trailers(base: n.Node, trailers: list) -> n.Node:
 
 
 class _AstBuilder:
-    """Lark callbacks, one per grammar rule or alias, building nodes while the parser runs."""
+    """Callbacks, one per grammar rule or alias, building nodes while the parser runs."""
+
+    def __init__(self) -> None:
+        # Nodes written in parentheses during the current parse (ids; cleared per parse).
+        self.in_parentheses: set[int] = set()
 
     # Lark looks callbacks up by attribute name; children arrive as a list.
     def start(self, c):
@@ -479,13 +487,17 @@ class _AstBuilder:
 
     def test_expr(self, c):
         pos, name, args = c[1]
-        _refuse_chained_test(c[0], pos)
+        _refuse_chained_test(c[0], pos, self.in_parentheses)
         return n.Test(pos, c[0], name, args)
 
     def not_test_expr(self, c):
         pos, name, args = c[2]
-        _refuse_chained_test(c[0], pos)
+        _refuse_chained_test(c[0], pos, self.in_parentheses)
         return n.Unary(pos, "not", n.Test(pos, c[0], name, args))
+
+    def parenthesised(self, c):
+        self.in_parentheses.add(id(c[0]))
+        return c[0]
 
     def neg(self, c):
         return n.Unary(c[0].start_pos, "-", c[1])

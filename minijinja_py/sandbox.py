@@ -8,7 +8,10 @@ of allowing every public attribute of a builtin value, only the allow-listed met
 
 from __future__ import annotations
 
+import sys
+import time
 import types
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,24 +22,155 @@ from .runtime import MISSING, Cycler, Joiner, LoopContext, Macro, Namespace, Und
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource bounds of one render; every one raises :class:`LimitError` when exceeded."""
+    """Resource bounds of one render; exceeding one raises :class:`LimitError` naming it.
 
-    #: loop iterations, macro and function calls and printed values, together
-    max_steps: int = 20_000_000
+    The defaults let every template of the real chat-template corpus render conversations of
+    thousands of messages, and stop each known denial-of-service pattern within about a second
+    on a slow machine.  Pass your own ``Limits(...)`` to ``Environment(limits=...)`` to change
+    them; SECURITY.md explains each one.
+    """
+
+    #: loop iterations, macro and function calls and printed values, together; bulk work
+    #: (building big strings and lists) is charged by its size as well
+    max_steps: int = 200_000
+    #: extra steps per squared item of the context: a render whose context holds n items
+    #: (the entries of its top-level lists and dicts, such as the messages) may take
+    #: ``max_steps + max_steps_growth * n**2`` steps, because real chat templates walk the
+    #: messages inside a walk over the messages (2,000 messages: 2.2 million steps)
+    max_steps_growth: int = 2
     #: characters of output, the final text and any captured block alike
-    max_output: int = 100_000_000
-    #: nesting of macro calls and recursive loops
-    max_recursion: int = 250
-    #: nesting of brackets, operators, filters and blocks in the template text
-    max_nesting: int = 200
+    max_output: int = 50_000_000
+    #: nesting of macro calls, recursive loops and data (printed, compared or hashed)
+    max_recursion: int = 100
+    #: nesting depth of the syntax tree: brackets, operators, filters and blocks
+    max_nesting: int = 100
     #: characters of any string a template builds
-    max_string: int = 20_000_000
+    max_string: int = 10_000_000
     #: items of any list or tuple a template builds
-    max_items: int = 5_000_000
+    max_items: int = 1_000_000
     #: bits of any integer a template builds
     max_int_bits: int = 65_536
     #: length of a ``range()``; 100,000 as in Jinja2's sandbox
     max_range: int = 100_000
+    #: wall-clock seconds one render may take, checked with the step count; ``None`` (the
+    #: default) for none, since a deadline makes the outcome depend on the machine's load
+    max_seconds: float | None = None
+
+
+# Bulk work is charged to the step budget at one step per this many characters or items: a
+# step of template code costs about a microsecond, and so does copying a few kilobytes.
+CHARS_PER_STEP = 4096
+ITEMS_PER_STEP = 256
+# How often (in steps) the wall clock is read: reading it costs more than counting a step.
+CLOCK_EVERY = 1024
+
+
+class Budget:
+    """What one render has spent; shared by every frame of the render.
+
+    ``steps``, ``size`` and ``depth`` are read and written directly by the compiled template
+    on its hot paths; everything else goes through the methods.
+    """
+
+    __slots__ = ("steps", "size", "depth", "limits", "deadline", "next_clock", "budget", "items")
+
+    def __init__(self, limits: Limits) -> None:
+        self.steps = 0
+        self.size = 0
+        self.depth = 0
+        self.limits = limits
+        self.deadline = (
+            time.monotonic() + limits.max_seconds if limits.max_seconds is not None else None
+        )
+        self.items = 0
+        self.budget = limits.max_steps
+        self.next_clock = min(CLOCK_EVERY, self.budget + 1)
+
+    def scale_to(self, context: Any) -> None:
+        """Grant ``max_steps_growth * n**2`` more steps for a context of ``n`` items."""
+        n = 0
+        for value in context.values():
+            if isinstance(value, (list, tuple, dict)):
+                n += len(value)
+        self.items = n
+        self.budget = self.limits.max_steps + self.limits.max_steps_growth * n * n
+        self.next_clock = min(CLOCK_EVERY, self.budget + 1)
+
+    def step(self) -> None:
+        self.steps += 1
+        if self.steps >= self.next_clock:
+            self.check()
+
+    def charge(self, steps: int) -> None:
+        """Count ``steps`` at once (bulk work), then check the budget and the clock."""
+        self.steps += steps
+        if self.steps >= self.next_clock:
+            self.check()
+
+    def check(self) -> None:
+        limits = self.limits
+        if self.steps > self.budget:
+            if self.items:
+                raise LimitError(
+                    f"the render exceeded its budget of {self.budget} steps (max_steps"
+                    f" ({limits.max_steps}) + max_steps_growth ({limits.max_steps_growth})"
+                    f" x {self.items}**2 for a context of {self.items} items)"
+                )
+            raise LimitError(f"the render exceeded max_steps ({limits.max_steps})")
+        self.next_clock = min(self.steps + CLOCK_EVERY, self.budget + 1)
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise LimitError(f"the render took longer than max_seconds ({limits.max_seconds})")
+
+    def grow(self, length: int) -> None:
+        self.size += length
+        if self.size > self.limits.max_output:
+            raise LimitError(f"the output exceeded max_output ({self.limits.max_output})")
+
+
+# The budget of the render running in this thread (or task), so that filters and operators,
+# which are plain functions without a frame, can charge their work to it.
+_CURRENT: ContextVar[Budget | None] = ContextVar("minijinja_py_budget", default=None)
+
+
+def current_budget() -> Budget | None:
+    return _CURRENT.get()
+
+
+def enter_render(budget: Budget) -> Token:
+    return _CURRENT.set(budget)
+
+
+def leave_render(token: Token) -> None:
+    _CURRENT.reset(token)
+
+
+def current_limits() -> Limits:
+    budget = _CURRENT.get()
+    return budget.limits if budget is not None else _DEFAULT_LIMITS
+
+
+def charge_size(value: Any) -> None:
+    """Charge the work of having built or scanned ``value`` (a big string or container)."""
+    cls = type(value)
+    if cls is str:
+        units = len(value) // CHARS_PER_STEP
+    elif cls is list or cls is tuple or cls is dict:
+        units = len(value) // ITEMS_PER_STEP
+    else:
+        return
+    if units:
+        budget = _CURRENT.get()
+        if budget is not None:
+            budget.charge(units)
+
+
+def charge_work(chars: int = 0, items: int = 0) -> None:
+    """Charge work measured in characters and/or items before doing it."""
+    units = chars // CHARS_PER_STEP + items // ITEMS_PER_STEP
+    if units:
+        budget = _CURRENT.get()
+        if budget is not None:
+            budget.charge(units)
 
 
 def unsafe(obj: Any, name: Any) -> Undefined:
@@ -96,6 +230,8 @@ class AttributePolicy:
             method = get_method(obj, name, environment)
             if method is not MISSING:
                 return method
+            if isinstance(obj, tuple) and name in getattr(type(obj), "_fields", ()):
+                return getattr(obj, name)  # a named tuple's field (groupby's grouper, list)
             if name[:1] == "_" or hasattr(obj, name):
                 return unsafe(obj, name)
             if isinstance(obj, dict):
@@ -107,6 +243,8 @@ class AttributePolicy:
         return self._special_attribute(obj, name)
 
     def getitem(self, obj: Any, key: Any) -> Any:
+        if type(key) is tuple:
+            check_key(key)
         try:
             return obj[key]
         except (TypeError, LookupError):
@@ -127,8 +265,10 @@ class AttributePolicy:
     def _special_attribute(self, obj: Any, name: str) -> Any:
         undefined = self.environment.undefined
         if isinstance(obj, Undefined):
+            # As in Jinja: a private name is looked up as an item, which fails the way the
+            # undefined value fails (SecurityError for the sandbox's unsafe ones).
             if name[:1] == "_":
-                return unsafe(obj, name)
+                return obj[name]
             return getattr(obj, name)
         if name[:1] == "_":
             return unsafe(obj, name)
@@ -184,3 +324,93 @@ def check_int(value: int, limits: Limits) -> int:
             f"an integer of {value.bit_length()} bits exceeds max_int_bits ({limits.max_int_bits})"
         )
     return value
+
+
+# ---------------------------------------------------------------------------------------------
+# depth: of the syntax tree, of the Python stack, of data
+
+
+def check_nesting(tree: Any, limits: Limits) -> None:
+    """Refuse a syntax tree nested deeper than ``max_nesting``, before compiling it.
+
+    The parser is iterative, but compiling and running the tree recurse once or twice per
+    level, so ``((((...))))``, ``- - - x``, ``a|f|f|f...`` or a thousand nested ``if`` blocks
+    would otherwise end in Python's RecursionError.  The walk itself uses an explicit stack.
+    """
+    from .errors import TemplateSyntaxError
+    from .nodes import _Frozen
+
+    limit = limits.max_nesting
+    stack: list[tuple[Any, int]] = [(tree, 1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, depth = pop()
+        if isinstance(node, _Frozen):
+            if depth > limit:
+                error = TemplateSyntaxError(f"the template nests deeper than max_nesting ({limit})")
+                error.offset = getattr(node, "pos", None)
+                raise error
+            for field in node._fields:
+                value = getattr(node, field)
+                if isinstance(value, (_Frozen, tuple, list)):
+                    push((value, depth + 1))
+        elif isinstance(node, (tuple, list)):
+            for item in node:
+                if isinstance(item, (_Frozen, tuple, list)):
+                    push((item, depth))
+
+
+# Frames kept free below Python's recursion limit when a macro or recursive loop goes one
+# level deeper: what the deepest statement and expression nesting allowed by max_nesting,
+# and a filter such as pprint, may still need on top of it.
+STACK_RESERVE = 300
+
+
+def check_stack(limits: Limits) -> None:
+    """Stop a macro call or recursive loop level before Python's own recursion limit would.
+
+    How many Python frames a template level costs depends on the blocks between the
+    recursive calls, so counting levels (max_recursion) is not always enough; asking for the
+    frame ``STACK_RESERVE`` below the limit costs a microsecond and settles it.
+    """
+    try:
+        sys._getframe(sys.getrecursionlimit() - STACK_RESERVE)
+    except ValueError:
+        return
+    raise LimitError(
+        f"calls nest too deeply for Python's stack before reaching max_recursion"
+        f" ({limits.max_recursion})"
+    )
+
+
+def recursion_error(limits: Limits | None = None) -> LimitError:
+    """The error that replaces a RecursionError that still happened (deeply nested data)."""
+    limits = limits or current_limits()
+    return LimitError(
+        f"maximum recursion depth exceeded: calls or data nest deeper than max_recursion"
+        f" ({limits.max_recursion}) allows"
+    )
+
+
+def check_key(key: Any) -> Any:
+    """Refuse a tuple nested deeper than max_recursion before it is hashed.
+
+    Python hashes nested tuples recursively in C without any depth check, so hashing a tuple
+    nested a hundred thousand levels deep (which a loop over a namespace can build) crashes the
+    process.  Everything else that walks nested data (repr, ==, json) raises RecursionError.
+    """
+    if type(key) is not tuple:
+        return key
+    limit = current_limits().max_recursion
+    stack = [(key, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > limit:
+            raise LimitError(f"a tuple nested deeper than max_recursion ({limit})")
+        for item in value:
+            if isinstance(item, tuple):
+                stack.append((item, depth + 1))
+    return key
+
+
+_DEFAULT_LIMITS = Limits()
