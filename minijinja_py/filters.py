@@ -23,7 +23,14 @@ from typing import Any, NamedTuple
 from urllib.parse import quote_from_bytes
 
 from .errors import FilterArgumentError
-from .methods import check_percent_format, check_width, markup_mod
+from .methods import (
+    check_join,
+    check_percent_format,
+    check_replace,
+    check_size,
+    check_width,
+    markup_mod,
+)
 from .runtime import Markup, Undefined, escape, pass_environment
 
 # Jinja2's defaults for the policies a bare environment may not carry.
@@ -172,7 +179,9 @@ def do_replace(env: Any, s: Any, old: Any, new: Any, count: int | None = None) -
     """``{{ "aaaaargh"|replace("a", "d'oh, ", 2) }}`` -> ``d'oh, d'oh, aaargh``"""
     if count is None:
         count = -1
-    return str(s).replace(str(old), str(new), count)
+    s, old, new = str(s), str(old), str(new)
+    check_replace(s, old, new, count, env)
+    return s.replace(old, new, count)
 
 
 @_jinja_name("soft_str")
@@ -208,6 +217,8 @@ def do_indent(s: Any, width: int | str = 4, first: bool = False, blank: bool = F
     if is_markup:
         # Every piece would be markup in markupsafe, so nothing gets escaped: work on str.
         s, indention = str(s), str(indention)
+    if isinstance(s, str) and isinstance(indention, str):
+        check_size(len(s) + len(indention) * (s.count("\n") + 2))
     # Jinja2 appends a newline so that a trailing newline yields an empty last line.
     s += "\n"
     lines = s.splitlines()
@@ -261,6 +272,10 @@ def do_wordwrap(
     """``{{ "aaa bbb"|wordwrap(3) }}`` -> ``aaa\\nbbb``"""
     if wrapstring is None:
         wrapstring = getattr(env, "newline_sequence", "\n")
+    if isinstance(s, str) and isinstance(wrapstring, str) and isinstance(width, int) and width > 0:
+        # Two consecutive wrapped lines hold more than ``width`` characters together.
+        lines = 2 * len(s) // width + s.count("\n") + 2
+        check_size(len(s) + len(wrapstring) * lines, env)
     # Each existing line is a paragraph of its own: textwrap alone would ignore the newlines.
     return wrapstring.join(
         [
@@ -546,13 +561,45 @@ def _htmlsafe_json_dumps(obj: Any, dumps: Callable[..., str] | None, **kwargs: A
     )
 
 
+_JSON_PROBE_WIDTH = 64
+
+
+def _check_json_size(value: Any, kwargs: dict[str, Any], env: Any = None) -> None:
+    # A wide indent or separator repeats on every line or item: tojson(indent=10**7) of a
+    # small list is gigabytes.  Only then, dump once with one-character stand-ins (control
+    # characters that JSON escapes inside strings, so each raw one is a stand-in) and count.
+    indent, separators = kwargs.get("indent"), kwargs.get("separators")
+    widths = []
+    probe = dict(kwargs)
+    if isinstance(indent, str) or (isinstance(indent, int) and not isinstance(indent, bool)):
+        widths.append(("\x00", len(indent) if isinstance(indent, str) else indent))
+        probe["indent"] = "\x00"
+    if isinstance(separators, (tuple, list)) and len(separators) == 2:
+        if all(isinstance(part, str) for part in separators):
+            widths += [("\x01", len(separators[0])), ("\x02", len(separators[1]))]
+            probe["separators"] = ("\x01", "\x02")
+    if all(width <= _JSON_PROBE_WIDTH for _, width in widths):
+        return
+    try:
+        text = json.dumps(value, **probe)
+    except Exception:
+        return  # the real call raises the same error
+    size = len(text)
+    for marker, width in widths:
+        size += (width - 1) * text.count(marker)
+    check_size(size, env)
+
+
 @pass_environment
 def do_tojson(env: Any, value: Any, indent: int | None = None) -> Markup:
     """``{{ {"b": "<", "a": 1}|tojson }}`` -> ``{"a": 1, "b": "\\u003c"}``"""
     kwargs = _policy(env, "json.dumps_kwargs")
     if indent is not None:
         kwargs = {**kwargs, "indent": indent}
-    return _htmlsafe_json_dumps(value, _policy(env, "json.dumps_function"), **kwargs)
+    dumps = _policy(env, "json.dumps_function")
+    if dumps is None:
+        _check_json_size(value, kwargs, env)
+    return _htmlsafe_json_dumps(value, dumps, **kwargs)
 
 
 def chat_tojson(
@@ -563,9 +610,14 @@ def chat_tojson(
     sort_keys: bool = False,
 ) -> str:
     """The chat preset's ``tojson``: ``{{ {"b": "é", "a": 1}|tojson }}`` -> ``{"b": "é", "a": 1}``"""
-    return json.dumps(
-        value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys
-    )
+    kwargs = {
+        "ensure_ascii": ensure_ascii,
+        "indent": indent,
+        "separators": separators,
+        "sort_keys": sort_keys,
+    }
+    _check_json_size(value, kwargs)
+    return json.dumps(value, **kwargs)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -684,7 +736,9 @@ def do_join(env: Any, value: Any, d: Any = "", attribute: Any = None) -> str:
     """``{{ [1, 2, 3]|join("|") }}`` -> ``1|2|3``"""
     if attribute is not None:
         value = map(make_attrgetter(env, attribute), value)
-    return str(d).join(map(str, value))
+    separator, items = str(d), [str(item) for item in value]
+    check_join(separator, items, env)
+    return separator.join(items)
 
 
 def _min_or_max(

@@ -25,9 +25,12 @@ from typing import Any
 from .errors import LimitError, SecurityError
 from .runtime import MISSING, Markup, Undefined, escape
 
-#: Widths (``center``, ``ljust``, format specs, ...) above this would let a tiny template
-#: allocate gigabytes in one call, before any output limit can see it.
-MAX_WIDTH = 1_000_000
+#: The longest string a filter or method may build when no environment (with its
+#: ``limits.max_string``) is at hand; the default of ``Limits.max_string``.  Checked *before*
+#: building: ``"x".center(10**10)`` would otherwise allocate gigabytes in one call, before any
+#: later limit could see the result.
+MAX_STRING = 10_000_000
+MAX_WIDTH = MAX_STRING
 
 STR_METHODS = frozenset(
     """capitalize casefold center count endswith expandtabs find format format_map index
@@ -73,25 +76,59 @@ def is_mutating_method(obj: Any, name: str) -> bool:
     return False
 
 
-def check_width(width: Any) -> None:
-    """Refuse a padding width that would build an enormous string in one step."""
-    if isinstance(width, int) and width > MAX_WIDTH:
-        raise LimitError(f"width {width} is larger than the allowed {MAX_WIDTH}")
+def max_string(env: Any = None) -> int:
+    """The longest string the environment lets a template build."""
+    return getattr(getattr(env, "limits", None), "max_string", MAX_STRING)
+
+
+def check_size(size: int, env: Any = None) -> None:
+    """Refuse, before building it, a string of ``size`` characters beyond ``max_string``."""
+    limit = max_string(env)
+    if size > limit:
+        raise LimitError(f"a string of {size} characters exceeds max_string ({limit})")
+
+
+def check_width(width: Any, env: Any = None) -> None:
+    """Refuse a padding width (or count) that would build an enormous value in one step."""
+    if isinstance(width, int):
+        check_size(width, env)
 
 
 _SPEC_NUMBER_RE = re.compile(r"\d+")
 
 
-def _check_format_spec(spec: str) -> None:
+def _check_format_spec(spec: str, env: Any) -> None:
+    limit = max_string(env)
     for digits in _SPEC_NUMBER_RE.findall(spec):
-        if len(digits) > 7 or int(digits) > MAX_WIDTH:
-            raise LimitError(f"format width {digits} is larger than the allowed {MAX_WIDTH}")
+        if len(digits) > 18 or int(digits) > limit:
+            raise LimitError(f"a format width of {digits} exceeds max_string ({limit})")
+
+
+def check_replace(text: Any, old: Any, new: Any, count: Any = -1, env: Any = None) -> None:
+    """Refuse a ``replace`` whose result would exceed ``max_string`` (``"".replace`` grows)."""
+    if not (isinstance(text, str) and isinstance(old, str) and isinstance(new, str)):
+        return
+    if len(new) <= len(old):
+        return
+    found = len(text) + 1 if old == "" else text.count(old)
+    if isinstance(count, int) and count >= 0:
+        found = min(found, count)
+    check_size(len(text) + found * (len(new) - len(old)), env)
+
+
+def check_join(separator: str, items: list, env: Any = None) -> None:
+    """Refuse a ``join`` whose result would exceed ``max_string``."""
+    size = len(separator) * max(len(items) - 1, 0)
+    for item in items:
+        if isinstance(item, str):
+            size += len(item)
+    check_size(size, env)
 
 
 _PERCENT_SPEC_RE = re.compile(r"%(?:%|(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?)")
 
 
-def check_percent_format(template: str, values: Any) -> None:
+def check_percent_format(template: str, values: Any, env: Any = None) -> None:
     """Refuse ``"%999999999d" % x`` style widths and precisions (also given through ``*``)."""
     if "%" not in template:
         return
@@ -103,10 +140,12 @@ def check_percent_format(template: str, values: Any) -> None:
                 continue
             if number == "*":
                 if stars < len(star_values):
-                    check_width(star_values[stars])
+                    check_width(star_values[stars], env)
                 stars += 1
-            elif len(number) > 7 or int(number) > MAX_WIDTH:
-                raise LimitError(f"format width {number} is larger than the allowed {MAX_WIDTH}")
+            elif len(number) > 18 or int(number) > max_string(env):
+                raise LimitError(
+                    f"a format width of {number} exceeds max_string ({max_string(env)})"
+                )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -151,6 +190,7 @@ class SandboxedFormatter(string.Formatter):
 
     def __init__(self, env: Any = None) -> None:
         super().__init__()
+        self._env = env
         self._getattr = env.getattr if env is not None else _fallback_getattr
         self._getitem = env.getitem if env is not None else _fallback_getitem
 
@@ -162,7 +202,7 @@ class SandboxedFormatter(string.Formatter):
         return obj, first
 
     def format_field(self, value: Any, format_spec: str) -> Any:
-        _check_format_spec(format_spec)
+        _check_format_spec(format_spec, self._env)
         return super().format_field(value, format_spec)
 
 
@@ -170,7 +210,7 @@ class SandboxedEscapeFormatter(SandboxedFormatter):
     """The formatter of ``Markup.format``: every field is HTML-escaped unless it is markup."""
 
     def format_field(self, value: Any, format_spec: str) -> str:
-        _check_format_spec(format_spec)
+        _check_format_spec(format_spec, self._env)
         if isinstance(value, Markup):
             if format_spec:
                 raise ValueError("Unsupported format specification for Markup.")
@@ -214,9 +254,9 @@ def _format_method(obj: str, name: str, env: Any) -> Callable[..., str]:
 # markupsafe semantics for Markup values
 
 
-def markup_mod(template: Markup, value: Any) -> Markup:
+def markup_mod(template: Markup, value: Any, env: Any = None) -> Markup:
     """``Markup('<b>%s</b>') % '<'`` escapes the arguments, as markupsafe does."""
-    check_percent_format(template, value)
+    check_percent_format(template, value, env)
     if isinstance(value, tuple):
         value = tuple(_EscapeHelper(x) for x in value)
     elif hasattr(type(value), "__getitem__") and not isinstance(value, str):
@@ -385,25 +425,14 @@ del _name, _func
 # plain str methods that could allocate without bound
 
 
-def _guarded_padding(bound: Callable[..., str]) -> Callable[..., str]:
-    def method(*args: Any, **kwargs: Any) -> str:
-        if args:
-            check_width(args[0])
+def _guarded(bound: Callable[..., Any], check: Callable[..., None]) -> Callable[..., Any]:
+    # ``check`` sees the call's arguments and raises LimitError before ``bound`` runs; the
+    # wrapper carries the method's name, so its own argument errors stay the builtin's.
+    def method(*args: Any, **kwargs: Any) -> Any:
+        check(*args, **kwargs)
         return bound(*args, **kwargs)
 
     return functools.update_wrapper(method, bound)
-
-
-def _guarded_expandtabs(bound: Callable[..., str]) -> Callable[..., str]:
-    def method(*args: Any, **kwargs: Any) -> str:
-        size = args[0] if args else kwargs.get("tabsize", 8)
-        check_width(size)
-        return bound(*args, **kwargs)
-
-    return functools.update_wrapper(method, bound)
-
-
-_PADDING = frozenset(["center", "ljust", "rjust", "zfill"])
 
 
 def _str_method(obj: str, name: str, env: Any) -> Any:
@@ -413,11 +442,44 @@ def _str_method(obj: str, name: str, env: Any) -> Any:
         bound: Any = types.MethodType(_MARKUP_METHODS[name], obj)
     else:
         bound = getattr(obj, name)
-    if name in _PADDING:
-        return _guarded_padding(bound)
-    if name == "expandtabs":
-        return _guarded_expandtabs(bound)
-    return bound
+
+    if name in ("center", "ljust", "rjust", "zfill"):
+
+        def check(*args: Any, **kwargs: Any) -> None:
+            if args:
+                check_width(args[0], env)
+
+    elif name == "expandtabs":
+
+        def check(*args: Any, **kwargs: Any) -> None:
+            size = args[0] if args else kwargs.get("tabsize", 8)
+            if isinstance(size, int) and size > 1:
+                check_size(len(obj) + obj.count("\t") * size, env)
+
+    elif name == "replace":
+
+        def check(*args: Any, **kwargs: Any) -> None:
+            if len(args) >= 2:
+                new = escape(args[1]) if isinstance(obj, Markup) else args[1]
+                check_replace(obj, args[0], new, args[2] if len(args) > 2 else -1, env)
+
+    elif name == "join":
+
+        def join(*args: Any, **kwargs: Any) -> Any:
+            # The items are needed twice (to measure, then to join): take them once.
+            if len(args) == 1 and not kwargs:
+                try:
+                    items = args[0] if isinstance(args[0], list) else list(args[0])
+                except TypeError:
+                    return bound(*args)  # not iterable: the builtin's own error
+                check_join(obj, items, env)
+                return bound(items)
+            return bound(*args, **kwargs)
+
+        return functools.update_wrapper(join, bound)
+    else:
+        return bound
+    return _guarded(bound, check)
 
 
 def get_method(obj: Any, name: str, env: Any = None) -> Any:

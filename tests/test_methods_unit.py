@@ -383,7 +383,7 @@ def test_markup_percent_escapes_arguments() -> None:
     ("value", "name", "args"),
     [
         ("x", "center", (10**9,)),
-        ("x", "ljust", (10**7, "x")),
+        ("x", "ljust", (10**8, "x")),
         ("x", "rjust", (M.MAX_WIDTH + 1,)),
         ("x", "zfill", (10**9,)),
         ("\t", "expandtabs", (10**9,)),
@@ -446,3 +446,24 @@ def test_percent_guard_skips_literal_percent_signs() -> None:
         M.check_percent_format("%%%9999999999d", (1,))
     with pytest.raises(LimitError):
         M.check_percent_format("%-*s", (10**9, "x"))
+
+
+@pytest.mark.parametrize(
+    ("value", "name", "args"),
+    [
+        ("x" * 20_000, "join", (["a"] * 1000,)),
+        ("x" * 20_000, "join", (iter(["a"] * 1000),)),
+        ("a" * 1000, "replace", ("", "x" * 20_000)),
+        (Markup("a" * 1000), "replace", ("a", "<" * 3000)),
+        ("\t" * 1000, "expandtabs", (20_000,)),
+    ],
+)
+def test_results_beyond_max_string_are_refused(value: Any, name: str, args: tuple) -> None:
+    with pytest.raises(LimitError, match=r"^a string of \d+ characters exceeds max_string"):
+        M.get_method(value, name)(*args)
+
+
+def test_join_takes_any_iterable_once() -> None:
+    assert M.get_method("-", "join")(iter(["a", "b"])) == "a-b"
+    assert M.get_method("-", "join")(x for x in "ab") == "a-b"
+    assert M.get_method(Markup("-"), "join")(x for x in "<b") == "&lt;-b"
