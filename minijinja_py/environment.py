@@ -1,0 +1,349 @@
+"""The public API: environments hold options, filters, tests and globals; templates render."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from .compiler import Compiler, Frame, RenderState
+from .errors import LimitError, SecurityError, TemplateError, TemplateRuntimeError
+from .filters import FILTERS, chat_tojson
+from .lexer import LexOptions
+from .nodes import Template as TemplateNode
+from .parser import parse
+from .runtime import Cycler, Joiner, Namespace, Undefined
+from .sandbox import (
+    AttributePolicy,
+    Limits,
+    check_nesting,
+    enter_render,
+    leave_render,
+    recursion_error,
+)
+from .tests import TESTS
+
+_EXTENSION_TAGS = {
+    "loopcontrols": ("break", "continue"),
+    "jinja2.ext.loopcontrols": ("break", "continue"),
+    "generation": ("generation",),
+}
+_OPTIONAL_TAGS = frozenset(["break", "continue", "generation"])
+
+
+class Environment:
+    """Options and the filters, tests and globals that templates compiled by it use.
+
+    ``extensions`` switches on the optional tags: ``"loopcontrols"`` (``break``/``continue``,
+    also accepted as ``"jinja2.ext.loopcontrols"``) and ``"generation"``.
+    """
+
+    def __init__(
+        self,
+        trim_blocks: bool = False,
+        lstrip_blocks: bool = False,
+        keep_trailing_newline: bool = False,
+        undefined: type[Undefined] = Undefined,
+        extensions: Iterable[str] = (),
+        limits: Limits | None = None,
+    ) -> None:
+        self.trim_blocks = trim_blocks
+        self.lstrip_blocks = lstrip_blocks
+        self.keep_trailing_newline = keep_trailing_newline
+        self.undefined = undefined
+        self.extensions = tuple(extensions)
+        enabled: set[str] = set()
+        for extension in self.extensions:
+            if extension not in _EXTENSION_TAGS:
+                raise ValueError(f"unknown extension {extension!r}")
+            enabled.update(_EXTENSION_TAGS[extension])
+        self._lex_options = LexOptions(
+            trim_blocks=trim_blocks,
+            lstrip_blocks=lstrip_blocks,
+            keep_trailing_newline=keep_trailing_newline,
+            disabled_tags=frozenset(_OPTIONAL_TAGS - enabled),
+        )
+        self.limits = limits if limits is not None else Limits()
+        self.filters: dict[str, Callable[..., Any]] = dict(FILTERS)
+        self.tests: dict[str, Callable[..., Any]] = dict(TESTS)
+        self.globals: dict[str, Any] = default_globals(self.limits)
+        self.policies: dict[str, Any] = {
+            "json.dumps_function": None,
+            "json.dumps_kwargs": {"sort_keys": True},
+        }
+        self.policy = AttributePolicy(self)
+
+    # ------------------------------------------------------------ templates
+
+    def from_string(self, source: str, globals: Mapping[str, Any] | None = None) -> Template:
+        """Compile ``source``; raises :class:`TemplateSyntaxError` when it does not parse."""
+        return Template._compile(self, source, globals)
+
+    # ------------------------------------------------------------ used by filters and tests
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        """``obj.attribute`` as a template sees it: attribute first, then item."""
+        return self.policy.getattr(obj, attribute)
+
+    def getitem(self, obj: Any, argument: Any) -> Any:
+        """``obj[argument]`` as a template sees it: item first, then attribute."""
+        return self.policy.getitem(obj, argument)
+
+    def call_filter(
+        self,
+        name: str,
+        value: Any,
+        args: Iterable[Any] = (),
+        kwargs: Mapping[str, Any] | None = None,
+    ) -> Any:
+        return self._call_registered(self.filters, "filter", name, value, args, kwargs)
+
+    def call_test(
+        self,
+        name: str,
+        value: Any,
+        args: Iterable[Any] = (),
+        kwargs: Mapping[str, Any] | None = None,
+    ) -> Any:
+        return self._call_registered(self.tests, "test", name, value, args, kwargs)
+
+    def _call_registered(
+        self,
+        registry: dict[str, Callable[..., Any]],
+        kind: str,
+        name: str,
+        value: Any,
+        args: Iterable[Any],
+        kwargs: Mapping[str, Any] | None,
+    ) -> Any:
+        from .runtime import wants_environment
+
+        func = registry.get(name)
+        if func is None:
+            raise TemplateRuntimeError(f"No {kind} named {name!r}.")
+        if wants_environment(func):
+            return func(self, value, *args, **(kwargs or {}))
+        return func(value, *args, **(kwargs or {}))
+
+    def __reduce__(self) -> Any:
+        return (_rebuild_environment, (self._settings(),))
+
+    def _settings(self) -> dict[str, Any]:
+        return {
+            "trim_blocks": self.trim_blocks,
+            "lstrip_blocks": self.lstrip_blocks,
+            "keep_trailing_newline": self.keep_trailing_newline,
+            "undefined": self.undefined,
+            "extensions": self.extensions,
+            "limits": self.limits,
+            "filters": self.filters,
+            "tests": self.tests,
+            "globals": self.globals,
+            "policies": self.policies,
+        }
+
+
+def _rebuild_environment(settings: dict[str, Any]) -> Environment:
+    environment = Environment(
+        trim_blocks=settings["trim_blocks"],
+        lstrip_blocks=settings["lstrip_blocks"],
+        keep_trailing_newline=settings["keep_trailing_newline"],
+        undefined=settings["undefined"],
+        extensions=settings["extensions"],
+        limits=settings["limits"],
+    )
+    environment.filters = settings["filters"]
+    environment.tests = settings["tests"]
+    environment.globals = settings["globals"]
+    environment.policies = settings["policies"]
+    return environment
+
+
+class Template:
+    """A compiled template.  ``Template(source, **options)`` makes its own environment."""
+
+    environment: Environment
+    source: str
+
+    def __new__(cls, source: str | None = None, **options: Any) -> Template:
+        if source is None:  # unpickling and _compile build the instance themselves
+            return super().__new__(cls)
+        return Environment(**options).from_string(source)
+
+    @classmethod
+    def _compile(
+        cls, environment: Environment, source: str, globals: Mapping[str, Any] | None
+    ) -> Template:
+        self = super().__new__(cls)
+        self.environment = environment
+        self.source = source
+        self.globals = dict(globals or {})
+        self._normalised, self._tree = parse(source, environment._lex_options)
+        try:
+            check_nesting(self._tree, environment.limits)
+            self._run = Compiler(environment).template(self._tree)
+        except TemplateError as error:
+            if error.source is None:
+                error.source = self._normalised
+            raise
+        return self
+
+    @property
+    def tree(self) -> TemplateNode:
+        """The syntax tree the template was compiled from."""
+        return self._tree
+
+    def render(self, *args: Any, **kwargs: Any) -> str:
+        """Render with the variables of a mapping and/or keywords, as Jinja2's ``render``."""
+        text, _ = self._render(dict(*args, **kwargs), record_spans=False)
+        return text
+
+    def render_with_spans(self, *args: Any, **kwargs: Any) -> tuple[str, list[tuple[int, int]]]:
+        """Render, and return the (start, end) character span of each generation block."""
+        return self._render(dict(*args, **kwargs), record_spans=True)
+
+    def undeclared_variables(self) -> set[str]:
+        """The names the template reads from its context (globals excluded)."""
+        from .meta import undeclared_variables
+
+        return undeclared_variables(self._tree) - set(self.environment.globals) - set(self.globals)
+
+    def _render(self, context: dict[str, Any], record_spans: bool) -> tuple[str, list]:
+        out: list[str] = []
+        state = RenderState(self.environment.limits, out)
+        global_vars = self.environment.globals
+        if self.globals:
+            global_vars = {**global_vars, **self.globals}
+        root = Frame({}, Frame(context, Frame(global_vars, None, state), state), state)
+        state.root = root
+        state.scale_to(context)
+        # Filters and operators find the budget through a context variable (see sandbox).
+        token = enter_render(state)
+        try:
+            self._run(root, out)
+        except TemplateError as error:
+            raise self._placed(error) from None
+        except RecursionError:
+            raise self._placed(recursion_error(state.limits)) from None
+        except MemoryError:
+            raise self._placed(LimitError("out of memory")) from None
+        except Exception as error:  # a bug of ours must still surface as our error
+            raise self._placed(TemplateRuntimeError(f"internal error: {error!r}")) from error
+        finally:
+            leave_render(token)
+        return "".join(out), state.spans
+
+    def _placed(self, error: TemplateError) -> TemplateError:
+        if error.source is None:
+            error.source = self._normalised
+        return error
+
+    def __reduce__(self) -> Any:
+        return (_rebuild_template, (self.environment, self.source, self.globals))
+
+    def __repr__(self) -> str:
+        return f"<Template {self.source[:40]!r}>"
+
+
+def _rebuild_template(environment: Environment, source: str, globals: dict[str, Any]) -> Template:
+    return environment.from_string(source, globals)
+
+
+# ---------------------------------------------------------------- globals
+
+
+def default_globals(limits: Limits) -> dict[str, Any]:
+    def range_(*args: Any) -> range:
+        """range(stop) / range(start, stop[, step]), refusing more than max_range items."""
+        result = range(*args)
+        if len(result) > limits.max_range:
+            raise LimitError(
+                f"Range too big. The sandbox blocks ranges larger than MAX_RANGE"
+                f" ({limits.max_range})."
+            )
+        return result
+
+    def lipsum(n: int = 5, html: bool = True, min: int = 20, max: int = 100) -> str:
+        """Placeholder text: ``n`` paragraphs of ``min`` to ``max`` words."""
+        if n * max > limits.max_string // 8 or n < 0 or min > max:
+            raise LimitError(f"lipsum({n}, max={max}) would exceed max_string")
+        return _lorem_ipsum(n, html, min, max)
+
+    return {
+        "range": range_,
+        "dict": dict,
+        "lipsum": lipsum,
+        "cycler": Cycler,
+        "joiner": Joiner,
+        "namespace": Namespace,
+    }
+
+
+_LOREM_WORDS = (
+    "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut "
+    "labore et dolore magna aliqua enim ad minim veniam quis nostrud exercitation ullamco "
+    "laboris nisi aliquip ex ea commodo consequat duis aute irure in reprehenderit voluptate "
+    "velit esse cillum eu fugiat nulla pariatur excepteur sint occaecat cupidatat non proident "
+    "sunt culpa qui officia deserunt mollit anim id est laborum"
+).split()
+
+
+def _lorem_ipsum(n: int, html: bool, min_words: int, max_words: int) -> str:
+    paragraphs = []
+    for _ in range(n):
+        words = [random.choice(_LOREM_WORDS) for _ in range(random.randint(min_words, max_words))]
+        text = " ".join(words).capitalize()
+        if not text.endswith("."):
+            text += "."
+        paragraphs.append(text)
+    if html:
+        return "\n".join(f"<p>{p}</p>" for p in paragraphs)
+    return "\n\n".join(paragraphs)
+
+
+def _raise_exception(message: Any) -> None:
+    """``raise_exception(message)``: abort rendering with a TemplateError carrying ``message``."""
+    raise TemplateError(message)
+
+
+def _strftime_now(format: str) -> str:
+    """``strftime_now(format)``: the current local time, formatted by ``datetime.strftime``."""
+    return datetime.now().strftime(format)
+
+
+def _chat_namespace(*args: Any, **kwargs: Any) -> Namespace:
+    """transformers' ``namespace``: refuses attribute names that start with an underscore."""
+    namespace = Namespace(*args, **kwargs)
+    for key in namespace._attrs:
+        if isinstance(key, str) and key.startswith("_"):
+            raise SecurityError(f"namespace attribute {key!r} is not allowed")
+    return namespace
+
+
+def _chat_dict(*args: Any, **kwargs: Any) -> dict:
+    """transformers' ``dict``: builds a dict and nothing else (the type itself stays hidden)."""
+    return dict(*args, **kwargs)
+
+
+def chat_environment(limits: Limits | None = None) -> Environment:
+    """An environment configured exactly as transformers configures Jinja2 for chat templates.
+
+    ``trim_blocks`` and ``lstrip_blocks`` on, ``break``/``continue`` and ``{% generation %}``
+    enabled, ``tojson`` as ``json.dumps(x, ensure_ascii=False, ...)``, and the globals
+    ``raise_exception`` and ``strftime_now`` (replace it through ``env.globals`` to pin time).
+    """
+    environment = Environment(
+        trim_blocks=True,
+        lstrip_blocks=True,
+        extensions=("loopcontrols", "generation"),
+        limits=limits,
+    )
+    environment.filters["tojson"] = chat_tojson
+    environment.globals.update(
+        raise_exception=_raise_exception,
+        strftime_now=_strftime_now,
+        dict=_chat_dict,
+        namespace=_chat_namespace,
+    )
+    return environment
