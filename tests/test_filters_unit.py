@@ -690,3 +690,55 @@ def test_random_calls_same_as_jinja2(name: str, value: Any, args: list, kwargs: 
     as_list = name in _LAZY
     expected = reference(name, value, tuple(args), kwargs, as_list)
     assert ours(name, value, tuple(args), kwargs, as_list) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "args", "kwargs"),
+    [
+        ("join", ["a"] * 1000, ("x" * 20_000,), {}),
+        ("replace", "a" * 1000, ("", "x" * 20_000), {}),
+        ("replace", "ab" * 1000, ("a", "x" * 20_000), {}),
+        ("indent", "a\n" * 1000, ("x" * 20_000,), {}),
+        ("wordwrap", "ab " * 5000, (3,), {"wrapstring": "x" * 10_000}),
+        ("tojson", list(range(1000)), (20_000,), {}),
+    ],
+)
+def test_results_beyond_max_string_are_refused_before_building(
+    name: str, value: Any, args: tuple, kwargs: dict
+) -> None:
+    from minijinja_py.errors import LimitError
+
+    with pytest.raises(LimitError, match=r"^a string of \d+ characters exceeds max_string"):
+        ENV.call_filter(name, value, args, kwargs)
+
+
+def test_size_guards_leave_normal_calls_alone() -> None:
+    assert F.do_replace(ENV, "ab" * 3, "a", "xyz", 2) == "xyzbxyzbab"
+    assert F.do_join(ENV, ["a", "b"], "x" * 100) == "a" + "x" * 100 + "b"
+    assert F.do_tojson(ENV, [1, [2]], 100) == json.dumps([1, [2]], indent=100, sort_keys=True)
+    assert F.chat_tojson({"a": [1]}, indent="\t" * 70, separators=("," * 70, ":" * 70)) == (
+        json.dumps({"a": [1]}, indent="\t" * 70, separators=("," * 70, ":" * 70))
+    )
+
+
+def test_chat_tojson_refuses_huge_indent() -> None:
+    from minijinja_py.errors import LimitError
+
+    with pytest.raises(LimitError):
+        F.chat_tojson([[1, 2]] * 100, indent=10**6)
+    with pytest.raises(LimitError):
+        F.chat_tojson(list(range(100)), separators=("," * 10**6, ":"))
+
+
+def test_environment_limit_is_used_when_present() -> None:
+    from minijinja_py.errors import LimitError
+
+    class Limits:
+        max_string = 10
+
+    class SmallEnv(FakeEnv):
+        limits = Limits()
+
+    with pytest.raises(LimitError, match=r"^a string of 11 characters exceeds max_string \(10\)$"):
+        F.do_join(SmallEnv(), ["a"] * 6, "-")
+    assert F.do_join(SmallEnv(), ["a"] * 5, "-") == "a-a-a-a-a"
