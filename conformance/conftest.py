@@ -21,7 +21,11 @@ from .reference import engine_available
 _SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 
 settings.register_profile(
-    "ci", max_examples=150, deadline=None, suppress_health_check=_SUPPRESS, derandomize=False
+    "ci",
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=_SUPPRESS,
+    report_multiple_bugs=False,  # shrink one failure, not every distinct one: bounded time
 )
 settings.register_profile("long", max_examples=5000, deadline=None, suppress_health_check=_SUPPRESS)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -865,6 +865,17 @@ REGRESSIONS: list[tuple[str, str, dict, dict, str]] = [
     ("slice-folded-and", "plain", {}, {}, "[{{ ((none|float) and 'abc')[1:-1] }}]"),
     ("slice-runtime-or", "chat", {}, {"n": 3}, "{{ (none|float or n)[1:] }}"),
     (
+        "slice-folded-whole-output",
+        "chat",
+        {},
+        {"x": "X"},
+        "{{ none[1:] ~ 'x' }}|{{ [none[1:]]|length }}|{{ x }}",
+    ),
+    ("slice-not-folded-in-concat", "chat", {}, {"x": "X"}, "{{ x ~ none[1:] }}"),
+    ("slice-not-folded-in-if", "chat", {}, {}, "{% if none[1:] %}y{% endif %}"),
+    ("slice-not-folded-in-set", "chat", {}, {}, "{% set v = none[1:] %}[{{ v }}]"),
+    ("slice-not-folded-in-and", "chat", {}, {"s": "a b"}, "{{ (s|wordcount) and none[1:] }}"),
+    (
         "test-of-parenthesised-test",
         "chat",
         {},

@@ -6,10 +6,13 @@ Agreement: the same text, or both fail (with the same message when the template 
 
 from __future__ import annotations
 
-from hypothesis import given, note
+from hypothesis import given, note, settings
 
 from .reference import normalize, render_ours, render_reference
 from .strategies import Case, cases, expression_cases, whitespace_cases
+
+# The expression and whitespace cases are cheap: run twice as many as the profile says.
+cheap = settings(max_examples=2 * settings.default.max_examples)
 
 
 def assert_agrees(case: Case) -> None:
@@ -36,16 +39,19 @@ def test_plain_templates(case):
 
 
 @given(expression_cases())
+@cheap
 def test_expressions(case):
     assert_agrees(case)
 
 
 @given(expression_cases(loose=35))
+@cheap
 def test_loose_expressions(case):
     """Operations on values of random types: many fail in Jinja2, and ours must fail then too."""
     assert_agrees(case)
 
 
 @given(whitespace_cases())
+@cheap
 def test_whitespace_control(case):
     assert_agrees(case)
