@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Iterable, Mapping
-from datetime import datetime
 from typing import Any
 
 from .compiler import Compiler, Frame, RenderState
@@ -290,6 +288,8 @@ _LOREM_WORDS = (
 
 
 def _lorem_ipsum(n: int, html: bool, min_words: int, max_words: int) -> str:
+    import random
+
     paragraphs = []
     for _ in range(n):
         words = [random.choice(_LOREM_WORDS) for _ in range(random.randint(min_words, max_words))]
@@ -309,6 +309,8 @@ def _raise_exception(message: Any) -> None:
 
 def _strftime_now(format: str) -> str:
     """``strftime_now(format)``: the current local time, formatted by ``datetime.strftime``."""
+    from datetime import datetime
+
     return datetime.now().strftime(format)
 
 

@@ -8,19 +8,12 @@ Jinja2's names, so that printing one shows the same ``<generator object sync_do_
 
 from __future__ import annotations
 
-import html
-import json
 import math
-import pprint
-import random
 import re
-import textwrap
 from collections import abc
 from collections.abc import Callable, Iterable, Iterator
-from inspect import getattr_static
 from itertools import chain, groupby
 from typing import Any, NamedTuple
-from urllib.parse import quote_from_bytes
 
 from .errors import FilterArgumentError
 from .methods import (
@@ -270,6 +263,8 @@ def do_wordwrap(
     break_on_hyphens: bool = True,
 ) -> str:
     """``{{ "aaa bbb"|wordwrap(3) }}`` -> ``aaa\\nbbb``"""
+    import textwrap
+
     if wrapstring is None:
         wrapstring = getattr(env, "newline_sequence", "\n")
     if isinstance(s, str) and isinstance(wrapstring, str) and isinstance(width, int) and width > 0:
@@ -363,6 +358,8 @@ def _strip_tags(text: str) -> str:
 
 def do_striptags(value: Any) -> str:
     """``{{ "<b>a</b>  &amp; b"|striptags }}`` -> ``a & b``"""
+    import html
+
     if hasattr(value, "__html__"):
         value = value.__html__()
     # Comments first, so a tag inside a comment cannot end the comment early.
@@ -389,10 +386,14 @@ def do_filesizeformat(value: Any, binary: bool = False) -> str:
 
 def do_pprint(value: Any) -> str:
     """``{{ {"b": 1, "a": 2}|pprint }}`` -> ``{'a': 2, 'b': 1}``"""
+    import pprint
+
     return pprint.pformat(value)
 
 
 def _url_quote(obj: Any, for_qs: bool = False) -> str:
+    from urllib.parse import quote_from_bytes
+
     if not isinstance(obj, bytes):
         obj = str(obj).encode("utf-8")
     rv = quote_from_bytes(obj, b"" if for_qs else b"/")
@@ -552,6 +553,8 @@ def do_mark_safe(value: Any) -> Markup:
 
 
 def _htmlsafe_json_dumps(obj: Any, dumps: Callable[..., str] | None, **kwargs: Any) -> Markup:
+    import json
+
     text = (dumps or json.dumps)(obj, **kwargs)
     return Markup(
         text.replace("<", "\\u003c")
@@ -565,6 +568,8 @@ _JSON_PROBE_WIDTH = 64
 
 
 def _check_json_size(value: Any, kwargs: dict[str, Any], env: Any = None) -> None:
+    import json
+
     # A wide indent or separator repeats on every line or item: tojson(indent=10**7) of a
     # small list is gigabytes.  Only then, dump once with one-character stand-ins (control
     # characters that JSON escapes inside strings, so each raw one is a stand-in) and count.
@@ -610,6 +615,8 @@ def chat_tojson(
     sort_keys: bool = False,
 ) -> str:
     """The chat preset's ``tojson``: ``{{ {"b": "é", "a": 1}|tojson }}`` -> ``{"b": "é", "a": 1}``"""
+    import json
+
     kwargs = {
         "ensure_ascii": ensure_ascii,
         "indent": indent,
@@ -709,6 +716,8 @@ def do_last(env: Any, seq: Any) -> Any:
 @pass_environment
 def do_random(env: Any, seq: Any) -> Any:
     """``{{ [1, 2, 3]|random }}`` -> one of the items, chosen at random"""
+    import random
+
     try:
         return random.choice(seq)
     except IndexError:
@@ -907,6 +916,8 @@ def do_groupby(
 @pass_environment
 def do_attr(env: Any, obj: Any, name: str) -> Any:
     """``{{ foo|attr("bar") }}`` is ``foo.bar`` without falling back to ``foo["bar"]``"""
+    from inspect import getattr_static
+
     # getattr_static sees attributes without running descriptors; hasattr then catches the
     # dynamic ones.  Only an existing attribute goes to env.getattr, which would otherwise
     # fall back to item lookup.

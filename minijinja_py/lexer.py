@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from .blocks import open_blocks, tag_failure
 from .errors import TemplateSyntaxError
@@ -45,13 +44,22 @@ class Token:
         return f"Token({self.type!r}, {self.value!r})"
 
 
-@dataclass(frozen=True)
 class LexOptions:
-    trim_blocks: bool = False
-    lstrip_blocks: bool = False
-    keep_trailing_newline: bool = False
-    # Tags that exist in the grammar but are switched off in this environment.
-    disabled_tags: frozenset[str] = frozenset()
+    """The environment options that change how text is split."""
+
+    __slots__ = ("trim_blocks", "lstrip_blocks", "keep_trailing_newline", "disabled_tags")
+
+    def __init__(
+        self,
+        trim_blocks: bool = False,
+        lstrip_blocks: bool = False,
+        keep_trailing_newline: bool = False,
+        disabled_tags: frozenset[str] = frozenset(),  # grammar tags switched off here
+    ) -> None:
+        self.trim_blocks = trim_blocks
+        self.lstrip_blocks = lstrip_blocks
+        self.keep_trailing_newline = keep_trailing_newline
+        self.disabled_tags = disabled_tags
 
 
 class TagScanner:

@@ -1,7 +1,7 @@
 """The LALR table of grammar/jinja.lark, as Lark computes it, stored as plain data.
 
 Lark analyses the grammar and builds the LALR(1) table; that analysis takes about a second, so
-the table is kept in ``_parse_table.json`` next to this module together with the SHA-256 of the
+the table is kept in ``_parse_table.json`` next to this module together with the text of the
 grammar it came from.  When the grammar changes and the stored table no longer matches, the
 table is rebuilt with Lark in memory (and ``python -m minijinja_py.table`` rewrites the file;
 a test fails until it is).  The file is data only: loading it runs no code.
@@ -12,25 +12,25 @@ filtered token (``d``), keep a value (``k``) or splice the list of an inlined ru
 
 from __future__ import annotations
 
-import hashlib
 import json
-from pathlib import Path
+import os
 from typing import Any
 
-TABLE_PATH = Path(__file__).resolve().parent / "_parse_table.json"
+_HERE = os.path.dirname(os.path.abspath(__file__))
+TABLE_PATH = os.path.join(_HERE, "_parse_table.json")
 
 
-def grammar_path() -> Path:
+def grammar_path() -> str:
     """The grammar inside an installed wheel, else the one at the root of a source checkout."""
-    here = Path(__file__).resolve().parent
-    packaged = here / "grammar" / "jinja.lark"
-    if packaged.is_file():
+    packaged = os.path.join(_HERE, "grammar", "jinja.lark")
+    if os.path.isfile(packaged):
         return packaged
-    return here.parent / "grammar" / "jinja.lark"
+    return os.path.join(os.path.dirname(_HERE), "grammar", "jinja.lark")
 
 
-def grammar_digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
 
 
 def build_table(grammar: str) -> dict[str, Any]:
@@ -85,7 +85,7 @@ def build_table(grammar: str) -> dict[str, Any]:
         if line.startswith("%declare"):
             tags.extend(w[4:].lower() for w in line.split()[1:] if w.startswith("TAG_"))
     return {
-        "grammar_sha256": grammar_digest(grammar),
+        "grammar": grammar,
         "start": parse_table.start_states["start"],
         "end": parse_table.end_states["start"],
         "terminals": terminals,
@@ -97,20 +97,20 @@ def build_table(grammar: str) -> dict[str, Any]:
 
 def load_table() -> dict[str, Any]:
     """The stored table when it matches the grammar, else a freshly built one."""
-    grammar = grammar_path().read_text(encoding="utf-8")
-    digest = grammar_digest(grammar)
+    grammar = _read(grammar_path())
     try:
-        stored = json.loads(TABLE_PATH.read_text(encoding="utf-8"))
+        stored = json.loads(_read(TABLE_PATH))
     except (OSError, ValueError):
         stored = None
-    if stored is not None and stored.get("grammar_sha256") == digest:
+    if stored is not None and stored.get("grammar") == grammar:
         return stored
     return build_table(grammar)
 
 
-def write_table() -> Path:
-    table = build_table(grammar_path().read_text(encoding="utf-8"))
-    TABLE_PATH.write_text(json.dumps(table, separators=(",", ":")) + "\n", encoding="utf-8")
+def write_table() -> str:
+    table = build_table(_read(grammar_path()))
+    with open(TABLE_PATH, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(table, separators=(",", ":")) + "\n")
     return TABLE_PATH
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from minijinja_py.lexer import Lexer, LexOptions
 from minijinja_py.parser import _Machine, _machinery
-from minijinja_py.table import TABLE_PATH, build_table, grammar_digest, grammar_path
+from minijinja_py.table import TABLE_PATH, _read, build_table, grammar_path
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SAMPLES = [
@@ -22,16 +22,16 @@ SAMPLES = [
 
 
 def test_stored_table_belongs_to_this_grammar():
-    grammar = grammar_path().read_text(encoding="utf-8")
-    stored = json.loads(TABLE_PATH.read_text(encoding="utf-8"))
-    assert stored["grammar_sha256"] == grammar_digest(grammar), (
+    grammar = _read(grammar_path())
+    stored = json.loads(_read(TABLE_PATH))
+    assert stored["grammar"] == grammar, (
         "grammar/jinja.lark changed: run `python -m minijinja_py.table` to rewrite the table"
     )
 
 
 def test_stored_table_parses_as_a_fresh_one():
-    grammar = grammar_path().read_text(encoding="utf-8")
-    stored = json.loads(TABLE_PATH.read_text(encoding="utf-8"))
+    grammar = _read(grammar_path())
+    stored = json.loads(_read(TABLE_PATH))
     fresh = json.loads(json.dumps(build_table(grammar)))
     assert stored["rules"] == fresh["rules"]
     assert len(stored["states"]) == len(fresh["states"])
@@ -45,7 +45,7 @@ def test_stored_table_parses_as_a_fresh_one():
 
 
 def test_every_tag_of_the_grammar_is_known_to_the_lexer():
-    stored = json.loads(TABLE_PATH.read_text(encoding="utf-8"))
+    stored = json.loads(_read(TABLE_PATH))
     assert stored["tags"] == [
         "if", "elif", "else", "endif", "for", "endfor", "set", "endset",
         "macro", "endmacro", "call", "endcall", "filter", "endfilter",
