@@ -218,6 +218,42 @@ _HIDDEN_VALUES = (
 )
 
 
+# Methods that hash their arguments: a dict's get, and a set's methods taking other sets.
+_HASHING_METHODS = frozenset(
+    """get difference intersection isdisjoint issubset issuperset symmetric_difference
+    union""".split()
+)
+
+
+class _KeyGuarded:
+    """A bound method whose arguments are checked by :func:`check_key` (and its elements',
+    for a set's methods) before the method hashes them; prints as the method does."""
+
+    __slots__ = ("_method",)
+
+    def __init__(self, method: Any) -> None:
+        self._method = method
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        for arg in args:
+            if type(arg) is tuple:
+                check_key(arg)
+            elif isinstance(arg, (list, set, frozenset, dict)):
+                for item in arg:
+                    if type(item) is tuple:
+                        check_key(item)
+        return self._method(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return repr(self._method)
+
+
+def _guard_keys(obj: Any, name: str, method: Any) -> Any:
+    if name in _HASHING_METHODS and isinstance(obj, (dict, set, frozenset)):
+        return _KeyGuarded(method)
+    return method
+
+
 class AttributePolicy:
     """Sandboxed ``x.y`` and ``x[y]`` for an environment."""
 
@@ -229,7 +265,7 @@ class AttributePolicy:
         if isinstance(obj, _DATA_TYPES):
             method = get_method(obj, name, environment)
             if method is not MISSING:
-                return method
+                return _guard_keys(obj, name, method)
             if isinstance(obj, tuple) and name in getattr(type(obj), "_fields", ()):
                 return getattr(obj, name)  # a named tuple's field (groupby's grouper, list)
             if name[:1] == "_" or hasattr(obj, name):
@@ -255,7 +291,7 @@ class AttributePolicy:
             if isinstance(obj, _DATA_TYPES):
                 method = get_method(obj, key, self.environment)
                 if method is not MISSING:
-                    return method
+                    return _guard_keys(obj, key, method)
                 if key[:1] == "_" or hasattr(obj, key):
                     return unsafe(obj, key)
                 return self.environment.undefined(obj=obj, name=key)

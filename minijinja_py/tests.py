@@ -8,6 +8,7 @@ from numbers import Number
 from typing import Any
 
 from .runtime import Undefined, pass_environment
+from .sandbox import check_key
 
 
 def test_odd(value: Any) -> bool:
@@ -139,6 +140,8 @@ def test_escaped(value: Any) -> bool:
 
 def test_in(value: Any, seq: Any) -> bool:
     """``{{ 1 is in [1, 2] }}`` -> ``True``"""
+    if type(value) is tuple:
+        check_key(value)  # a dict or set hashes it; see sandbox.check_key
     return value in seq
 
 
