@@ -18,7 +18,8 @@ Configurations:
 ``chat``
     ``chat_environment()`` vs Jinja2 configured as transformers does (``trim_blocks``,
     ``lstrip_blocks``, ``loopcontrols``, a ``generation`` tag, json.dumps ``tojson``,
-    ``raise_exception``, ``strftime_now``).
+    ``raise_exception``, ``strftime_now``, and transformers 5's ``dict``/``namespace``
+    replacements).
 """
 
 from __future__ import annotations
@@ -97,6 +98,23 @@ def tojson(x: Any, ensure_ascii=False, indent=None, separators=None, sort_keys=F
     )
 
 
+def _ref_dict(*args: Any, **kwargs: Any) -> dict:
+    """transformers 5 replaces the ``dict`` type by a function that only builds dicts."""
+    return dict(*args, **kwargs)
+
+
+def _ref_namespace(*args: Any, **kwargs: Any) -> Any:
+    """transformers 5 replaces ``namespace`` by one refusing names that start with ``_``."""
+    from jinja2.exceptions import SecurityError
+    from jinja2.utils import Namespace
+
+    attrs = dict(*args, **kwargs)
+    for key in attrs:
+        if isinstance(key, str) and key.startswith("_"):
+            raise SecurityError(f"namespace attribute {key!r} is not allowed")
+    return Namespace(attrs)
+
+
 _REF_UNDEFINED = {
     minijinja_py.Undefined: jinja2.Undefined,
     minijinja_py.StrictUndefined: jinja2.StrictUndefined,
@@ -115,6 +133,8 @@ def reference(config: str, **options: Any) -> jinja2.Environment:
         env.filters["tojson"] = tojson
         env.globals["raise_exception"] = raise_exception
         env.globals["strftime_now"] = pinned_strftime_now
+        env.globals["dict"] = _ref_dict
+        env.globals["namespace"] = _ref_namespace
         return env
     options = dict(options)
     if "undefined" in options:

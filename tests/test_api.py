@@ -1,0 +1,704 @@
+"""The public API: Environment/Template construction and options, render() arguments, user
+filters/tests/globals (with pass_environment), the three Undefined classes, the chat preset
+(tojson, raise_exception, strftime_now, loop controls, generation), pickling,
+undeclared_variables and render_with_spans.
+
+Table expectations were obtained from Jinja2 3.1.6 and are hard-coded; ``check`` also asserts that
+Jinja2 still agrees. Hand-written tests below the tables state Jinja2's value where one exists.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+from datetime import datetime
+
+import jinja2
+import jinja2.meta
+import pytest
+from engine_cases import Err, check, params, pinned_strftime_now, reference
+
+import minijinja_py
+from minijinja_py import (
+    ChainableUndefined,
+    Environment,
+    Limits,
+    StrictUndefined,
+    Template,
+    TemplateError,
+    TemplateRuntimeError,
+    TemplateSyntaxError,
+    Undefined,
+    UndefinedError,
+    chat_environment,
+    pass_environment,
+)
+
+U = {'d': {'a': 1}, 'n': None}
+
+
+# Undefined (the default)
+UNDEFINED_DEFAULT = [
+    ('{{ x }}', U, {'plain': ''}),
+    ('[{{ x }}]', U, {'plain': '[]'}),
+    ('{{ x is defined }}', U, {'plain': 'False'}),
+    ('{{ x is undefined }}', U, {'plain': 'True'}),
+    ("{{ x | default('dflt') }}", U, {'plain': 'dflt'}),
+    ("{{ x | d('dflt', true) }}", U, {'plain': 'dflt'}),
+    ('{% if x %}t{% else %}f{% endif %}', U, {'plain': 'f'}),
+    ('{% if not x %}t{% endif %}', U, {'plain': 't'}),
+    ("{{ x or 'alt' }}", U, {'plain': 'alt'}),
+    ("{{ x and 'alt' }}", U, {'plain': ''}),
+    ('{% for i in x %}{{ i }}{% else %}empty{% endfor %}', U, {'plain': 'empty'}),
+    ('{{ x | length }}', U, {'plain': '0'}),
+    ('{{ x | list }}', U, {'plain': '[]'}),
+    ("{{ x ~ 'a' }}", U, {'plain': 'a'}),
+    ('{{ x + 1 }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x == none }}', U, {'plain': 'False'}),
+    ('{{ x != 1 }}', U, {'plain': 'True'}),
+    ('{{ x.attr }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ("{{ x['k'] }}", U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x.a.b }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ("{{ x.a | default('d') }}", U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x() }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x | string }}', U, {'plain': ''}),
+    ('{{ x | upper }}', U, {'plain': ''}),
+    ('{{ x | join }}', U, {'plain': ''}),
+    ('{{ x | tojson }}', U, {'plain': Err(cls='TemplateRuntimeError', message='Object of type Undefined is not JSON serializable')}),
+    ("{{ 'a' in x }}", U, {'plain': 'False'}),
+    ('{{ x is none }}', U, {'plain': 'False'}),
+    ('{{ x is string }}', U, {'plain': 'False'}),
+    ('{{ x | e }}', U, {'plain': ''}),
+    ('{{ [x] }}', U, {'plain': '[Undefined]'}),
+    ('{{ x | count }}', U, {'plain': '0'}),
+    ('{{ x | first }}', U, {'plain': ''}),
+    ('{{ x | int }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x | bool if false }}', U, {'plain': ''}),
+    ('{{ d.missing }}', U, {'plain': ''}),
+    ('{{ d.missing.deeper }}', U, {'plain': Err(cls='UndefinedError', message="'dict object' has no attribute 'missing'")}),
+    ("{{ d.missing | default('d') }}", U, {'plain': 'd'}),
+    ('{{ d.missing is defined }}', U, {'plain': 'False'}),
+    ('{{ n.attr }}', U, {'plain': ''}),
+    ("{{ d['missing'] }}", U, {'plain': ''}),
+    ("{{ x if x is defined else 'safe' }}", U, {'plain': 'safe'}),
+    ("{{ 'a' if false }}", U, {'plain': ''}),
+    ('{% set y = x %}{{ y is defined }}', U, {'plain': 'False'}),
+    ('{% macro m(a) %}{{ a }}{% endmacro %}[{{ m() }}]', U, {'plain': '[]'}),
+    ('{{ x | select | list }}', U, {'plain': '[]'}),
+    ("{{ x | map('upper') | list }}", U, {'plain': '[]'}),
+    ('{{ x is divisibleby 2 }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x < 1 }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ -x }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x | trim }}', U, {'plain': ''}),
+    ('{{ x | items | list }}', U, {'plain': '[]'}),
+    ('{{ x | dictsort }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+]
+
+# StrictUndefined
+UNDEFINED_STRICT = [
+    ('{{ x }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('[{{ x }}]', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x is defined }}', U, {'plain': 'False'}),
+    ('{{ x is undefined }}', U, {'plain': 'True'}),
+    ("{{ x | default('dflt') }}", U, {'plain': 'dflt'}),
+    ("{{ x | d('dflt', true) }}", U, {'plain': 'dflt'}),
+    ('{% if x %}t{% else %}f{% endif %}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{% if not x %}t{% endif %}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ("{{ x or 'alt' }}", U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ("{{ x and 'alt' }}", U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{% for i in x %}{{ i }}{% else %}empty{% endfor %}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x | length }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x | list }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ("{{ x ~ 'a' }}", U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x + 1 }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x == none }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x != 1 }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x.attr }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ("{{ x['k'] }}", U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x.a.b }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ("{{ x.a | default('d') }}", U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x() }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x | string }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x | upper }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x | join }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x | tojson }}', U, {'plain': Err(cls='TemplateRuntimeError', message='Object of type StrictUndefined is not JSON serializable')}),
+    ("{{ 'a' in x }}", U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x is none }}', U, {'plain': 'False'}),
+    ('{{ x is string }}', U, {'plain': 'False'}),
+    ('{{ x | e }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ [x] }}', U, {'plain': '[Undefined]'}),
+    ('{{ x | count }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x | first }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x | int }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x | bool if false }}', U, {'plain': ''}),
+    ('{{ d.missing }}', U, {'plain': Err(cls='UndefinedError', message="'dict object' has no attribute 'missing'")}),
+    ('{{ d.missing.deeper }}', U, {'plain': Err(cls='UndefinedError', message="'dict object' has no attribute 'missing'")}),
+    ("{{ d.missing | default('d') }}", U, {'plain': 'd'}),
+    ('{{ d.missing is defined }}', U, {'plain': 'False'}),
+    ('{{ n.attr }}', U, {'plain': Err(cls='UndefinedError', message="'None' has no attribute 'attr'")}),
+    ("{{ d['missing'] }}", U, {'plain': Err(cls='UndefinedError', message="'dict object' has no attribute 'missing'")}),
+    ("{{ x if x is defined else 'safe' }}", U, {'plain': 'safe'}),
+    ("{{ 'a' if false }}", U, {'plain': ''}),
+    ('{% set y = x %}{{ y is defined }}', U, {'plain': 'False'}),
+    ('{% macro m(a) %}{{ a }}{% endmacro %}[{{ m() }}]', U, {'plain': Err(cls='UndefinedError', message="parameter 'a' was not provided")}),
+    ('{{ x | select | list }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ("{{ x | map('upper') | list }}", U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x is divisibleby 2 }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x < 1 }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ -x }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x | trim }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x | items | list }}', U, {'plain': '[]'}),
+    ('{{ x | dictsort }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+]
+
+# ChainableUndefined
+UNDEFINED_CHAINABLE = [
+    ('{{ x }}', U, {'plain': ''}),
+    ('[{{ x }}]', U, {'plain': '[]'}),
+    ('{{ x is defined }}', U, {'plain': 'False'}),
+    ('{{ x is undefined }}', U, {'plain': 'True'}),
+    ("{{ x | default('dflt') }}", U, {'plain': 'dflt'}),
+    ("{{ x | d('dflt', true) }}", U, {'plain': 'dflt'}),
+    ('{% if x %}t{% else %}f{% endif %}', U, {'plain': 'f'}),
+    ('{% if not x %}t{% endif %}', U, {'plain': 't'}),
+    ("{{ x or 'alt' }}", U, {'plain': 'alt'}),
+    ("{{ x and 'alt' }}", U, {'plain': ''}),
+    ('{% for i in x %}{{ i }}{% else %}empty{% endfor %}', U, {'plain': 'empty'}),
+    ('{{ x | length }}', U, {'plain': '0'}),
+    ('{{ x | list }}', U, {'plain': '[]'}),
+    ("{{ x ~ 'a' }}", U, {'plain': 'a'}),
+    ('{{ x + 1 }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x == none }}', U, {'plain': 'False'}),
+    ('{{ x != 1 }}', U, {'plain': 'True'}),
+    ('{{ x.attr }}', U, {'plain': ''}),
+    ("{{ x['k'] }}", U, {'plain': ''}),
+    ('{{ x.a.b }}', U, {'plain': ''}),
+    ("{{ x.a | default('d') }}", U, {'plain': 'd'}),
+    ('{{ x() }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x | string }}', U, {'plain': ''}),
+    ('{{ x | upper }}', U, {'plain': ''}),
+    ('{{ x | join }}', U, {'plain': ''}),
+    ('{{ x | tojson }}', U, {'plain': Err(cls='TemplateRuntimeError', message='Object of type ChainableUndefined is not JSON serializable')}),
+    ("{{ 'a' in x }}", U, {'plain': 'False'}),
+    ('{{ x is none }}', U, {'plain': 'False'}),
+    ('{{ x is string }}', U, {'plain': 'False'}),
+    ('{{ x | e }}', U, {'plain': ''}),
+    ('{{ [x] }}', U, {'plain': '[Undefined]'}),
+    ('{{ x | count }}', U, {'plain': '0'}),
+    ('{{ x | first }}', U, {'plain': ''}),
+    ('{{ x | int }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x | bool if false }}', U, {'plain': ''}),
+    ('{{ d.missing }}', U, {'plain': ''}),
+    ('{{ d.missing.deeper }}', U, {'plain': ''}),
+    ("{{ d.missing | default('d') }}", U, {'plain': 'd'}),
+    ('{{ d.missing is defined }}', U, {'plain': 'False'}),
+    ('{{ n.attr }}', U, {'plain': ''}),
+    ("{{ d['missing'] }}", U, {'plain': ''}),
+    ("{{ x if x is defined else 'safe' }}", U, {'plain': 'safe'}),
+    ("{{ 'a' if false }}", U, {'plain': ''}),
+    ('{% set y = x %}{{ y is defined }}', U, {'plain': 'False'}),
+    ('{% macro m(a) %}{{ a }}{% endmacro %}[{{ m() }}]', U, {'plain': '[]'}),
+    ('{{ x | select | list }}', U, {'plain': '[]'}),
+    ("{{ x | map('upper') | list }}", U, {'plain': '[]'}),
+    ('{{ x is divisibleby 2 }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x < 1 }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ -x }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+    ('{{ x | trim }}', U, {'plain': ''}),
+    ('{{ x | items | list }}', U, {'plain': '[]'}),
+    ('{{ x | dictsort }}', U, {'plain': Err(cls='UndefinedError', message="'x' is undefined")}),
+]
+
+# the chat preset vs a plain Environment
+PRESET = [
+    ("{{ {'b': 1, 'a': '<é>'} | tojson }}", None, {'plain': '{"a": "\\u003c\\u00e9\\u003e", "b": 1}', 'chat': '{"b": 1, "a": "<é>"}'}),
+    ('{{ [\'é\', \'<&>\', "\'"] | tojson }}', None, {'plain': '["\\u00e9", "\\u003c\\u0026\\u003e", "\\u0027"]', 'chat': '["é", "<&>", "\'"]'}),
+    ("{{ {'b': [1, 2], 'a': none} | tojson(indent=2) }}", None, {'plain': '{\n  "a": null,\n  "b": [\n    1,\n    2\n  ]\n}', 'chat': '{\n  "b": [\n    1,\n    2\n  ],\n  "a": null\n}'}),
+    ("{{ {'b': 1, 'a': 2} | tojson(sort_keys=true) }}", None, {'plain': Err(cls='TemplateRuntimeError', message="do_tojson() got an unexpected keyword argument 'sort_keys'"), 'chat': '{"a": 2, "b": 1}'}),
+    ("{{ [1, 2] | tojson(separators=(',', ':')) }}", None, {'plain': Err(cls='TemplateRuntimeError', message="do_tojson() got an unexpected keyword argument 'separators'"), 'chat': '[1,2]'}),
+    ("{{ 'é' | tojson(ensure_ascii=true) }}", None, {'plain': Err(cls='TemplateRuntimeError', message="do_tojson() got an unexpected keyword argument 'ensure_ascii'"), 'chat': '"\\u00e9"'}),
+    ('{{ 1.0 | tojson }}', None, '1.0'),
+    ('{{ none | tojson }}', None, 'null'),
+    ('{{ true | tojson }}', None, 'true'),
+    ('{{ (1, 2) | tojson }}', None, '[1, 2]'),
+    ('{{ {1: 2} | tojson }}', None, '{"1": 2}'),
+    ('{{ \'a\\nb\\t"\' | tojson }}', None, '"a\\nb\\t\\""'),
+    ("{{ '</script>' | tojson }}", None, {'plain': '"\\u003c/script\\u003e"', 'chat': '"</script>"'}),
+    ('{{ x | tojson }}', None, Err(cls='TemplateRuntimeError', message='Object of type Undefined is not JSON serializable')),
+    ("{{ {'a': x} | tojson }}", None, Err(cls='TemplateRuntimeError', message='Object of type Undefined is not JSON serializable')),
+    ('{{ [1] | tojson(foo=1) }}', None, {'plain': Err(cls='TemplateRuntimeError', message="do_tojson() got an unexpected keyword argument 'foo'"), 'chat': Err(cls='TemplateRuntimeError', message="tojson() got an unexpected keyword argument 'foo'")}, {'chat': 'F34'}),
+    ('{{ [1] | tojson(2) }}', None, {'plain': '[\n  1\n]', 'chat': '[1]'}),
+    ("{{ {'z': {'y': 1, 'x': 2}} | tojson }}", None, {'plain': '{"z": {"x": 2, "y": 1}}', 'chat': '{"z": {"y": 1, "x": 2}}'}),
+    ("{{ raise_exception('Bad role') }}", None, {'plain': Err(cls='UndefinedError', message="'raise_exception' is undefined"), 'chat': Err(cls='TemplateError', message='Bad role')}),
+    ("{{ raise_exception(x ~ 'y') }}", None, {'plain': Err(cls='UndefinedError', message="'raise_exception' is undefined"), 'chat': Err(cls='TemplateError', message='y')}),
+    ("{% if true %}ok{{ raise_exception('stop') }}{% endif %}", None, {'plain': Err(cls='UndefinedError', message="'raise_exception' is undefined"), 'chat': Err(cls='TemplateError', message='stop')}),
+    ("{{ strftime_now('%Y-%m-%d %H:%M') }}", None, {'plain': Err(cls='UndefinedError', message="'strftime_now' is undefined"), 'chat': '2026-01-15 12:34'}),
+    ("{{ strftime_now('%d %b %Y') }}", None, {'plain': Err(cls='UndefinedError', message="'strftime_now' is undefined"), 'chat': '15 Jan 2026'}),
+    ('{{ strftime_now() }}', None, {'plain': Err(cls='UndefinedError', message="'strftime_now' is undefined"), 'chat': Err(cls='TemplateRuntimeError', message="pinned_strftime_now() missing 1 required positional argument: 'fmt'")}),
+    ('{{ strftime_now is defined }}{{ raise_exception is defined }}', None, {'plain': 'FalseFalse', 'chat': 'TrueTrue'}),
+    ('{% set ns = namespace(a=1) %}{% set ns.b = 2 %}{{ ns.a }}{{ ns.b }}', None, '12'),
+    ('{% set ns = namespace(_a=1) %}{{ ns._a }}', None, {'plain': '', 'chat': Err(cls='SecurityError', message="namespace attribute '_a' is not allowed")}),
+    ('{{ namespace(a=1).a }}', None, '1'),
+    ('{{ dict(a=1) }}', None, "{'a': 1}"),
+    ('{{ dict(a=1).items() | list }}', None, "[('a', 1)]"),
+    ('{% for x in [1, 2, 3] %}{% if x == 2 %}{% break %}{% endif %}{{ x }}{% endfor %}', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'break'. Jinja was looking for the following tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if'."), 'chat': '1'}),
+    ('{% for x in [1, 2, 3] %}{% if x == 2 %}{% continue %}{% endif %}{{ x }}{% endfor %}', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'continue'. Jinja was looking for the following tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if'."), 'chat': '13'}),
+    ('{% break %}', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'break'."), 'chat': Err(cls='TemplateSyntaxError', message="'break' outside loop")}, {'chat': 'F27'}),
+    ('{% generation %}g{% endgeneration %}', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'generation'."), 'chat': 'g'}),
+    ('a{% generation %}b{% endgeneration %}c', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'generation'."), 'chat': 'abc'}),
+    ('{% if true %}\n  x\n{% endif %}\n', None, {'plain': '\n  x\n', 'chat': '  x\n'}),
+    ('  {% for m in [1] %}\n{{ m }}\n  {% endfor %}\n', None, {'plain': '  \n1\n  ', 'chat': '1\n'}),
+    ('{{ range(3) | list }}', None, '[0, 1, 2]'),
+    ('{{ lipsum is defined }}{{ cycler is defined }}{{ joiner is defined }}', None, 'TrueTrueTrue'),
+]
+
+
+UNDEFINED_TABLES = [
+    (Undefined, UNDEFINED_DEFAULT),
+    (StrictUndefined, UNDEFINED_STRICT),
+    (ChainableUndefined, UNDEFINED_CHAINABLE),
+]
+
+
+def _undefined_params():
+    out = []
+    for cls, table in UNDEFINED_TABLES:
+        for param in params(table, configs=("plain",)):
+            out.append(
+                pytest.param(cls, *param.values, id=f"{cls.__name__}-{param.id}", marks=param.marks)
+            )
+    return out
+
+
+@pytest.mark.parametrize(("undefined", "configs", "source", "context", "expected"), _undefined_params())
+def test_undefined_classes(undefined, configs, source, context, expected):
+    check(configs, source, context, expected, undefined=undefined)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(PRESET))
+def test_chat_preset_vs_plain(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+# -------------------------------------------------------------------------------- construction
+
+
+def test_environment_defaults():
+    env = Environment()
+    assert (env.trim_blocks, env.lstrip_blocks, env.keep_trailing_newline) == (False, False, False)
+    assert env.undefined is Undefined
+    assert {"upper", "tojson", "default", "map"} <= set(env.filters)
+    assert {"odd", "defined", "divisibleby", "in"} <= set(env.tests)
+    assert {"range", "dict", "namespace", "cycler", "joiner", "lipsum"} <= set(env.globals)
+    assert "raise_exception" not in env.globals and "strftime_now" not in env.globals
+
+
+def test_chat_environment_preset():
+    env = chat_environment()
+    assert (env.trim_blocks, env.lstrip_blocks, env.keep_trailing_newline) == (True, True, False)
+    assert env.undefined is Undefined
+    assert {"raise_exception", "strftime_now", "range", "namespace", "dict"} <= set(env.globals)
+    assert env.from_string("{% for x in [1, 2] %}{{ x }}{% break %}{% endfor %}").render() == "1"
+
+
+def test_environments_do_not_share_registries():
+    first, second = Environment(), Environment()
+    first.filters["shout"] = lambda s: s.upper() + "!"
+    first.globals["g"] = "G"
+    assert first.from_string("{{ 'a' | shout }}{{ g }}").render() == "A!G"
+    assert "shout" not in second.filters and "g" not in second.globals
+    assert "shout" not in Environment().filters
+    assert "raise_exception" not in Environment().globals  # chat_environment() did not leak
+
+
+def test_unknown_extension_is_refused():
+    with pytest.raises(ValueError, match="unknown extension 'nope'"):
+        Environment(extensions=("nope",))
+
+
+@pytest.mark.parametrize(
+    ("extensions", "source", "expected"),
+    [
+        (("loopcontrols",), "{% for x in [1, 2, 3] %}{% if x == 2 %}{% break %}{% endif %}{{ x }}{% endfor %}", "1"),
+        (("jinja2.ext.loopcontrols",), "{% for x in [1, 2] %}{% continue %}{{ x }}{% endfor %}.", "."),
+        (("generation",), "a{% generation %}b{% endgeneration %}c", "abc"),
+        (("loopcontrols", "generation"), "{% for x in [1, 2] %}{% generation %}{{ x }}{% endgeneration %}{% break %}{% endfor %}", "1"),
+    ],
+)
+def test_optional_tags_by_extension(extensions, source, expected):
+    assert Environment(extensions=extensions).from_string(source).render() == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "tag"),
+    [("{% break %}", "break"), ("{% continue %}", "continue"), ("{% generation %}x{% endgeneration %}", "generation")],
+)
+def test_plain_environment_has_no_optional_tags(source, tag):
+    # jinja2.Environment().from_string(source) raises the same
+    with pytest.raises(TemplateSyntaxError) as info:
+        Environment().from_string(source)
+    assert info.value.message == f"Encountered unknown tag {tag!r}."
+    with pytest.raises(jinja2.TemplateSyntaxError) as reference_info:
+        jinja2.Environment().from_string(source)
+    assert reference_info.value.message == info.value.message
+
+
+def test_template_constructor_takes_environment_options():
+    assert Template("{{ x }}").render(x=1) == "1"
+    assert Template("{% if true %}\n  a\n{% endif %}\n", trim_blocks=True).render() == "  a\n"
+    assert Template("  {% if true %}a{% endif %}", lstrip_blocks=True).render() == "a"
+    assert Template("a\n", keep_trailing_newline=True).render() == "a\n"
+    assert Template("{% for x in [1, 2] %}{% break %}{% endfor %}.", extensions=("loopcontrols",)).render() == "."
+    with pytest.raises(UndefinedError, match="'x' is undefined"):
+        Template("{{ x }}", undefined=StrictUndefined).render()
+    # the same as jinja2.Template(...)
+    assert jinja2.Template("{% if true %}\n  a\n{% endif %}\n", trim_blocks=True).render() == "  a\n"
+
+
+def test_template_syntax_error_at_construction():
+    with pytest.raises(TemplateSyntaxError):
+        Template("{% if %}")
+
+
+# -------------------------------------------------------------------------------- render arguments
+
+
+@pytest.mark.parametrize("factory", [Environment, chat_environment])
+def test_render_arguments(factory):
+    template = factory().from_string("{{ a }}-{{ b }}")
+    assert template.render({"a": 1, "b": 2}) == "1-2"
+    assert template.render(a=1, b=2) == "1-2"
+    assert template.render({"a": 1, "b": 2}, b=3) == "1-3"  # keywords win, as in Jinja2
+    assert template.render() == "-"
+    assert template.render(dict(a="x"), **{"b": "y"}) == "x-y"
+    from types import MappingProxyType
+
+    assert template.render(MappingProxyType({"a": 5, "b": 6})) == "5-6"
+    assert jinja2.Template("{{ a }}-{{ b }}").render({"a": 1, "b": 2}, b=3) == "1-3"
+
+
+def test_render_is_repeatable_and_does_not_mutate_context():
+    template = chat_environment().from_string(
+        "{% set ns = namespace(n=0) %}{% for m in msgs %}{% set ns.n = ns.n + 1 %}{% endfor %}"
+        "{{ ns.n }}{% set msgs = [] %}{{ msgs }}"
+    )
+    context = {"msgs": [1, 2]}
+    assert template.render(context) == "2[]"
+    assert template.render(context) == "2[]"
+    assert context == {"msgs": [1, 2]}
+
+
+def test_from_string_globals():
+    env = Environment()
+    template = env.from_string("{{ g }}{{ h }}", globals={"g": "template-global"})
+    assert template.render(h="!") == "template-global!"
+    assert template.render(g="context wins") == "context wins"
+    assert env.from_string("{{ g }}").render() == ""
+
+
+def test_environment_globals_are_seen_by_templates_and_macros():
+    env = Environment()
+    env.globals["site"] = "S"
+    source = "{% macro m() %}{{ site }}{% endmacro %}{{ site }}{{ m() }}"
+    assert env.from_string(source).render() == "SS"
+    assert env.from_string(source).render(site="ctx") == "ctxctx"
+
+
+# -------------------------------------------------------------------------------- user callables
+
+
+@pytest.mark.parametrize("factory", [Environment, chat_environment])
+def test_user_filters_tests_and_globals(factory):
+    env = factory()
+    env.filters["double"] = lambda value, times=2: value * times
+    env.filters["upper"] = lambda value: "overridden"
+    env.tests["short"] = lambda value, limit=3: len(value) <= limit
+    env.globals["add"] = lambda a, b=10: a + b
+    env.globals["VERSION"] = "1.0"
+    source = (
+        "{{ 'ab' | double }} {{ 'ab' | double(3) }} {{ 2 | double(times=4) }} {{ 'x' | upper }} "
+        "{{ 'abc' is short }} {{ 'abcd' is short }} {{ 'abcd' is short(5) }} "
+        "{{ add(1) }} {{ add(1, b=2) }} {{ VERSION }} "
+        "{{ ['a', 'bb'] | map('double') | join(',') }} {{ ['a', 'bbbb'] | select('short') | list }}"
+    )
+    expected = "abab ababab 8 overridden True False True 11 3 1.0 aa,bbbb ['a']"
+    assert env.from_string(source).render() == expected
+    reference_env = jinja2.Environment()
+    reference_env.filters.update(double=env.filters["double"], upper=env.filters["upper"])
+    reference_env.tests["short"] = env.tests["short"]
+    reference_env.globals.update(add=env.globals["add"], VERSION="1.0")
+    assert reference_env.from_string(source).render() == expected
+
+
+@pytest.mark.xfail(strict=True, reason="F36 in tests/FINDINGS.md")
+def test_pass_environment_global():
+    env = Environment()
+    env.globals["mark"] = "M"
+    env.globals["g"] = pass_environment(lambda environment, value: value + environment.globals["mark"])
+    assert env.from_string("{{ g('x') }}").render() == "xM"
+    reference_env = jinja2.Environment()
+    reference_env.globals["mark"] = "M"
+    reference_env.globals["g"] = jinja2.pass_environment(lambda environment, value: value + environment.globals["mark"])
+    assert reference_env.from_string("{{ g('x') }}").render() == "xM"
+
+
+def test_pass_environment():
+    env = Environment()
+    seen = []
+
+    @pass_environment
+    def env_filter(environment, value, suffix="!"):
+        seen.append(environment)
+        return f"{value}{suffix}{environment.globals['mark']}"
+
+    @pass_environment
+    def env_test(environment, value):
+        seen.append(environment)
+        return value == environment.globals["mark"]
+
+    env.globals["mark"] = "M"
+    env.filters["f"], env.tests["t"] = env_filter, env_test
+    assert env.from_string("{{ 'a' | f }} {{ 'a' | f('?') }} {{ 'M' is t }}").render() == "a!M a?M True"
+    assert seen and all(item is env for item in seen)
+
+
+def test_jinja2_pass_environment_marker_is_honoured():
+    env = Environment()
+    env.filters["envname"] = jinja2.pass_environment(lambda environment, value: type(environment).__name__)
+    assert env.from_string("{{ 1 | envname }}").render() == "Environment"
+
+
+def test_user_filter_sees_undefined_values():
+    for cls in (Undefined, StrictUndefined, ChainableUndefined):
+        env = Environment(undefined=cls)
+        env.filters["kind"] = lambda value: type(value).__name__
+        assert env.from_string("{{ missing | kind }}").render() == cls.__name__
+
+
+def test_user_filter_error_is_a_template_error():
+    env = Environment()
+
+    def broken(value):
+        raise ValueError("bad value")
+
+    env.filters["broken"] = broken
+    with pytest.raises(TemplateRuntimeError) as info:
+        env.from_string("{{ 1 | broken }}").render()
+    assert info.value.message == "bad value"
+
+
+# -------------------------------------------------------------------------------- chat preset
+
+
+def test_raise_exception_raises_exactly_template_error():
+    with pytest.raises(TemplateError) as info:
+        chat_environment().from_string(
+            "{% if messages[0].role != 'user' %}{{ raise_exception('Conversation must start with a user message') }}{% endif %}"
+        ).render(messages=[{"role": "system"}])
+    assert type(info.value) is TemplateError
+    assert info.value.message == "Conversation must start with a user message"
+
+
+@pytest.mark.parametrize("value", [42, None, [1]])
+def test_raise_exception_keeps_non_string_messages(value):
+    with pytest.raises(TemplateError) as info:
+        chat_environment().from_string("{{ raise_exception(v) }}").render(v=value)
+    assert type(info.value) is TemplateError and info.value.message == value
+
+
+def test_strftime_now_defaults_to_local_time():
+    rendered = chat_environment().from_string("{{ strftime_now('%Y-%m-%d') }}").render()
+    assert rendered in {datetime.now().strftime("%Y-%m-%d")}
+
+
+def test_strftime_now_can_be_overridden():
+    env = chat_environment()
+    env.globals["strftime_now"] = pinned_strftime_now
+    assert env.from_string("{{ strftime_now('%d %B %Y %H:%M:%S') }}").render() == "15 January 2026 12:34:56"
+    env.globals["strftime_now"] = lambda fmt: "FIXED " + fmt
+    assert env.from_string("{{ strftime_now('%Y') }}").render() == "FIXED %Y"
+    assert chat_environment().from_string("{{ strftime_now('%Y') }}").render() == str(datetime.now().year)
+
+
+def test_tojson_is_json_dumps_in_chat_and_html_safe_sorted_in_plain():
+    value = {"b": "<é & 'x'>", "a": [1, None, True, 1.5]}
+    chat = chat_environment().from_string("{{ v | tojson }}").render(v=value)
+    plain = Environment().from_string("{{ v | tojson }}").render(v=value)
+    assert chat == json.dumps(value, ensure_ascii=False)
+    assert plain == jinja2.Environment().from_string("{{ v | tojson }}").render(v=value)
+    assert plain == '{"a": [1, null, true, 1.5], "b": "\\u003c\\u00e9 \\u0026 \\u0027x\\u0027\\u003e"}'
+    indented = chat_environment().from_string("{{ v | tojson(indent=2) }}").render(v=value)
+    assert indented == json.dumps(value, ensure_ascii=False, indent=2)
+
+
+# -------------------------------------------------------------------------------- pickling
+
+
+@pytest.mark.xfail(strict=True, reason="F35 in tests/FINDINGS.md")
+@pytest.mark.parametrize("factory", [Environment, chat_environment])
+def test_pickle_template_round_trip(factory):
+    env = factory()
+    template = env.from_string("{% for m in messages %}{{ m.role | upper }}:{{ m.content }};{% endfor %}")
+    copy = pickle.loads(pickle.dumps(template))
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]
+    assert copy.render(messages=messages) == template.render(messages=messages) == "USER:hi;ASSISTANT:yo;"
+    assert copy.environment.trim_blocks == env.trim_blocks
+
+
+@pytest.mark.xfail(strict=True, reason="F35 in tests/FINDINGS.md")
+def test_pickle_keeps_chat_globals():
+    copy = pickle.loads(pickle.dumps(chat_environment().from_string("{{ raise_exception('x') }}")))
+    with pytest.raises(TemplateError) as info:
+        copy.render()
+    assert type(info.value) is TemplateError and info.value.message == "x"
+
+
+# -------------------------------------------------------------------------------- undeclared_variables
+
+UNDECLARED = [
+    "{{ x }}",
+    "{{ x.y }}{{ z['k'] }}",
+    "{% set y = 1 %}{{ y }}{{ x }}",
+    "{{ y }}{% set y = 1 %}",
+    "{% for i in items %}{{ i }}{{ loop.index }}{% endfor %}",
+    "{% for k, v in d.items() %}{{ k }}{{ v }}{{ other }}{% endfor %}",
+    "{% macro m(a, b=c) %}{{ a }}{{ b }}{{ q }}{% endmacro %}{{ m(1) }}",
+    "{% if cond %}{{ a }}{% elif other %}{{ b }}{% else %}{{ c }}{% endif %}",
+    "{{ range(3) }}{{ namespace() }}{{ dict() }}",
+    "{% set ns = namespace() %}{% set ns.a = v %}",
+    "{% with a = b %}{{ a }}{{ c }}{% endwith %}",
+    "{% filter upper %}{{ f }}{% endfilter %}",
+    "{% call(x) m() %}{{ x }}{{ y }}{% endcall %}",
+    "{% set block %}{{ inside }}{% endset %}{{ block }}",
+    "{{ messages | selectattr('role', 'equalto', role) | list }}",
+    "{{ a if b else c }}{{ [d, e] }}{{ {'k': f} }}",
+    "{% for x in xs if x > limit %}{{ x }}{% else %}{{ empty }}{% endfor %}",
+    "no variables",
+]
+
+
+@pytest.mark.parametrize("source", UNDECLARED)
+def test_undeclared_variables_match_jinja2_meta_without_globals(source):
+    env = Environment()
+    reference_env = jinja2.Environment()
+    expected = jinja2.meta.find_undeclared_variables(reference_env.parse(source)) - set(reference_env.globals)
+    assert env.from_string(source).undeclared_variables() == expected
+
+
+def test_undeclared_variables_excludes_chat_globals():
+    source = "{{ raise_exception('x') }}{{ strftime_now('%Y') }}{{ bos_token }}{% for m in messages %}{% endfor %}"
+    assert chat_environment().from_string(source).undeclared_variables() == {"bos_token", "messages"}
+
+
+# -------------------------------------------------------------------------------- render_with_spans
+
+
+class _TrackedGeneration(jinja2.ext.Extension):
+    """transformers' AssistantTracker: each generation block records (start, end) of its text in
+    the output assembled so far from ``Template.generate()``."""
+
+    tags = {"generation"}
+
+    def __init__(self, environment):
+        super().__init__(environment)
+        self.rendered = None
+        self.spans = None
+
+    def parse(self, parser):
+        lineno = next(parser.stream).lineno
+        body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+        return jinja2.nodes.CallBlock(self.call_method("_track"), [], [], body).set_lineno(lineno)
+
+    def _track(self, caller):
+        text = caller()
+        start = len("".join(self.rendered))
+        self.spans.append((start, start + len(text)))
+        return text
+
+
+def _reference_spans(source, context):
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    env = ImmutableSandboxedEnvironment(
+        trim_blocks=True, lstrip_blocks=True, extensions=[_TrackedGeneration, "jinja2.ext.loopcontrols"]
+    )
+    tracker = next(e for e in env.extensions.values() if isinstance(e, _TrackedGeneration))
+    tracker.rendered, tracker.spans = [], []
+    for chunk in env.from_string(source).generate(**context):
+        tracker.rendered.append(chunk)
+    return "".join(tracker.rendered), tracker.spans
+
+
+SPANS = [
+    ("none here", {}),
+    ("a{% generation %}xy{% endgeneration %}b", {}),
+    ("{% generation %}{% endgeneration %}", {}),
+    ("é{% generation %}日本{% endgeneration %}", {}),
+    (
+        "{% for m in messages %}<{{ m.role }}>{% if m.role == 'assistant' %}{% generation %}"
+        "{{ m.content }}</s>{% endgeneration %}{% else %}{{ m.content }}{% endif %}\n{% endfor %}",
+        {"messages": [
+            {"role": "user", "content": "Hi"},
+            {"role": "assistant", "content": "Hello"},
+            {"role": "user", "content": "Again"},
+            {"role": "assistant", "content": "Sure"},
+        ]},
+    ),
+    ("{% for i in [1, 2] %}{% generation %}<{{ i }}>{% endgeneration %}{% endfor %}", {}),
+    ("{% generation %}a{% generation %}b{% endgeneration %}c{% endgeneration %}", {}),
+    ("{% macro m() %}{% generation %}q{% endgeneration %}{% endmacro %}x{{ m() }}{{ m() }}", {}),
+    ("{% set s %}{% generation %}q{% endgeneration %}{% endset %}ab{{ s }}", {}),
+    ("{% for i in [1, 2, 3] %}{% generation %}{{ i }}{% endgeneration %}{% if i == 2 %}{% break %}{% endif %}{% endfor %}", {}),
+]
+
+
+@pytest.mark.parametrize(("source", "context"), SPANS)
+def test_render_with_spans_matches_transformers_tracking(source, context):
+    expected = _reference_spans(source, context)
+    got = chat_environment().from_string(source).render_with_spans(context)
+    assert got == expected
+    assert got[0] == chat_environment().from_string(source).render(context)
+
+
+def test_render_with_spans_slices_are_the_generated_text():
+    text, spans = chat_environment().from_string(
+        "<u>{{ q }}</u><a>{% generation %}{{ a }}{% endgeneration %}</a>"
+    ).render_with_spans(q="question", a="answer")
+    assert [text[start:end] for start, end in spans] == ["answer"]
+
+
+# -------------------------------------------------------------------------------- limits
+
+
+def test_limits_are_configurable():
+    env = Environment(limits=Limits(max_range=10))
+    assert env.from_string("{{ range(10) | list | length }}").render() == "10"
+    with pytest.raises(minijinja_py.LimitError) as info:
+        env.from_string("{{ range(11) | list }}").render()
+    assert info.value.message == "Range too big. The sandbox blocks ranges larger than MAX_RANGE (10)."
+    with pytest.raises(minijinja_py.LimitError, match="max_output"):
+        Environment(limits=Limits(max_output=10)).from_string("{{ 'x' * 11 }}").render()
+    with pytest.raises(minijinja_py.LimitError, match="max_steps"):
+        Environment(limits=Limits(max_steps=50)).from_string("{% for i in range(100) %}{{ i }}{% endfor %}").render()
+    with pytest.raises(minijinja_py.LimitError, match="max_recursion"):
+        Environment(limits=Limits(max_recursion=5)).from_string(
+            "{% macro r(n) %}{{ r(n + 1) }}{% endmacro %}{{ r(0) }}"
+        ).render()
+
+
+def test_default_range_limit_is_jinja2s():
+    message = "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000)."
+    for env in (Environment(), chat_environment()):
+        with pytest.raises(minijinja_py.LimitError) as info:
+            env.from_string("{{ range(100001) | length }}").render()
+        assert info.value.message == message
+    with pytest.raises(OverflowError, match=r"MAX_RANGE \(100000\)"):
+        reference("chat").from_string("{{ range(100001) | length }}").render()
+
+
+@pytest.mark.xfail(strict=True, reason="F37 in tests/FINDINGS.md")
+def test_break_inside_a_generation_block_is_refused():
+    # Jinja2 (transformers' tag is a call block): SyntaxError "'break' outside loop"
+    with pytest.raises(TemplateSyntaxError):
+        chat_environment().from_string(
+            "{% for i in [1, 2] %}{% generation %}{{ i }}{% break %}{% endgeneration %}{% endfor %}"
+        )
