@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .compiler import Compiler, Frame, RenderState
 from .errors import LimitError, SecurityError, TemplateError, TemplateRuntimeError
-from .filters import FILTERS, chat_tojson
-from .lexer import LexOptions
-from .nodes import Template as TemplateNode
-from .parser import parse
 from .runtime import Cycler, Joiner, Namespace, Undefined
 from .sandbox import (
     AttributePolicy,
@@ -20,7 +15,12 @@ from .sandbox import (
     leave_render,
     recursion_error,
 )
-from .tests import TESTS
+
+if TYPE_CHECKING:
+    from .nodes import Template as TemplateNode
+
+# The lexer, parser, compiler, filters and tests are imported by the first environment or
+# template that needs them: `import minijinja_py` stays cheap for tools that may not render.
 
 _EXTENSION_TAGS = {
     "loopcontrols": ("break", "continue"),
@@ -51,6 +51,10 @@ class Environment:
         self.keep_trailing_newline = keep_trailing_newline
         self.undefined = undefined
         self.extensions = tuple(extensions)
+        from .filters import FILTERS
+        from .lexer import LexOptions
+        from .tests import TESTS
+
         enabled: set[str] = set()
         for extension in self.extensions:
             if extension not in _EXTENSION_TAGS:
@@ -173,6 +177,9 @@ class Template:
     def _compile(
         cls, environment: Environment, source: str, globals: Mapping[str, Any] | None
     ) -> Template:
+        from .compiler import Compiler
+        from .parser import parse
+
         self = super().__new__(cls)
         self.environment = environment
         self.source = source
@@ -208,6 +215,8 @@ class Template:
         return undeclared_variables(self._tree) - set(self.environment.globals) - set(self.globals)
 
     def _render(self, context: dict[str, Any], record_spans: bool) -> tuple[str, list]:
+        from .compiler import Frame, RenderState
+
         out: list[str] = []
         state = RenderState(self.environment.limits, out)
         global_vars = self.environment.globals
@@ -341,6 +350,8 @@ def chat_environment(limits: Limits | None = None) -> Environment:
         extensions=("loopcontrols", "generation"),
         limits=limits,
     )
+    from .filters import chat_tojson
+
     environment.filters["tojson"] = chat_tojson
     environment.globals.update(
         raise_exception=_raise_exception,
