@@ -317,7 +317,13 @@ class AttributePolicy:
             allowed = _MACRO_ATTRIBUTES
         elif isinstance(obj, Cycler):
             allowed = _CYCLER_ATTRIBUTES
-        elif isinstance(obj, (Joiner, *_OPAQUE_TYPES)):
+        elif isinstance(obj, _OPAQUE_TYPES):
+            # Functions, types, modules, generators: nothing of them is data.  An attribute
+            # that exists is refused as Jinja2 refuses ``dict.mro``, a SecurityError on use.
+            if hasattr(obj, name):
+                return unsafe(obj, name)
+            return undefined(obj=obj, name=name)
+        elif isinstance(obj, Joiner):
             allowed = frozenset()
         else:
             # A caller's own object: its public attributes are data it chose to pass.
