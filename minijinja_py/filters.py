@@ -24,7 +24,8 @@ from .methods import (
     check_width,
     markup_mod,
 )
-from .runtime import Markup, Undefined, escape, pass_environment
+from .runtime import Markup, Undefined, pass_environment
+from .runtime import escape as html_escape
 
 # Jinja2's defaults for the policies a bare environment may not carry.
 _DEFAULT_POLICIES: dict[str, Any] = {
@@ -41,7 +42,20 @@ def _jinja_name(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]
     """Give a filter the function name Jinja2's has, so argument errors read the same.
 
     Python names the function in them: ``sync_do_first() takes 2 positional arguments ...``.
+    The function is also bound to that name in this module: pickle finds functions by
+    qualified name, and environments holding these filters must stay picklable.
     """
+
+    def rename(func: Callable[..., Any]) -> Callable[..., Any]:
+        func.__name__ = func.__qualname__ = name
+        globals()[name] = func
+        return func
+
+    return rename
+
+
+def _generator_name(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Name a generator function as Jinja2's, so ``{{ x|map(...) }}`` prints the same."""
 
     def rename(func: Callable[..., Any]) -> Callable[..., Any]:
         func.__name__ = func.__qualname__ = name
@@ -505,9 +519,9 @@ def do_urlize(
         def trim(url: str) -> str:
             return url
 
-    rel_attr = f' rel="{escape(rel)}"' if rel else ""
-    target_attr = f' target="{escape(target)}"' if target else ""
-    words = re.split(r"(\s+)", str(escape(value)))
+    rel_attr = f' rel="{html_escape(rel)}"' if rel else ""
+    target_attr = f' target="{html_escape(target)}"' if target else ""
+    words = re.split(r"(\s+)", str(html_escape(value)))
     return "".join(_urlize_word(word, trim, rel_attr, target_attr, extra_schemes) for word in words)
 
 
@@ -523,7 +537,7 @@ def do_xmlattr(env: Any, d: Any, autospace: bool = True) -> str:
             continue
         if _attr_key_re.search(key) is not None:
             raise ValueError(f"Invalid character in attribute name: {key!r}")
-        items.append(f'{escape(key)}="{escape(value)}"')
+        items.append(f'{html_escape(key)}="{html_escape(value)}"')
     rv = " ".join(items)
     if autospace and rv:
         rv = " " + rv
@@ -537,14 +551,14 @@ def do_xmlattr(env: Any, d: Any, autospace: bool = True) -> str:
 @_jinja_name("escape")
 def do_escape(value: Any, /) -> Markup:
     """``{{ "<a>"|e }}`` -> ``&lt;a&gt;``"""
-    return escape(value)
+    return html_escape(value)
 
 
 def do_forceescape(value: Any) -> Markup:
     """``{{ "<a>"|safe|forceescape }}`` -> ``&lt;a&gt;`` (escapes even markup)"""
     if hasattr(value, "__html__"):
         value = value.__html__()
-    return escape(str(value))
+    return html_escape(str(value))
 
 
 def do_mark_safe(value: Any) -> Markup:
@@ -607,6 +621,7 @@ def do_tojson(env: Any, value: Any, indent: int | None = None) -> Markup:
     return _htmlsafe_json_dumps(value, dumps, **kwargs)
 
 
+@_jinja_name("tojson")
 def chat_tojson(
     value: Any,
     ensure_ascii: bool = False,
@@ -815,7 +830,8 @@ def do_sort(
     return sorted(value, key=key, reverse=reverse)
 
 
-def sync_do_unique(
+@_generator_name("sync_do_unique")
+def _unique_items(
     env: Any, value: Any, case_sensitive: bool = False, attribute: Any = None
 ) -> Iterator[Any]:
     getter = make_attrgetter(env, attribute, postprocess=None if case_sensitive else _ignore_case)
@@ -833,7 +849,7 @@ def do_unique(
     env: Any, value: Any, case_sensitive: bool = False, attribute: Any = None
 ) -> Iterator[Any]:
     """``{{ ["a", "b", "A"]|unique|list }}`` -> ``['a', 'b']``"""
-    return sync_do_unique(env, value, case_sensitive, attribute)
+    return _unique_items(env, value, case_sensitive, attribute)
 
 
 def do_items(value: Any) -> Iterator[tuple[Any, Any]]:
@@ -860,7 +876,8 @@ def do_batch(value: Any, linecount: int, fill_with: Any = None) -> Iterator[list
         yield tmp
 
 
-def sync_do_slice(value: Any, slices: int, fill_with: Any = None) -> Iterator[list[Any]]:
+@_generator_name("sync_do_slice")
+def _slice_items(value: Any, slices: int, fill_with: Any = None) -> Iterator[list[Any]]:
     seq = list(value)
     check_width(slices)
     length = len(seq)
@@ -881,7 +898,7 @@ def sync_do_slice(value: Any, slices: int, fill_with: Any = None) -> Iterator[li
 @_jinja_name("sync_do_slice")
 def do_slice(value: Any, slices: int, fill_with: Any = None) -> Iterator[list[Any]]:
     """``{{ [1, 2, 3]|slice(2)|list }}`` -> ``[[1, 2], [3]]``"""
-    return sync_do_slice(value, slices, fill_with)
+    return _slice_items(value, slices, fill_with)
 
 
 class _GroupTuple(NamedTuple):
@@ -929,7 +946,8 @@ def do_attr(env: Any, obj: Any, name: str) -> Any:
     return env.getattr(obj, name)
 
 
-def sync_do_map(env: Any, value: Any, args: tuple, kwargs: dict) -> Iterator[Any]:
+@_generator_name("sync_do_map")
+def _map_items(env: Any, value: Any, args: tuple, kwargs: dict) -> Iterator[Any]:
     if not value:
         return
     if not args and "attribute" in kwargs:
@@ -954,7 +972,7 @@ def sync_do_map(env: Any, value: Any, args: tuple, kwargs: dict) -> Iterator[Any
 @pass_environment
 def do_map(env: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
     """``{{ ["a", "b"]|map("upper")|join }}`` -> ``AB``; ``users|map(attribute="name")``"""
-    return sync_do_map(env, value, args, kwargs)
+    return _map_items(env, value, args, kwargs)
 
 
 def select_or_reject(

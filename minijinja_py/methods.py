@@ -37,6 +37,8 @@ STR_METHODS = frozenset(
     rindex rjust rpartition rsplit rstrip split splitlines startswith strip swapcase title upper
     zfill""".split()
 )
+#: markupsafe's own additions, on Markup values only
+MARKUP_METHODS = frozenset(["unescape", "striptags", "escape"])
 DICT_METHODS = frozenset(["get", "items", "keys", "values", "copy"])
 LIST_METHODS = frozenset(["index", "count", "copy"])
 TUPLE_METHODS = frozenset(["index", "count"])
@@ -342,6 +344,22 @@ def _join(self: Markup, iterable: Any, /) -> Markup:
     return Markup(str.join(self, map(escape, iterable)))
 
 
+def _unescape(self: Markup, /) -> str:
+    import html
+
+    return html.unescape(str(self))
+
+
+def _striptags(self: Markup, /) -> str:
+    from .filters import do_striptags  # filters imports this module
+
+    return do_striptags(self)
+
+
+def _escape(cls: type, s: Any, /) -> Markup:
+    return escape(s)
+
+
 _MARKUP_METHODS: dict[str, Callable[..., Any]] = {
     func.__name__[1:]: func
     for func in (
@@ -368,6 +386,9 @@ _MARKUP_METHODS: dict[str, Callable[..., Any]] = {
         _rsplit,
         _splitlines,
         _join,
+        _unescape,
+        _striptags,
+        _escape,
     )  # fmt: skip
 }
 for _name, _func in _MARKUP_METHODS.items():
@@ -395,7 +416,9 @@ def _str_method(obj: str, name: str, env: Any) -> Any:
     if name in ("format", "format_map"):
         return _format_method(obj, name, env)
     if isinstance(obj, Markup) and name in _MARKUP_METHODS:
-        bound: Any = types.MethodType(_MARKUP_METHODS[name], obj)
+        # ``escape`` is a classmethod of Markup
+        owner = Markup if name == "escape" else obj
+        bound: Any = types.MethodType(_MARKUP_METHODS[name], owner)
     else:
         bound = getattr(obj, name)
 
@@ -447,7 +470,7 @@ def get_method(obj: Any, name: str, env: Any = None) -> Any:
     if not isinstance(name, str) or name[:1] == "_":
         return MISSING
     if isinstance(obj, str):
-        if name in STR_METHODS:
+        if name in STR_METHODS or (name in MARKUP_METHODS and isinstance(obj, Markup)):
             return _str_method(obj, name, env)
         return MISSING
     if isinstance(obj, dict):

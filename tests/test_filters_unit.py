@@ -742,3 +742,12 @@ def test_environment_limit_is_used_when_present() -> None:
     with pytest.raises(LimitError, match=r"^a string of 11 characters exceeds max_string \(10\)$"):
         F.do_join(SmallEnv(), ["a"] * 6, "-")
     assert F.do_join(SmallEnv(), ["a"] * 5, "-") == "a-a-a-a-a"
+
+
+def test_filters_and_tests_pickle_by_their_jinja2_names() -> None:
+    # Environments are pickled for worker pools; functions pickle by qualified name.
+    import pickle
+
+    for name, func in [*F.FILTERS.items(), *T.TESTS.items(), ("chat", F.chat_tojson)]:
+        assert pickle.loads(pickle.dumps(func)) is func, name
+    assert F.chat_tojson.__qualname__ == "tojson"  # as transformers names it

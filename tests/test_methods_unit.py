@@ -222,6 +222,12 @@ CASES = [
     case(Markup("{0:>4}"), "format", Markup("<")),
     case(Markup("{0.__class__}"), "format", "x"),
     case(Markup("<{a}>"), "format_map", {"a": "&"}),
+    case(Markup("&lt;i&gt; &amp;"), "unescape"),
+    case(Markup("<i>a</i>  &amp; <!-- c --> b"), "striptags"),
+    case(Markup("x"), "escape", "<&"),
+    case(Markup("x"), "escape", Markup("<")),
+    case(Markup("x"), "escape"),
+    case(Markup("x"), "unescape", 1),
     # containers and numbers
     case({"a": 1, "b": 2}, "get", "a"),
     case({"a": 1}, "get", "z"),
@@ -266,6 +272,9 @@ def test_every_allowed_name_exists_on_its_type() -> None:
 
 NOT_ALLOWED = [
     ("x", "encode"),
+    ("x", "unescape"),
+    ("x", "striptags"),
+    ("x", "escape"),
     ("x", "translate"),
     ("x", "maketrans"),
     ("x", "__class__"),
@@ -467,3 +476,9 @@ def test_join_takes_any_iterable_once() -> None:
     assert M.get_method("-", "join")(iter(["a", "b"])) == "a-b"
     assert M.get_method("-", "join")(x for x in "ab") == "a-b"
     assert M.get_method(Markup("-"), "join")(x for x in "<b") == "&lt;-b"
+
+
+def test_markup_escape_is_bound_to_the_class() -> None:
+    assert repr(M.get_method(Markup("x"), "escape")) == (
+        "<bound method Markup.escape of <class 'minijinja_py.runtime.Markup'>>"
+    )
