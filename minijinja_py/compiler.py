@@ -105,6 +105,8 @@ class Compiler:
         self.soft = False
         self.loop_depth = 0
         self.block_names: set[str] = set()
+        # True while compiling a printed expression that Jinja would fold into a constant.
+        self.folding = False
 
     # ------------------------------------------------------------ statements
 
@@ -148,7 +150,9 @@ class Compiler:
         return data
 
     def stmt_Output(self, node: n.Output) -> Stmt:
+        self.folding = _is_constant(node.expr)
         expr = self.expr(node.expr)
+        self.folding = False
         pos = node.pos
 
         def output(frame: Frame, out: list) -> None:
@@ -604,10 +608,10 @@ class Compiler:
         obj = self.expr(node.obj)
         pos = node.pos
         policy_getitem = self.policy.getitem
-        if isinstance(node.key, n.Slice) and not _is_constant(node.obj):
+        if isinstance(node.key, n.Slice) and not self.folding:
             # Jinja subscripts slices directly: slicing None fails instead of being undefined.
-            # (Jinja folds a constant expression at compile time through the sandbox's getitem,
-            # where it is undefined instead.)
+            # (Jinja folds a printed expression that is constant as a whole at compile time,
+            # through the sandbox's getitem, where such a slice is undefined instead.)
             make_slice = self._slice(node.key)
 
             def slice_(frame: Frame) -> Any:
