@@ -9,8 +9,7 @@ obtained from Jinja2 3.1.6 and are hard-coded (``check`` also asserts Jinja2 sti
 from __future__ import annotations
 
 import pytest
-from engine_cases import check, params
-
+from engine_cases import case_id, check, finding
 
 # plain Environment()
 DEFAULT = [
@@ -538,37 +537,33 @@ CHAT = [
 ]
 
 
-OPTION_SETS = {
-    "DEFAULT": {},
-    "TRIM": {"trim_blocks": True},
-    "LSTRIP": {"lstrip_blocks": True},
-    "TRIM_LSTRIP": {"trim_blocks": True, "lstrip_blocks": True},
-    "KEEP": {"keep_trailing_newline": True},
-    "ALL": {"trim_blocks": True, "lstrip_blocks": True, "keep_trailing_newline": True},
-}
-TABLES = {
-    "DEFAULT": DEFAULT,
-    "TRIM": TRIM,
-    "LSTRIP": LSTRIP,
-    "TRIM_LSTRIP": TRIM_LSTRIP,
-    "KEEP": KEEP,
-    "ALL": ALL,
-}
+# Each template is one test item checking all seven configurations (the tables share the order).
+OPTION_SETS = [
+    ({}, DEFAULT),
+    ({"trim_blocks": True}, TRIM),
+    ({"lstrip_blocks": True}, LSTRIP),
+    ({"trim_blocks": True, "lstrip_blocks": True}, TRIM_LSTRIP),
+    ({"keep_trailing_newline": True}, KEEP),
+    ({"trim_blocks": True, "lstrip_blocks": True, "keep_trailing_newline": True}, ALL),
+]
 
 
-def _option_params():
+def _template_params():
     out = []
-    for name, table in TABLES.items():
-        for param in params(table, configs=("plain",)):
-            out.append(pytest.param(name, *param.values, id=f"{name}-{param.id}", marks=param.marks))
+    for index, case in enumerate(CHAT):
+        known = sorted({row[index][3] for _, row in OPTION_SETS if len(row[index]) > 3})
+        if len(case) > 3:
+            known.append(case[3])
+        marks = [finding(number) for number in known[:1]]
+        out.append(pytest.param(index, id=case_id(case), marks=marks))
     return out
 
 
-@pytest.mark.parametrize(("options", "configs", "source", "context", "expected"), _option_params())
-def test_plain_options(options, configs, source, context, expected):
-    check(configs, source, context, expected, **OPTION_SETS[options])
-
-
-@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(CHAT, ("chat",)))
-def test_chat_preset(configs, source, context, expected):
-    check(configs, source, context, expected)
+@pytest.mark.parametrize("index", _template_params())
+def test_whitespace(index):
+    for options, table in OPTION_SETS:
+        source, context, expected = table[index][:3]
+        assert source == CHAT[index][0]
+        check(("plain",), source, context, expected, **options)
+    source, context, expected = CHAT[index][:3]
+    check(("chat",), source, context, expected)
