@@ -15,6 +15,7 @@ from engine_cases import Err, check, params
 ITEMS = {'items': ['a', 'b', 'c'], 'pairs': [['x', 1], ['y', 2]], 'd': {'k1': 'v1', 'k2': 'v2'}, 'empty': [], 'n': 3}
 TREE = {'tree': [{'name': 'a', 'children': [{'name': 'a1', 'children': []}, {'name': 'a2', 'children': [{'name': 'a2x', 'children': []}]}]}, {'name': 'b', 'children': []}]}
 ROLES = {'messages': [{'role': 'system', 'content': 'S'}, {'role': 'user', 'content': 'U1'}, {'role': 'assistant', 'content': 'A1'}, {'role': 'user', 'content': 'U2'}]}
+CHAT = {'messages': [{'role': 'system', 'content': 'Be brief.'}, {'role': 'user', 'content': '  Hi there  '}, {'role': 'assistant', 'content': 'Hello!', 'tool_calls': [{'function': {'name': 'get', 'arguments': {'q': 'x', 'n': 1}}}]}, {'role': 'tool', 'content': '{"ok": true}'}, {'role': 'user', 'content': [{'type': 'text', 'text': 'Look'}, {'type': 'image'}]}], 'tools': [{'type': 'function', 'function': {'name': 'get', 'description': 'Get <things>', 'parameters': {'type': 'object', 'properties': {'q': {'type': 'string'}}}}}], 'add_generation_prompt': True, 'bos_token': '<s>', 'eos_token': '</s>'}
 
 
 # if / elif / else
@@ -114,6 +115,63 @@ LOOP = [
     ("{% for m in messages %}{% if loop.first and m.role == 'system' %}[{{ m.content }}]{% elif m.role == 'user' %}U:{{ m.content }} {% else %}A:{{ m.content }} {% endif %}{% endfor %}", ROLES, '[S]U:U1 A:A1 U:U2 '),
     ("{% for m in messages if m.role != 'system' %}{{ loop.index0 }}{{ m.role[0] }}{% if loop.last %}!{% endif %}{% endfor %}", ROLES, '0u1a2u!'),
     ("{% for m in messages %}{% if (m.role == 'user') != (loop.index0 % 2 == 1) %}X{% endif %}{% endfor %}", ROLES, ''),
+]
+
+# more loops: filters in the iterable, unpacking from groupby/batch/items, nested loop objects
+LOOP_MORE = [
+    ("{% for k, v in {'b': 2, 'a': 1} | dictsort %}{{ k }}{{ v }}{% endfor %}", None, 'a1b2'),
+    ('{% for row in [1, 2, 3, 4, 5] | batch(2, 0) %}{{ row }}{% endfor %}', None, '[1, 2][3, 4][5, 0]'),
+    ("{% for g in [{'t': 'a', 'v': 1}, {'t': 'b', 'v': 2}, {'t': 'a', 'v': 3}] | groupby('t') %}{{ g.grouper }}={{ g.list | map(attribute='v') | list }};{% endfor %}", None, 'a=[1, 3];b=[2];'),
+    ("{% for key, items in [{'t': 'a'}, {'t': 'b'}] | groupby('t') %}{{ key }}{{ items | length }}{% endfor %}", None, 'a1b1'),
+    ("{% for a, b in {'x': 1}.items() %}{{ a }}{{ b }}{% endfor %}", None, 'x1'),
+    ('{% for x in [1, 2, 3] | reverse %}{{ x }}{{ loop.revindex }}{% endfor %}', None, '332211'),
+    ("{% for x in range(3) | map('string') %}{{ x ~ loop.index }}{% endfor %}", None, '011223'),
+    ("{% for x in 'abc' | list | slice(2) %}{{ x }}{% endfor %}", None, "['a', 'b']['c']"),
+    ("{% for c in 'hello' | unique %}{{ c }}{% endfor %}", None, 'helo'),
+    ("{% for x in [1, 2] %}{% for y in ['a', 'b'] %}{{ loop.previtem }}{{ loop.nextitem }}{% endfor %}{{ loop.nextitem }}|{% endfor %}", None, 'ba2|ba|'),
+    ("{% for x in [1, 2, 3] %}{{ loop.cycle('a', 'b') }}{% for y in [1, 2, 3] %}{{ loop.cycle('x', 'y') }}{% endfor %} {% endfor %}", None, 'axyx bxyx axyx '),
+    ('{% for x in [1, 2, 1] %}{{ loop.changed(x) }}{% for y in [1, 1] %}{{ loop.changed(y) }}{% endfor %} {% endfor %}', None, 'TrueTrueFalse TrueTrueFalse TrueTrueFalse '),
+    ('{% for x in [1, 2] %}{{ loop.changed(x, x) }}{{ loop.changed(x, x) }}{% endfor %}', None, 'TrueFalseTrueFalse'),
+    ("{% for x in [{'a': 1}, {'a': 1}, {'a': 2}] %}{{ loop.changed(x.a) }}{% endfor %}", None, 'TrueFalseTrue'),
+    ('{% for x in [] %}{% else %}{{ loop is defined }}{% endfor %}', None, 'False'),
+    ('{% for x in [1] %}{% else %}{% endfor %}{{ loop is defined }}', None, 'False'),
+    ('{% for x in [1, 2] if x > 1 %}{{ loop.first }}{{ loop.length }}{% else %}E{% endfor %}', None, 'True1'),
+    ('{% for x in items recursive if x %}{{ x }}{% endfor %}', None, Err(cls='TemplateSyntaxError', message="expected token 'end of statement block', got 'if'")),
+    ('{% for x in [1, 2, 3] %}{% if loop.index is even %}{{ x }}{% endif %}{% endfor %}', None, '2'),
+    ('{% for x in [1, 2, 3] %}{{ loop.length }}{{ loop.revindex0 }}{% endfor %}', None, '323130'),
+    ('{% for i in range(2) %}{% for j in range(2) %}{{ i }}{{ j }}{% if not loop.last %},{% endif %}{% endfor %};{% endfor %}', None, '00,01;10,11;'),
+    ('{% for x in [1] %}{{ loop.previtem is undefined }}{{ loop.nextitem is undefined }}{% endfor %}', None, 'TrueTrue'),
+    ('{% for x in [none, none] %}{{ loop.changed(x) }}{% endfor %}', None, 'TrueFalse'),
+]
+
+# more macros and call blocks
+MACRO_MORE = [
+    ('{% macro m(a, b=1, c=none) %}{{ a }}|{{ b }}|{{ c }}{% endmacro %}{{ m(0, c=3) }}', None, '0|1|3'),
+    ('{% macro m(a, b) %}{{ a }}{{ b }}{% endmacro %}{{ m(*[1, 2]) }}', None, '12'),
+    ("{% macro m(a, b) %}{{ a }}{{ b }}{% endmacro %}{{ m(**{'b': 2, 'a': 1}) }}", None, '12'),
+    ("{% macro m() %}{{ varargs | length }}{{ kwargs | length }}{% endmacro %}{{ m(*[1, 2], **{'k': 3}) }}", None, '21'),
+    ("{% macro m(a) %}{{ a }}{% endmacro %}{{ m(a='kw') }}", None, 'kw'),
+    ('{% macro m() %}{{ kwargs.x }}{% endmacro %}{{ m(x=5) }}', None, '5'),
+    ("{% macro m() %}{% for v in varargs %}{{ v }}{% endfor %}{% endmacro %}{{ m('a', 'b') }}", None, 'ab'),
+    ('{% macro m() %}{{ caller(caller is defined) }}{% endmacro %}{% call(flag) m() %}{{ flag }}{% endcall %}', None, 'True'),
+    ('{% macro list(items) %}<ul>{% for i in items %}<li>{{ caller(i) }}</li>{% endfor %}</ul>{% endmacro %}{% call(item) list([1, 2]) %}#{{ item }}{% endcall %}', None, '<ul><li>#1</li><li>#2</li></ul>'),
+    ('{% macro m(x) %}{{ caller(x * 2) }}{% endmacro %}{% call(y) m(2) %}{% call(z) m(y) %}{{ z }}{% endcall %}{% endcall %}', None, '8'),
+    ("{% macro m() %}{{ caller() }}{% endmacro %}{% set c = 'captured' %}{% call m() %}{{ c }}{% endcall %}", None, 'captured'),
+    ('{% macro m() %}r{% endmacro %}{% set x = m() %}{{ x }}{{ x | length }}', None, 'r1'),
+    ('{% macro m(n) %}{{ n }}{% if n > 0 %}{{ m(n - 1) }}{% endif %}{% endmacro %}{{ m(3) }}', None, '3210'),
+    ("{% macro m() %}{{ 1 }}{% endmacro %}{{ m() + '2' }}", None, '12'),
+    ('{% macro m() %}{{ 1 }}{% endmacro %}{{ m() ~ 2 }}', None, '12'),
+    ('{% macro m() %}x{% endmacro %}{{ [m(), m()] }}', None, "['x', 'x']"),
+    ("{% macro m() %}x{% endmacro %}{{ m() == 'x' }}", None, 'True'),
+    ('{% macro m() -%}\n  x\n{%- endmacro %}[{{ m() }}]', None, '[x]'),
+    ('{% macro m(a) %}{{ a }}{% endmacro %}{{ m(a=1, b=2) }}', None, Err(cls='TemplateRuntimeError', message="macro 'm' takes no keyword argument 'b'")),
+    ('{% macro m(a) %}{{ a }}{{ kwargs }}{% endmacro %}{{ m(a=1, b=2) }}', None, "1{'b': 2}"),
+    ('{% set m = 1 %}{% macro m() %}macro{% endmacro %}{{ m() }}', None, 'macro'),
+    ('{% macro m() %}a{% endmacro %}{% set m = 1 %}{{ m }}', None, '1'),
+    ('{% macro m(a=[]) %}{{ a | length }}{% endmacro %}{{ m() }}{{ m([1]) }}', None, '01'),
+    ("{% macro m(a={'k': 1}) %}{{ a.k }}{% endmacro %}{{ m() }}", None, '1'),
+    ('{% macro m(a=range(2)) %}{{ a | list }}{% endmacro %}{{ m() }}', None, '[0, 1]'),
+    ('{% macro m() %}{{ m.name }}{% endmacro %}{{ m() }}', None, 'm'),
 ]
 
 # recursive loops
@@ -288,6 +346,39 @@ GENERATION_RAW_COMMENTS = [
     ('{#{{ x }}#}y', None, 'y'),
 ]
 
+# idioms of real chat templates, multi-line, in both configurations
+CHAT_IDIOMS = [
+    ("{{ bos_token }}{% for message in messages %}{% if message['role'] == 'user' %}{{ '[INST] ' + message['content'] | string | trim + ' [/INST]' }}{% elif message['role'] == 'assistant' %}{{ message['content'] + eos_token }}{% endif %}{% endfor %}", CHAT, "<s>[INST] Hi there [/INST]Hello!</s>[INST] [{'type': 'text', 'text': 'Look'}, {'type': 'image'}] [/INST]"),
+    ("{%- if messages[0]['role'] == 'system' %}\n    {%- set system_message = messages[0]['content'] %}\n    {%- set loop_messages = messages[1:] %}\n{%- else %}\n    {%- set loop_messages = messages %}\n{%- endif %}\n{{- system_message | default('none') }}|{{ loop_messages | length }}", CHAT, 'Be brief.|4'),
+    ("{% for message in messages %}\n{% if message.content is string %}\n<|{{ message.role }}|>\n{{ message.content | trim }}\n{% else %}\n{% for part in message.content %}\n{% if part.type == 'text' %}{{ part.text }}{% else %}<{{ part.type }}>{% endif %}\n{% endfor %}\n{% endif %}\n{% endfor %}\n{% if add_generation_prompt %}\n<|assistant|>\n{% endif %}\n", CHAT, {'plain': '\n\n<|system|>\nBe brief.\n\n\n\n<|user|>\nHi there\n\n\n\n<|assistant|>\nHello!\n\n\n\n<|tool|>\n{"ok": true}\n\n\n\n\nLook\n\n<image>\n\n\n\n\n<|assistant|>\n', 'chat': '<|system|>\nBe brief.\n<|user|>\nHi there\n<|assistant|>\nHello!\n<|tool|>\n{"ok": true}\nLook<image><|assistant|>\n'}),
+    ('{%- for message in messages %}\n    {%- if message.tool_calls is defined %}\n        {%- for call in message.tool_calls %}\n{{ call.function.name }}({{ call.function.arguments | tojson }})\n        {%- endfor %}\n    {%- endif %}\n{%- endfor %}', CHAT, {'plain': '\nget({"n": 1, "q": "x"})', 'chat': 'get({"q": "x", "n": 1})'}),
+    ('{%- if tools %}\n<tools>\n{%- for tool in tools %}\n{{ tool | tojson }}\n{%- endfor %}\n</tools>\n{%- endif %}', CHAT, {'plain': '\n<tools>\n{"function": {"description": "Get \\u003cthings\\u003e", "name": "get", "parameters": {"properties": {"q": {"type": "string"}}, "type": "object"}}, "type": "function"}\n</tools>', 'chat': '<tools>{"type": "function", "function": {"name": "get", "description": "Get <things>", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}}</tools>'}),
+    ("{% set ns = namespace(last_user=-1) %}{% for m in messages %}{% if m.role == 'user' %}{% set ns.last_user = loop.index0 %}{% endif %}{% endfor %}{{ ns.last_user }}", CHAT, '4'),
+    ("{%- for m in messages | selectattr('role', 'equalto', 'user') %}{{ loop.index }}{{ m.content if m.content is string else m.content | map(attribute='type') | join(',') }};{% endfor %}", CHAT, '1  Hi there  ;2text,image;'),
+    ("{% for m in messages %}{{ '<|im_start|>' + m.role + '\n' }}{% if m.content is string %}{{ m.content }}{% endif %}{{ '<|im_end|>' + '\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}", CHAT, '<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\n  Hi there  <|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>\n<|im_start|>tool\n{"ok": true}<|im_end|>\n<|im_start|>user\n<|im_end|>\n<|im_start|>assistant\n'),
+    ("{%- for m in messages %}\n  {%- if loop.first and m.role != 'system' %}\n    {{- raise_exception('first must be system') }}\n  {%- endif %}\n  {%- if (m.role == 'user') != (loop.index0 % 2 == 1) and m.role in ['user', 'assistant'] %}\n    {{- 'order?' }}\n  {%- endif %}\n{%- endfor %}done", CHAT, 'order?done'),
+    ("{{ messages | map(attribute='role') | join(' > ') }}", CHAT, 'system > user > assistant > tool > user'),
+    ("{{ (messages | last).content | map(attribute='type') | list }}", CHAT, "['text', 'image']"),
+    ("{{ messages[1].content.strip() }}|{{ messages[1].content | trim | lower }}|{{ messages[0].content.split(' ') }}", CHAT, "Hi there|hi there|['Be', 'brief.']"),
+    ('{{ tools[0].function.parameters | tojson(indent=2) }}', CHAT, {'plain': '{\n  "properties": {\n    "q": {\n      "type": "string"\n    }\n  },\n  "type": "object"\n}', 'chat': '{\n  "type": "object",\n  "properties": {\n    "q": {\n      "type": "string"\n    }\n  }\n}'}),
+    ('{%- set content = messages[3].content %}{{ content }}', CHAT, '{"ok": true}'),
+    ('{% for m in messages[1:3] %}{{ m.role }}{% if not loop.last %}, {% endif %}{% endfor %}', CHAT, 'user, assistant'),
+    ("{{ messages | length }} {{ messages | selectattr('tool_calls') | list | length }} {{ messages | rejectattr('content', 'string') | list | length }}", CHAT, '5 1 1'),
+    ("{% if messages[-1].role == 'user' and add_generation_prompt %}gen{% endif %}", CHAT, 'gen'),
+    ("{{ '%s: %d' | format(messages[0].role, messages | length) }}", CHAT, 'system: 5'),
+    ("{% for m in messages %}{% if m.role == 'assistant' %}{% generation %}{{ m.content }}{{ eos_token }}{% endgeneration %}{% endif %}{% endfor %}", CHAT, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'generation'. Jinja was looking for the following tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if'."), 'chat': 'Hello!</s>'}),
+]
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(LOOP_MORE))
+def test_loop_more(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(MACRO_MORE))
+def test_macro_more(configs, source, context, expected):
+    check(configs, source, context, expected)
+
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(IF))
 def test_if(configs, source, context, expected):
@@ -326,6 +417,11 @@ def test_macros(configs, source, context, expected):
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(CALL_FILTER_WITH))
 def test_call_filter_with(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(CHAT_IDIOMS))
+def test_chat_idioms(configs, source, context, expected):
     check(configs, source, context, expected)
 
 
