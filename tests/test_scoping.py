@@ -84,6 +84,33 @@ MACRO_SCOPE = [
     ("{% macro m(a) %}{% macro inner() %}{{ a }}{% endmacro %}{{ inner() }}{% endmacro %}{{ m('nested') }}", None, 'nested'),
 ]
 
+# namespaces across scopes; shadowing context, globals and builtins
+NAMESPACE_AND_SHADOWING = [
+    ('{% set ns = namespace(items=[]) %}{% for i in [1, 2] %}{% set ns.items = ns.items + [i] %}{% endfor %}{{ ns.items }}', None, '[1, 2]'),
+    ('{% set ns = namespace(v=0) %}{% for i in [1, 2] %}{% for j in [1, 2] %}{% set ns.v = ns.v + i * j %}{% endfor %}{% endfor %}{{ ns.v }}', None, '9'),
+    ("{% set ns = namespace(v='a') %}{% macro m() %}{{ caller() }}{% endmacro %}{% call m() %}{% set ns.v = 'b' %}{% endcall %}{{ ns.v }}", None, 'b'),
+    ('{% set ns = namespace(v=1) %}{% with %}{% set ns.v = 2 %}{% endwith %}{{ ns.v }}', None, '2'),
+    ("{% set ns = namespace(v=1) %}{% filter upper %}{% set ns.v = 'f' %}{% endfilter %}{{ ns.v }}", None, 'f'),
+    ("{% set ns = namespace(v=1) %}{% set b %}{% set ns.v = 'b' %}{% endset %}{{ ns.v }}", None, 'b'),
+    ('{% set ns = namespace(v=1) %}{% for i in [1] %}{% set ns = namespace(v=2) %}{{ ns.v }}{% endfor %}{{ ns.v }}', None, '21'),
+    ('{% set a = namespace(v=1) %}{% set b = a %}{% set b.v = 2 %}{{ a.v }}', None, '2'),
+    ("{% set range = 'shadowed' %}{{ range }}", None, 'shadowed'),
+    ('{% set dict = 1 %}{{ dict }}', None, '1'),
+    ('{% for range in [1] %}{{ range }}{% endfor %}{{ range(2) | list }}', None, '1[0, 1]'),
+    ('{% macro range() %}mine{% endmacro %}{{ range() }}', None, 'mine'),
+    ('{% set namespace = 5 %}{{ namespace }}', None, '5'),
+    ('{% set true_ = 1 %}{{ true_ }}', None, '1'),
+    ('{% with range = 1 %}{{ range }}{% endwith %}{{ range(1) | list }}', None, '1[0]'),
+    ("{% set items = 'shadow' %}{{ items }}", CTX, 'shadow'),
+    ("{% for x in items %}{% set items = 'inner' %}{% endfor %}{{ items }}", CTX, '[1, 2, 3]'),
+    ("{% macro m(items) %}{{ items }}{% endmacro %}{{ m('arg') }}{{ items }}", CTX, 'arg[1, 2, 3]'),
+    ("{% with x = 'with' %}{{ x }}{% endwith %}{{ x }}", CTX, 'withctx'),
+    ('{% set x = 1 %}{% set x %}block{% endset %}{{ x }}', None, 'block'),
+    ('{% set x, y = 1, 2 %}{% set y, x = x, y %}{{ x }}{{ y }}', None, '21'),
+    ('{% for i in [1] %}{% set a, b = i, i + 1 %}{{ a }}{{ b }}{% endfor %}{{ a }}{{ b }}', None, '12'),
+    ('{% set a = 1 %}{% for a in [2] %}{% set a = 3 %}{{ a }}{% endfor %}{{ a }}', None, '31'),
+]
+
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(LOOP_SCOPE))
 def test_loop_scope(configs, source, context, expected):
@@ -97,6 +124,11 @@ def test_if_does_not_scope(configs, source, context, expected):
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(BLOCK_SCOPE))
 def test_block_scope(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(NAMESPACE_AND_SHADOWING))
+def test_namespace_and_shadowing(configs, source, context, expected):
     check(configs, source, context, expected)
 
 

@@ -8,7 +8,7 @@ Jinja2 still agrees. Each case runs in the plain and the chat configuration (see
 from __future__ import annotations
 
 import pytest
-from engine_cases import Err, check, params
+from engine_cases import Err, Ours, check, params
 
 DATA = {'d': {'a': 1, 'b': {'c': 2}, 'items': 'I'}, 'l': [10, 20], 't': (1, 2), 'n': 1, 's': 'hello'}
 ARGS = {'args': [1, 2], 'kw': {'x': 1}, 'pairs': [['a', 1], ['b', 2]]}
@@ -602,6 +602,77 @@ FILTERS = [
     ("{{ [1] | join(d='', d='') }}", None, '1', 'F23'),
 ]
 
+# semantics other engines got wrong (DESIGN.md), and methods vs filters; Ours(...) marks the deliberate allow-list differences (Jinja2's sandbox allows these methods)
+SEMANTICS = [
+    ('{{ "they\'re".title() }}', None, "They'Re"),
+    ('{{ "they\'re" | title }}', None, "They're"),
+    ("{{ 'xxhixx'.strip('x') }}", None, 'hi'),
+    ("{{ 'xxhixx' | trim('x') }}", None, 'hi'),
+    ("{{ '  a  '.strip() }}|{{ '  a  ' | trim }}", None, 'a|a'),
+    ("{{ 'a b'.split() }}", None, "['a', 'b']"),
+    ("{{ 'a,b,,c'.split(',') }}", None, "['a', 'b', '', 'c']"),
+    ("{{ 'Hello'.startswith(('He', 'x')) }}", None, 'True'),
+    ("{{ 'abc'.replace('b', 'X') }}", None, 'aXc'),
+    ("{{ 'a-b-c'.rsplit('-', 1) }}", None, "['a-b', 'c']"),
+    ("{{ ', '.join(['a', 'b']) }}", None, 'a, b'),
+    ("{{ 'x'.zfill(3) }}", None, '00x'),
+    ("{{ 'abc'.find('c') }}{{ 'abc'.find('z') }}", None, '2-1'),
+    ("{{ 'ab\ncd'.splitlines() }}", None, "['ab', 'cd']"),
+    ("{{ 'Abc'.lower() }}{{ 'Abc'.upper() }}", None, 'abcABC'),
+    ("{{ 'abc'.capitalize() }}{{ 'abc' | capitalize }}", None, 'AbcAbc'),
+    ("{{ 'aBC DeF' | capitalize }}", None, 'Abc def'),
+    ("{{ 'hello world'.title() }}{{ 'hello world' | title }}", None, 'Hello WorldHello World'),
+    ("{{ 'x'.ljust(3, '.') }}|{{ 'x'.rjust(3) }}|{{ 'x'.center(3, '-') }}", None, 'x..|  x|-x-'),
+    ("{{ 'prefix-x'.removeprefix('prefix-') }}{{ 'x.txt'.removesuffix('.txt') }}", None, 'xx'),
+    ("{{ '12'.isdigit() }}{{ 'ab'.isalpha() }}{{ ' '.isspace() }}", None, 'TrueTrueTrue'),
+    ("{{ 'abc'.count('b') }}", None, '1'),
+    ("{{ 'abc'.index('b') }}", None, '1'),
+    ('{{ [1, 2, 1].count(1) }}{{ [1, 2].index(2) }}', None, '21'),
+    ("{{ {'a': 1}.get('a') }}{{ {'a': 1}.get('b') }}", None, '1None'),
+    ("{{ {'a': 1}.items() | list }}", None, "[('a', 1)]"),
+    ("{{ '{} and {}'.format('a', 'b') }}", None, 'a and b'),
+    ("{{ '{0:>5}'.format('x') }}", None, '    x'),
+    ("{{ '{:.2f}'.format(3.14159) }}", None, '3.14'),
+    ("{{ '{x}'.format(x=[1]) }}", None, '[1]'),
+    ('{{ not [] }}{{ not {} }}', None, 'TrueTrue'),
+    ('{{ [1, 2] == [1, 2] }}', None, 'True'),
+    ('{{ 0 in [0] }}', None, 'True'),
+    ("{{ 'a' and 'b' }}", None, 'b'),
+    ("{{ 'a' ~ none }}", None, 'aNone'),
+    ('{{ 1 / 2 }}{{ -7 // 2 }}', None, '0.5-4'),
+    ("{{ '\\u00e9' }}", None, 'é'),
+    ("{{ 'é' }}", None, 'é'),
+    ('{{ 6 is divisibleby 3 }}{{ 6 is divisibleby(3) }}', None, 'TrueTrue'),
+    ("{{ [1, 2, 3] | select('odd') | list }}", None, '[1, 3]'),
+    ("{{ ['a'] | map('upper') | list }}", None, "['A']"),
+    ('{{ none }}{{ true }}', None, 'NoneTrue'),
+    ('{{ 1.0 }}{{ 0.1 + 0.2 }}', None, '1.00.30000000000000004'),
+    ("{{ (1, 2) }}{{ {'a': [1, (2,)]} }}", None, "(1, 2){'a': [1, (2,)]}"),
+    ('{{ [].append(1) }}', None, Err(cls='SecurityError', message="access to attribute 'append' of 'list' object is unsafe.")),
+    ('{{ {}.update(a=1) }}', None, Err(cls='SecurityError', message="access to attribute 'update' of 'dict' object is unsafe.")),
+    ('{{ [3, 1].sort() }}', None, Err(cls='SecurityError', message="access to attribute 'sort' of 'list' object is unsafe.")),
+    ("{{ {'a': 1}.pop('a') }}", None, Err(cls='SecurityError', message="access to attribute 'pop' of 'dict' object is unsafe.")),
+    ('{{ [1].extend([2]) }}', None, Err(cls='SecurityError', message="access to attribute 'extend' of 'list' object is unsafe.")),
+    ("{{ {'a': 1}.setdefault('b', 2) }}", None, Err(cls='SecurityError', message="access to attribute 'setdefault' of 'dict' object is unsafe.")),
+    ('{{ [1].insert(0, 2) }}', None, Err(cls='SecurityError', message="access to attribute 'insert' of 'list' object is unsafe.")),
+    ('{{ [1].remove(1) }}', None, Err(cls='SecurityError', message="access to attribute 'remove' of 'list' object is unsafe.")),
+    ('{{ [1].reverse() }}', None, Err(cls='SecurityError', message="access to attribute 'reverse' of 'list' object is unsafe.")),
+    ('{{ {}.clear() }}', None, Err(cls='SecurityError', message="access to attribute 'clear' of 'dict' object is unsafe.")),
+    ('{{ {}.popitem() }}', None, Err(cls='SecurityError', message="access to attribute 'popitem' of 'dict' object is unsafe.")),
+    ("{{ 'a'.encode() }}", None, Ours(value=Err(cls='SecurityError', message="access to attribute 'encode' of 'str' object is unsafe."))),
+    ("{{ 'a'.__len__() }}", None, Err(cls='SecurityError', message="access to attribute '__len__' of 'str' object is unsafe.")),
+    ('{{ [].__class__ }}', None, ''),
+    ("{{ 'x'.format_map({}) }}", None, 'x'),
+    ("{{ 'abc'.translate({}) }}", None, Ours(value=Err(cls='SecurityError', message="access to attribute 'translate' of 'str' object is unsafe."))),
+    ("{{ 'a'.maketrans('a', 'b') }}", None, Ours(value=Err(cls='SecurityError', message="access to attribute 'maketrans' of 'str' object is unsafe."))),
+    ('{{ (1).bit_length() }}', None, '1'),
+    ('{{ (1.5).is_integer() }}', None, 'False'),
+    ('{{ (1).real }}', None, '1'),
+    ('{{ {}.fromkeys([1]) }}', None, Ours(value=Err(cls='SecurityError', message="access to attribute 'fromkeys' of 'dict' object is unsafe."))),
+    ('{{ {}.copy() }}', None, '{}'),
+    ('{{ [1].copy() }}', None, '[1]'),
+]
+
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(STRINGS))
 def test_strings(configs, source, context, expected):
@@ -660,6 +731,11 @@ def test_subscript_and_attributes(configs, source, context, expected):
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(CALLS))
 def test_calls(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(SEMANTICS))
+def test_semantics_and_methods(configs, source, context, expected):
     check(configs, source, context, expected)
 
 
