@@ -268,7 +268,7 @@ class AttributePolicy:
                 return _guard_keys(obj, name, method)
             if isinstance(obj, tuple) and name in getattr(type(obj), "_fields", ()):
                 return getattr(obj, name)  # a named tuple's field (groupby's grouper, list)
-            if name[:1] == "_" or hasattr(obj, name):
+            if hasattr(obj, name):  # a real attribute; a dict key "_x" is data
                 return unsafe(obj, name)
             if isinstance(obj, dict):
                 try:
