@@ -883,6 +883,14 @@ REGRESSIONS: list[tuple[str, str, dict, dict, str]] = [
         "{{ (n is odd) is boolean }}|{{ (1 is odd) is sameas true }}",
     ),
     ("test-chained-unparenthesised", "chat", {}, {}, "{{ 1 is odd is boolean }}"),
+    (
+        "markup-index-slice",
+        "chat",
+        {},
+        {"s": "a b"},
+        "{{ [(s|e)[0]] }}|{{ [(s|e)[0:2]] }}|{{ [(s|e)[::-1]] }}|{{ (s|e)[0] is escaped }}",
+    ),
+    ("markup-tojson-index-plain", "plain", {}, {"d": {"k": 1}}, "{{ ((d|tojson)[0]).split() }}"),
     ("cond-expr-in-elif-head", "chat", {}, {}, "{% if false %}{% elif 1 if true %}x{% endif %}"),
 ]
 
