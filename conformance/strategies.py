@@ -363,6 +363,7 @@ class Gen:
         self.budget = 40  # statements/expressions still allowed, keeps templates small
         self.macro_count = 0
         self.var_count = 0
+        self.assigned: list[str] = []  # every name assigned so far, in any scope (scope probes)
 
     # -- helpers
     def integer(self, lo: int, hi: int) -> int:
@@ -379,7 +380,9 @@ class Gen:
 
     def fresh(self, prefix: str = "v") -> str:
         self.var_count += 1
-        return f"{prefix}{self.var_count}"
+        name = f"{prefix}{self.var_count}"
+        self.assigned.append(name)
+        return name
 
     # -- expressions --------------------------------------------------------------------
 
@@ -1227,6 +1230,13 @@ class Gen:
 
     def output(self, scope) -> str:
         left, right = self.marks(allow_plus=False)
+        if self.assigned and self.chance(12):
+            # A scope probe: a name assigned somewhere (maybe in a loop, macro or block that
+            # does not leak), printed wherever we are.
+            name = self.pick(self.assigned)
+            self.feat("scope:probe")
+            probe = self.pick([f"{name}|default('-')", f"{name} is defined", f"{name}|string"])
+            return f"{{{{{left} {probe} {right}}}}}"
         typ = self.pick(
             [
                 "str",
