@@ -3,8 +3,9 @@ filters/tests (compile time, or at run time inside a branch that is never compil
 positions (lineno/colno) and the ``str()`` excerpt with a caret, runtime errors' class and
 message, and that no bare Python exception ever leaves ``render()``.
 
-Table expectations were obtained from Jinja2 3.1.6 and are hard-coded; ``check`` also asserts
-that Jinja2 still agrees. Where Jinja2 lets a Python exception (TypeError, ZeroDivisionError, ...)
+Table expectations were obtained from Jinja2 3.1.6 and are hard-coded
+(``MINIJINJA_TESTS_REFERENCE=1`` makes ``check`` assert that Jinja2 still agrees).
+Where Jinja2 lets a Python exception (TypeError, ZeroDivisionError, ...)
 escape, ours raises a TemplateRuntimeError subclass with the same message (engine_cases maps the
 class names).
 """

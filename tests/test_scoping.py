@@ -2,8 +2,9 @@
 leak, macros see template globals with late binding, ``if`` does not scope, with/filter/set blocks
 and call blocks scope their bodies, context variables can be shadowed.
 
-Expected values were obtained from Jinja2 3.1.6 and are hard-coded; ``check`` also asserts that
-Jinja2 still agrees. Each case runs in the plain and the chat configuration (see engine_cases).
+Expected values were obtained from Jinja2 3.1.6 and are hard-coded
+(``MINIJINJA_TESTS_REFERENCE=1`` makes ``check`` assert that Jinja2 still agrees).
+Each case runs in the plain and the chat configuration (see engine_cases).
 """
 
 from __future__ import annotations

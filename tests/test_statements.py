@@ -2,8 +2,9 @@
 set (names, tuples, namespace attributes, blocks with filters), macros (defaults, varargs, kwargs,
 caller), call blocks, filter blocks, with, generation, raw, comments.
 
-Expected values were obtained from Jinja2 3.1.6 and are hard-coded; ``check`` also asserts that
-Jinja2 still agrees. Each case runs in the plain and the chat configuration (see engine_cases);
+Expected values were obtained from Jinja2 3.1.6 and are hard-coded
+(``MINIJINJA_TESTS_REFERENCE=1`` makes ``check`` assert that Jinja2 still agrees).
+Each case runs in the plain and the chat configuration (see engine_cases);
 where they differ (trim_blocks/lstrip_blocks, loop controls) the expectation is per configuration.
 """
 

@@ -1,8 +1,9 @@
 """Expression syntax: literals (every string escape), numbers, operators and precedence, chained
 comparisons, tests, conditional expressions, slicing, attribute/item access, calls, filters.
 
-Expected values were obtained from Jinja2 3.1.6 and are hard-coded; ``check`` also asserts that
-Jinja2 still agrees. Each case runs in the plain and the chat configuration (see engine_cases).
+Expected values were obtained from Jinja2 3.1.6 and are hard-coded
+(``MINIJINJA_TESTS_REFERENCE=1`` makes ``check`` assert that Jinja2 still agrees).
+Each case runs in the plain and the chat configuration (see engine_cases).
 """
 
 from __future__ import annotations
