@@ -18,7 +18,15 @@ from .errors import LimitError, TemplateError, TemplateRuntimeError, TemplateSyn
 from .methods import DICT_METHODS
 from .ops import COMPARISONS, make_binops, to_string
 from .runtime import MISSING, LoopContext, Macro, Namespace, Undefined, wants_environment
-from .sandbox import Budget, Limits, check_key, check_length, check_stack, recursion_error
+from .sandbox import (
+    Budget,
+    Limits,
+    charge_io,
+    check_key,
+    check_length,
+    check_stack,
+    recursion_error,
+)
 
 Expr = Callable[["Frame"], Any]
 Stmt = Callable[["Frame", list], None]
@@ -723,17 +731,21 @@ class Compiler:
 
                 def apply_env(frame: Frame, value: Any) -> Any:
                     try:
-                        return func(environment, value)
+                        result = func(environment, value)
                     except Exception as error:
                         raise located(error, pos) from None
+                    charge_io(value, result)
+                    return result
 
                 return apply_env
 
             def apply_plain(frame: Frame, value: Any) -> Any:
                 try:
-                    return func(value)
+                    result = func(value)
                 except Exception as error:
                     raise located(error, pos) from None
+                charge_io(value, result)  # big inputs and outputs count (see sandbox)
+                return result
 
             return apply_plain
         evaluate = self.arguments(arguments)
@@ -742,10 +754,13 @@ class Compiler:
             try:
                 args, kwargs = evaluate(frame)
                 if pass_environment:
-                    return func(environment, value, *args, **kwargs)
-                return func(value, *args, **kwargs)
+                    result = func(environment, value, *args, **kwargs)
+                else:
+                    result = func(value, *args, **kwargs)
             except Exception as error:
                 raise located(error, pos) from None
+            charge_io(value, result)
+            return result
 
         return apply
 

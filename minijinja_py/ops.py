@@ -110,22 +110,40 @@ def make_binops(limits: Limits) -> dict[str, Callable[[Any, Any], Any]]:
 def _contains(container: Any, item: Any) -> bool:
     if type(item) is tuple:
         check_key(item)  # a dict or set would hash it
+    if type(container) is not dict:
+        charge_size(container)  # a list or string is searched from one end
     return item in container
 
 
 def _not_contains(container: Any, item: Any) -> bool:
     if type(item) is tuple:
         check_key(item)
+    if type(container) is not dict:
+        charge_size(container)
     return item not in container
 
 
+def _charged(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
+    # Comparing two big lists or strings walks them: charge that to the step budget, so a
+    # loop comparing megabytes on each pass stops at max_steps rather than running for hours.
+    def charged(a: Any, b: Any) -> bool:
+        if type(a) in _BULKY or type(b) in _BULKY:
+            charge_size(a)
+            charge_size(b)
+        return compare(a, b)
+
+    return charged
+
+
+_BULKY = {str, list, tuple, dict}
+
 COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
-    "==": operator.eq,
-    "!=": operator.ne,
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
+    "==": _charged(operator.eq),
+    "!=": _charged(operator.ne),
+    "<": _charged(operator.lt),
+    "<=": _charged(operator.le),
+    ">": _charged(operator.gt),
+    ">=": _charged(operator.ge),
     "in": lambda a, b: _contains(b, a),
     "notin": lambda a, b: _not_contains(b, a),
 }

@@ -164,6 +164,21 @@ def charge_size(value: Any) -> None:
             budget.charge(units)
 
 
+def charge_io(value: Any, result: Any) -> None:
+    """Charge a filter's work: scanning its input and building its output, when big."""
+    units = 0
+    for item in (value, result):
+        cls = type(item)
+        if cls is str:
+            units += len(item) // CHARS_PER_STEP
+        elif cls is list or cls is tuple or cls is dict:
+            units += len(item) // ITEMS_PER_STEP
+    if units:
+        budget = _CURRENT.get()
+        if budget is not None:
+            budget.charge(units)
+
+
 def charge_work(chars: int = 0, items: int = 0) -> None:
     """Charge work measured in characters and/or items before doing it."""
     units = chars // CHARS_PER_STEP + items // ITEMS_PER_STEP
@@ -249,6 +264,11 @@ class _KeyGuarded:
 
 
 def _guard_keys(obj: Any, name: str, method: Any) -> Any:
+    # The method is looked up to be called, and most of them scan the whole value
+    # (``count``, ``find``, ``split``, ``index``): charge that to the step budget here.
+    # (A dict's lookups do not scan it; only its copy does.)
+    if type(obj) is not dict or name == "copy":
+        charge_size(obj)
     if name in _HASHING_METHODS and isinstance(obj, (dict, set, frozenset)):
         return _KeyGuarded(method)
     return method
@@ -350,14 +370,19 @@ def check_string(value: str, limits: Limits) -> str:
 
 
 def check_length(length: int, limits: Limits, what: str = "string") -> None:
-    """Refuse, before building it, a value of ``length`` characters or items."""
+    """Refuse, before building it, a value of ``length`` characters or items; charge the
+    building of a big one to the step budget."""
     if what == "string":
         if length > limits.max_string:
             raise LimitError(
                 f"a string of {length} characters exceeds max_string ({limits.max_string})"
             )
+        if length >= CHARS_PER_STEP:
+            charge_work(chars=length)
     elif length > limits.max_items:
         raise LimitError(f"a {what} of {length} items exceeds max_items ({limits.max_items})")
+    elif length >= ITEMS_PER_STEP:
+        charge_work(items=length)
 
 
 def check_int(value: int, limits: Limits) -> int:
