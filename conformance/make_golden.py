@@ -212,6 +212,8 @@ BOTH: dict[str, list[tuple[str, str]]] = {
             "{{ s|replace('l', 'L') }}|{{ s|replace('l', 'L', 2) }}|{{ s|replace('', '.') }}",
         ),
         ("reverse", "{{ xs|reverse|list }}|{{ s|reverse }}"),
+        ("random-single", "{{ [7]|random }}|{{ 'x'|random }}"),
+        ("random-empty", "[{{ []|random }}]"),
         (
             "round",
             "{{ 2.5|round }}|{{ 3.5|round }}|{{ 2.567|round(2) }}|{{ 2.1|round(0, 'ceil') }}|{{ 2.9|round(0, 'floor') }}|{{ 7|round }}",
@@ -330,6 +332,16 @@ BOTH: dict[str, list[tuple[str, str]]] = {
         ("test-on-filtered", "{{ xs|length is even }}"),
         ("test-precedence", "{{ not 1 is odd }}|{{ 2 + 1 is odd }}"),
         ("unknown-test", "{{ 1 is nosuchtest }}"),
+        (
+            "operator-tests-in-select",
+            "{{ xs|select('==', 2)|list }}|{{ xs|select('!=', 2)|list }}|{{ xs|select('>', 1)|list }}"
+            "|{{ xs|select('>=', 2)|list }}|{{ xs|reject('<', 2)|list }}|{{ xs|select('<=', 2)|list }}",
+        ),
+        (
+            "operator-tests-in-selectattr",
+            "{{ users|selectattr('age', '>', 26)|map(attribute='name')|join }}"
+            "|{{ users|rejectattr('role', '==', 'user')|map(attribute='name')|join }}",
+        ),
         (
             "test-in-select",
             "{{ xs|select('divisibleby', 2)|list }}|{{ ws|select('in', ['a', 'b'])|list }}",
