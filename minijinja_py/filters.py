@@ -26,6 +26,7 @@ from .methods import (
 )
 from .runtime import Markup, Undefined, pass_environment
 from .runtime import escape as html_escape
+from .sandbox import charge_work
 
 # Jinja2's defaults for the policies a bare environment may not carry.
 _DEFAULT_POLICIES: dict[str, Any] = {
@@ -285,6 +286,10 @@ def do_wordwrap(
         # Two consecutive wrapped lines hold more than ``width`` characters together.
         lines = 2 * len(s) // width + s.count("\n") + 2
         check_size(len(s) + len(wrapstring) * lines, env)
+        if break_long_words and len(s) > width:
+            # textwrap cuts a long word one line at a time, copying the rest of it each time:
+            # its cost grows with the square of the word's length.  Charge that up front.
+            charge_work(chars=sum(len(w) * len(w) // width for w in s.split() if len(w) > width))
     # Each existing line is a paragraph of its own: textwrap alone would ignore the newlines.
     return wrapstring.join(
         [
