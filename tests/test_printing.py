@@ -9,8 +9,10 @@ Each case runs in the plain and the chat configuration (see engine_cases).
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from engine_cases import Err, check, params
+from engine_cases import Err, check, ours, params
 
 inf = float("inf")
 nan = float("nan")
@@ -148,6 +150,23 @@ MARKUP = [
     ("{{ ('<' | e).nope.x }}", V, Err(cls='UndefinedError', message="'markupsafe.Markup object' has no attribute 'nope'"), 'F33'),
     ("{{ ('<' | e).__class__ }}", V, ''),
 ]
+
+
+LAZY = [
+    ("{{ range(3) | map('string') }}", "<generator object sync_do_map at 0x@>"),
+    ("{{ [1, 2] | select }}", "<generator object select_or_reject at 0x@>"),
+    ("{{ [1, 2] | reverse }}", "<list_reverseiterator object at 0x@>"),
+    ("{{ {'a': 1} | items }}", "<generator object do_items at 0x@>"),
+    ("{{ [1, 2] | batch(1) }}", "<generator object do_batch at 0x@>"),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), LAZY)
+def test_lazy_filter_results_print_like_jinja2s(source, expected):
+    # Jinja2 prints the same reprs, with another address
+    for config in ("plain", "chat"):
+        rendered = ours(config).from_string(source).render()
+        assert re.sub("0x[0-9a-f]+", "0x@", rendered) == expected
 
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(SCALARS))

@@ -603,6 +603,46 @@ FILTERS = [
     ("{{ [1] | join(d='', d='') }}", None, '1', 'F23'),
 ]
 
+# features combined: closures over loop variables, nested callers, chained defaults, mixed operators
+COMBINATIONS = [
+    ('{% macro m() %}{{ caller() }}{% endmacro %}{% for i in [1, 2] %}{% call m() %}{{ loop.index }}{{ i }}{% endcall %}{% endfor %}', None, '1122'),
+    ('{% for i in [1, 2] %}{% macro m() %}{{ loop.index }}{% endmacro %}{{ m() }}{% endfor %}', None, '12'),
+    ('{% set fns = [] %}{% for i in [1, 2] %}{% macro m() %}{{ i }}{% endmacro %}{% set fns = fns + [m] %}{% endfor %}{{ fns | length }}', None, '0'),
+    ('{% macro outer() %}{% macro inner() %}{{ caller() }}{% endmacro %}{{ inner() }}{% endmacro %}{% call outer() %}x{% endcall %}', None, Err(cls='UndefinedError', message='No caller defined')),
+    ('{% macro m() %}{{ caller() }}{% endmacro %}{% call m() %}{% call m() %}in{% endcall %}{% endcall %}', None, 'in'),
+    ('{% set x = 1 %}{% macro m() %}{% set x = x + 1 %}{{ x }}{% endmacro %}{{ m() }}{{ x }}', None, '21'),
+    ('{% macro m() %}{{ x }}{% set x = 2 %}{{ x }}{% endmacro %}{% set x = 1 %}{{ m() }}', None, '12'),
+    ('{% for a in [1] %}{% for b in [2] %}{{ a }}{{ b }}{% set a = 9 %}{{ a }}{% endfor %}{{ a }}{% endfor %}', None, '1291'),
+    ('{% for x in [1, 2] %}{{ loop.index }}{% for y in [] %}{% else %}{{ loop.index }}{% endfor %}{% endfor %}', None, '1122'),
+    ('{% for x in [[1, 2], [3]] recursive %}{% for y in x %}{{ loop.depth }}{% endfor %}{% endfor %}', None, '111'),
+    ('{% for i in range(3) %}{% if loop.index0 == 1 %}{% set skip = true %}{% endif %}{{ skip | default(false) }}{% endfor %}', None, 'FalseTrueFalse'),
+    ("{{ x | default(y | default('z')) }}", None, 'z'),
+    ("{{ (x or y or 'z') ~ (a and b) }}", None, 'z'),
+    ('{% if x is defined and x.y is defined %}a{% else %}b{% endif %}', None, 'b'),
+    ("{% set d = {'a': {'b': [1, {'c': 'deep'}]}} %}{{ d.a.b[1].c }}{{ d['a']['b'][-1]['c'] | upper }}", None, 'deepDEEP'),
+    ("{{ {'a': 1}['a'] + [10][0] * (2 if true) }}", None, '21'),
+    ('{{ [1, 2, 3][1:][0:1][0] }}', None, '2'),
+    ("{{ 'abc' ~ 1 ~ 2.5 ~ [1] ~ {'a': 1} ~ (1,) ~ none ~ false }}", None, "abc12.5[1]{'a': 1}(1,)NoneFalse"),
+    ('{{ (1, 2) + (3,) }}{{ [1] * 2 + [3] }}', None, '(1, 2, 3)[1, 1, 3]'),
+    ('{{ 2 ** 3 ** 0 }}{{ (2 ** 3) ** 0 }}', None, '11'),
+    ('{{ 10 // 3 % 2 * 4 }}', None, '4'),
+    ('{{ not 0 == 1 and 2 }}', None, '2'),
+    ("{{ 1 if 1 in [1] and 'a' is string else 0 }}", None, '1'),
+    ('{{ -1 ** 0.5 }}', None, '(6.123233995736766e-17+1j)'),
+    ('{{ [x for x in y] }}', None, Err(cls='TemplateSyntaxError', message="expected token ',', got 'for'"), 'F1'),
+    ('{{ lambda: 1 }}', None, Err(cls='TemplateSyntaxError', message="expected token 'end of print statement', got ':'")),
+    ('{{ x := 1 }}', None, Err(cls='TemplateSyntaxError', message="expected token 'end of print statement', got ':'")),
+    ('{{ 1 is not none is true }}', None, Err(cls='TemplateSyntaxError', message='You cannot chain multiple tests with is')),
+    ('{{ a.b.c if a is defined }}', None, ''),
+    ("{{ 'x'[0:1:1] }}{{ 'xyz'[-1:-3:-1] }}", None, 'xzy'),
+    ('{% for x in range(3) %}{{ x }}{% if loop.last %}{{ loop.length }}{% endif %}{% endfor %}', None, '0123'),
+    ("{% set x = [1, 2, 3] | map('string') %}{{ x | join }}{{ x | join }}", None, '123'),
+    ("{% set g = (1, 2) | map('string') %}{{ g | list }}{{ g | list }}", None, "['1', '2'][]"),
+    ('{% set it = [3, 1] | sort %}{{ it }}', None, '[1, 3]'),
+    ("{{ 'ab' | reverse }}", None, 'ba'),
+    ('{{ [[1], [2]] | sum(start=[]) }}', None, '[1, 2]'),
+]
+
 # semantics other engines got wrong (DESIGN.md), and methods vs filters; Ours(...) marks the deliberate allow-list differences (Jinja2's sandbox allows these methods)
 SEMANTICS = [
     ('{{ "they\'re".title() }}', None, "They'Re"),
@@ -732,6 +772,11 @@ def test_subscript_and_attributes(configs, source, context, expected):
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(CALLS))
 def test_calls(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(COMBINATIONS))
+def test_combinations(configs, source, context, expected):
     check(configs, source, context, expected)
 
 
