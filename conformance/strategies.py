@@ -322,9 +322,7 @@ WILD_FILTERS = [
     "forceescape",
     "safe",
     "lower",
-    "random_no",
 ]
-WILD_FILTERS = [f for f in WILD_FILTERS if f != "random_no"]
 WILD_METHODS = [
     "upper()",
     "strip()",
@@ -454,9 +452,7 @@ class Gen:
             self.feat(f"filter:{f}")
             return f"{self.atom('list_int', scope, depth)}|{f}"
         if k == 10:
-            f = self.pick(["first", "last", "min", "max", "random_skip"])
-            if f == "random_skip":
-                f = "max"
+            f = self.pick(["first", "last", "min", "max"])
             self.feat(f"filter:{f}")
             self.feat("filter:default")
             return f"{self.atom('list_int', scope, depth)}|{f}|default({lit()})"
@@ -494,7 +490,6 @@ class Gen:
             self.feat("filter:round")
             return f"{self.atom('float', scope, depth)}|round|int"
         if k == 20:
-            self.feat("loop") if "loop" in scope else None
             if "loop" in scope:
                 attr = self.pick(
                     ["index", "index0", "revindex", "revindex0", "length", "depth", "depth0"]
