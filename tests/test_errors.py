@@ -356,6 +356,10 @@ SYNTAX_POSITIONS = [
     ("{{ 'unterminated }}", 1, 4),
     ("{% if true %}\nabc\n{{ x }}", 3, 8),
     ("a\nb\n{% if x %}", 3, 11),
+    ("a\u2028{% foo %}", 1, 3),  # only \r\n, \r and \n end lines, as in Jinja2's lexer
+    ("a\r\n{% foo %}", 2, 1),
+    ("a\r{% foo %}", 2, 1),
+    ("{{ x }}\n{{ y }}\n{% endif %}", 3, 1),
     pytest.param("{% if true %}\nabc", 1, 4, marks=pytest.mark.xfail(strict=True, reason="F26 in tests/FINDINGS.md")),
     pytest.param("{% for x in y %}\n\n", 1, 1, marks=pytest.mark.xfail(strict=True, reason="F26 in tests/FINDINGS.md")),
     pytest.param("{% if true %}\nabc\n{{ x }}\nfoo", 3, 4, marks=pytest.mark.xfail(strict=True, reason="F26 in tests/FINDINGS.md")),
@@ -417,6 +421,8 @@ STR_CASES = [
         "No filter named 'nope'.\n  (line 2, column 10)\n  {{ x | nope }}\n         ^",
     ),
     ("\t{% foo %}", "Encountered unknown tag 'foo'.\n  (line 1, column 2)\n\t{% foo %}\n ^"),
+    ("a\r\n{% foo %}", "Encountered unknown tag 'foo'.\n  (line 2, column 1)\n{% foo %}\n^"),
+    ("a\u2028{% foo %}", "Encountered unknown tag 'foo'.\n  (line 1, column 3)\na\u2028{% foo %}\n  ^"),
     ("a\n{{ 1 / 0 }}", "division by zero\n  (line 2, column 6)\n{{ 1 / 0 }}\n     ^"),
     ("x\n  {{ y.z }}", "'y' is undefined\n  (line 2, column 8)\n  {{ y.z }}\n       ^"),
     (
