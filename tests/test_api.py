@@ -703,3 +703,50 @@ def test_break_inside_a_generation_block_is_refused():
         chat_environment().from_string(
             "{% for i in [1, 2] %}{% generation %}{{ i }}{% break %}{% endgeneration %}{% endfor %}"
         )
+
+
+class _Obj:
+    attr = 5
+    _private = 1
+
+    def method(self, x=1):
+        return x * 2
+
+
+def _install_callables(env, markup):
+    env.filters["nothing"] = lambda value: None
+    env.filters["wrap"] = lambda value, left="[", right="]": left + str(value) + right
+    env.filters["html"] = lambda value: markup("<b>") + value
+    env.tests["longer"] = lambda value, n=1: len(value) > n
+    env.globals["gen"] = lambda n: (i * i for i in range(n))
+    env.globals["obj"] = _Obj()
+    env.globals["Klass"] = dict
+    return env
+
+
+def test_user_callables_through_map_select_and_objects():
+    import markupsafe
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    source = (
+        "{{ 1 | nothing }}|{{ 'a' | wrap }}|{{ ['a', 'b'] | map('wrap', '(', right=')') | join }}|"
+        "{{ ['a', 'bbb'] | select('longer', 2) | list }}|{{ ['a', 'bb'] | reject('longer') | list }}|"
+        "{{ '<i>' | html }}|{{ gen(3) | list }}|{{ gen(3) | sum }}|{{ obj.attr }}|{{ obj.method() }}|"
+        "{{ obj.method(x=4) }}|{{ obj._private }}|{{ obj.nope }}|{{ Klass(a=1) }}|{{ 'x' | wrap(right='>') }}"
+    )
+    expected = "None|[a]|(a)(b)|['bbb']|['a']|<b>&lt;i&gt;|[0, 1, 4]|5|5|2|8|||{'a': 1}|[x>"
+    reference_env = _install_callables(ImmutableSandboxedEnvironment(), markupsafe.Markup)
+    assert reference_env.from_string(source).render() == expected
+    for factory in (Environment, chat_environment):
+        env = _install_callables(factory(), minijinja_py.runtime.Markup)
+        assert env.from_string(source).render() == expected
+
+
+def test_public_names():
+    expected = {
+        "Environment", "Template", "chat_environment", "Undefined", "StrictUndefined",
+        "ChainableUndefined", "TemplateError", "TemplateSyntaxError", "TemplateRuntimeError",
+        "UndefinedError", "SecurityError", "LimitError", "Limits", "pass_environment",
+    }
+    assert expected <= set(minijinja_py.__all__)
+    assert all(hasattr(minijinja_py, name) for name in expected)
