@@ -17,6 +17,7 @@ ITEMS = {'items': ['a', 'b', 'c'], 'pairs': [['x', 1], ['y', 2]], 'd': {'k1': 'v
 TREE = {'tree': [{'name': 'a', 'children': [{'name': 'a1', 'children': []}, {'name': 'a2', 'children': [{'name': 'a2x', 'children': []}]}]}, {'name': 'b', 'children': []}]}
 ROLES = {'messages': [{'role': 'system', 'content': 'S'}, {'role': 'user', 'content': 'U1'}, {'role': 'assistant', 'content': 'A1'}, {'role': 'user', 'content': 'U2'}]}
 CHAT = {'messages': [{'role': 'system', 'content': 'Be brief.'}, {'role': 'user', 'content': '  Hi there  '}, {'role': 'assistant', 'content': 'Hello!', 'tool_calls': [{'function': {'name': 'get', 'arguments': {'q': 'x', 'n': 1}}}]}, {'role': 'tool', 'content': '{"ok": true}'}, {'role': 'user', 'content': [{'type': 'text', 'text': 'Look'}, {'type': 'image'}]}], 'tools': [{'type': 'function', 'function': {'name': 'get', 'description': 'Get <things>', 'parameters': {'type': 'object', 'properties': {'q': {'type': 'string'}}}}}], 'add_generation_prompt': True, 'bos_token': '<s>', 'eos_token': '</s>'}
+ABC = {'messages': ['a', 'b', 'c']}
 
 
 # if / elif / else
@@ -370,6 +371,25 @@ CHAT_IDIOMS = [
     ("{% for m in messages %}{% if m.role == 'assistant' %}{% generation %}{{ m.content }}{{ eos_token }}{% endgeneration %}{% endif %}{% endfor %}", CHAT, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'generation'. Jinja was looking for the following tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if'."), 'chat': 'Hello!</s>'}),
 ]
 
+# whitespace control on block tags of every kind, both configurations
+BLOCK_WHITESPACE = [
+    ('{%- generation -%}\n  x  \n{%- endgeneration -%}\n', ABC, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'generation'."), 'chat': 'x'}),
+    ('  {% generation %}\n  x\n  {% endgeneration %}\n', ABC, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'generation'."), 'chat': '  x\n'}),
+    ('{% for i in [1] %}\n  {% raw %}\n  {{ i }}\n  {% endraw %}\n{% endfor %}\n', ABC, {'plain': '\n  \n  {{ i }}\n  \n', 'chat': '\n  {{ i }}\n'}),
+    ('{% macro m() -%}\n  {%- generation %}g{% endgeneration -%}\n{%- endmacro %}{{ m() }}', ABC, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'generation'. Jinja was looking for the following tags: 'endmacro'. The innermost block that needs to be closed is 'macro'."), 'chat': 'g'}),
+    ('{% set x -%}\n  a\n{%- endset %}[{{ x }}]', ABC, '[a]'),
+    ('{% filter upper -%}\n  a\n{%- endfilter %}', ABC, 'A'),
+    ('{% with a = 1 -%}\n  {{ a }}\n{%- endwith %}', ABC, '1'),
+    ('{% call(x) m() -%} {{ x }} {%- endcall %}', ABC, Err(cls='UndefinedError', message="'m' is undefined")),
+    ('{% macro m() %}{{ caller(1) }}{% endmacro %}{% call(x) m() -%}\n {{ x }} \n{%- endcall %}', ABC, '1'),
+    ('{%- for m in messages -%}\n{{- m -}}\n{%- if not loop.last -%}, {% endif -%}\n{%- endfor -%}', ABC, 'a, b, c'),
+    ("{% for m in messages %}\n    {% if m == 'b' %}\n        {% continue %}\n    {% endif %}\n    {{ m }}\n{% endfor %}", ABC, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'continue'. Jinja was looking for the following tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if'."), 'chat': '    a\n    c\n'}),
+    ('{% if true %}{# c #}\n  x{% endif %}', ABC, {'plain': '\n  x', 'chat': '  x'}),
+    ('{# c #}\n  {% if true %}\n  y{% endif %}', ABC, {'plain': '\n  \n  y', 'chat': '  y'}),
+    ('  {# c #}  \n  z', ABC, {'plain': '    \n  z', 'chat': '  \n  z'}),
+    ('{%- if true %}  \n\t  x\n{% endif -%}', ABC, '  \n\t  x\n'),
+]
+
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(LOOP_MORE))
 def test_loop_more(configs, source, context, expected):
@@ -418,6 +438,11 @@ def test_macros(configs, source, context, expected):
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(CALL_FILTER_WITH))
 def test_call_filter_with(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(BLOCK_WHITESPACE))
+def test_block_whitespace(configs, source, context, expected):
     check(configs, source, context, expected)
 
 
