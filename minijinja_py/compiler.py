@@ -18,10 +18,11 @@ from .errors import LimitError, TemplateError, TemplateRuntimeError, TemplateSyn
 from .methods import DICT_METHODS
 from .ops import COMPARISONS, make_binops, to_string
 from .runtime import MISSING, LoopContext, Macro, Namespace, Undefined, wants_environment
+from .sandbox import CHARS_PER_STEP as SHORT
 from .sandbox import (
     Budget,
     Limits,
-    charge_io,
+    charge_for,
     check_key,
     check_length,
     check_stack,
@@ -115,6 +116,9 @@ class Compiler:
         self.block_names: set[str] = set()
         # True while compiling a printed expression that Jinja would fold into a constant.
         self.folding = False
+        # One closure per distinct constant and per distinct name, shared by every use.
+        self.constants: dict[tuple[type, Any], Expr] = {}
+        self.names: dict[str, Expr] = {}
 
     # ------------------------------------------------------------ statements
 
@@ -122,33 +126,50 @@ class Compiler:
         return self.body(tree.body)
 
     def body(self, nodes_: tuple[n.Node, ...]) -> Stmt:
-        statements = [self.statement(node) for node in nodes_]
-        if not statements:
+        # Text (and printed constants) stay plain strings inside a body: no closure each.
+        items: list[Any] = []
+        for node in nodes_:
+            text = self._constant_text(node)
+            if text is None:
+                items.append(self.statement(node))
+            elif items and type(items[-1]) is str:
+                items[-1] += text
+            else:
+                items.append(text)
+        if not items:
             return _nothing
-        if len(statements) == 1:
-            return statements[0]
-        if len(statements) == 2:
-            first, second = statements
+        if len(items) == 1:
+            only = items[0]
+            return self._text(only) if type(only) is str else only
+        if len(items) == 2 and type(items[0]) is not str and type(items[1]) is not str:
+            first, second = items
 
             def run_two(frame: Frame, out: list) -> None:
                 first(frame, out)
                 second(frame, out)
 
             return run_two
-        statements_tuple = tuple(statements)
+        sequence = tuple(items)
 
         def run_all(frame: Frame, out: list) -> None:
-            for statement in statements_tuple:
-                statement(frame, out)
+            for item in sequence:
+                if item.__class__ is str:
+                    frame.state.grow(len(item))
+                    out.append(item)
+                else:
+                    item(frame, out)
 
         return run_all
 
-    def statement(self, node: n.Node) -> Stmt:
-        method = getattr(self, "stmt_" + type(node).__name__)
-        return method(node)
+    def _constant_text(self, node: n.Node) -> str | None:
+        if isinstance(node, n.Data):
+            return node.text
+        if isinstance(node, n.Output) and isinstance(node.expr, n.Const):
+            value = node.expr.value
+            return value if type(value) is str else to_string(value)
+        return None
 
-    def stmt_Data(self, node: n.Data) -> Stmt:
-        text = node.text
+    def _text(self, text: str) -> Stmt:
         length = len(text)
 
         def data(frame: Frame, out: list) -> None:
@@ -156,6 +177,13 @@ class Compiler:
             out.append(text)
 
         return data
+
+    def statement(self, node: n.Node) -> Stmt:
+        method = getattr(self, "stmt_" + type(node).__name__)
+        return method(node)
+
+    def stmt_Data(self, node: n.Data) -> Stmt:
+        return self._text(node.text)
 
     def stmt_Output(self, node: n.Output) -> Stmt:
         self.folding = _is_constant(node.expr)
@@ -551,10 +579,20 @@ class Compiler:
 
     def expr_Const(self, node: n.Const) -> Expr:
         value = node.value
-        return lambda frame: value
+        key = (type(value), value)
+        loader = self.constants.get(key)
+        if loader is None:
+            loader = self.constants[key] = lambda frame: value
+        return loader
 
     def expr_Name(self, node: n.Name) -> Expr:
         name = node.name
+        loader = self.names.get(name)
+        if loader is None:
+            loader = self.names[name] = self._name_loader(name)
+        return loader
+
+    def _name_loader(self, name: str) -> Expr:
         undefined = self.undefined
 
         def load(frame: Frame) -> Any:
@@ -726,6 +764,7 @@ class Compiler:
             return missing
         environment = self.environment
         pass_environment = wants_environment(func)
+        charge = charge_for(kind, name)  # big inputs and outputs count (see sandbox)
         if not (arguments.args or arguments.kwargs or arguments.star or arguments.dstar):
             if pass_environment:
 
@@ -734,7 +773,7 @@ class Compiler:
                         result = func(environment, value)
                     except Exception as error:
                         raise located(error, pos) from None
-                    charge_io(value, result)
+                    charge(value, result)
                     return result
 
                 return apply_env
@@ -744,7 +783,7 @@ class Compiler:
                     result = func(value)
                 except Exception as error:
                     raise located(error, pos) from None
-                charge_io(value, result)  # big inputs and outputs count (see sandbox)
+                charge(value, result)
                 return result
 
             return apply_plain
@@ -759,7 +798,7 @@ class Compiler:
                     result = func(value, *args, **kwargs)
             except Exception as error:
                 raise located(error, pos) from None
-            charge_io(value, result)
+            charge(value, result)
             return result
 
         return apply
@@ -807,6 +846,20 @@ class Compiler:
         right = self.expr(node.right)
         op = self.binops[node.op]
         pos = node.pos
+        if node.op == "+":
+            # Joining two short strings is most of what chat templates compute: do it inline
+            # and leave everything else (sizes, numbers, lists) to the checked operator.
+            def add(frame: Frame) -> Any:
+                a = left(frame)
+                b = right(frame)
+                if a.__class__ is str and b.__class__ is str and len(a) + len(b) <= SHORT:
+                    return a + b
+                try:
+                    return op(a, b)
+                except Exception as error:
+                    raise located(error, pos) from None
+
+            return add
 
         def binop(frame: Frame) -> Any:
             a = left(frame)

@@ -184,20 +184,24 @@ class Template:
         self.environment = environment
         self.source = source
         self.globals = dict(globals or {})
-        self._normalised, self._tree = parse(source, environment._lex_options)
+        normalised, tree = parse(source, environment._lex_options)
         try:
-            check_nesting(self._tree, environment.limits)
-            self._run = Compiler(environment).template(self._tree)
+            check_nesting(tree, environment.limits)
+            self._run = Compiler(environment).template(tree)
         except TemplateError as error:
             if error.source is None:
-                error.source = self._normalised
+                error.source = normalised
             raise
+        # Neither the tree nor the normalised text is kept: a compiled template is its
+        # closures, and the rare caller who asks for the tree gets it parsed again.
         return self
 
     @property
     def tree(self) -> TemplateNode:
         """The syntax tree the template was compiled from."""
-        return self._tree
+        from .parser import parse
+
+        return parse(self.source, self.environment._lex_options)[1]
 
     def render(self, *args: Any, **kwargs: Any) -> str:
         """Render with the variables of a mapping and/or keywords, as Jinja2's ``render``."""
@@ -212,7 +216,7 @@ class Template:
         """The names the template reads from its context (globals excluded)."""
         from .meta import undeclared_variables
 
-        return undeclared_variables(self._tree) - set(self.environment.globals) - set(self.globals)
+        return undeclared_variables(self.tree) - set(self.environment.globals) - set(self.globals)
 
     def _render(self, context: dict[str, Any], record_spans: bool) -> tuple[str, list]:
         from .compiler import Frame, RenderState
@@ -222,7 +226,8 @@ class Template:
         global_vars = self.environment.globals
         if self.globals:
             global_vars = {**global_vars, **self.globals}
-        root = Frame({}, Frame(context, Frame(global_vars, None, state), state), state)
+        # Context over globals in one dict: a name the template reads is one lookup away.
+        root = Frame({}, Frame({**global_vars, **context}, None, state), state)
         state.root = root
         state.scale_to(context)
         # Filters and operators find the budget through a context variable (see sandbox).
@@ -243,7 +248,9 @@ class Template:
 
     def _placed(self, error: TemplateError) -> TemplateError:
         if error.source is None:
-            error.source = self._normalised
+            from .lexer import normalise_newlines
+
+            error.source = normalise_newlines(self.source, self.environment._lex_options)
         return error
 
     def __reduce__(self) -> Any:

@@ -44,6 +44,15 @@ class Token:
         return f"Token({self.type!r}, {self.value!r})"
 
 
+def normalise_newlines(source: str, options: LexOptions) -> str:
+    """Jinja's view of the text: every newline is \\n, and one trailing newline is dropped
+    unless ``keep_trailing_newline``; error positions refer to this text."""
+    lines = _NEWLINES.split(source)
+    if not options.keep_trailing_newline and lines[-1] == "":
+        del lines[-1]
+    return "\n".join(lines)
+
+
 class LexOptions:
     """The environment options that change how text is split."""
 
@@ -105,10 +114,7 @@ class Lexer:
 
     def tokenize(self, source: str) -> tuple[str, list[Token]]:
         """Return the normalised source (as Jinja normalises newlines) and its tokens."""
-        lines = _NEWLINES.split(source)
-        if not self.options.keep_trailing_newline and lines[-1] == "":
-            del lines[-1]
-        source = "\n".join(lines)
+        source = normalise_newlines(source, self.options)
         tokens: list[Token] = []
         pos = 0
         line_starting = True
