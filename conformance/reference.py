@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime
@@ -33,6 +34,9 @@ from jinja2.exceptions import SecurityError as JinjaSecurityError
 from jinja2.exceptions import TemplateError as JinjaTemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import Namespace as JinjaNamespace
+
+# Jinja2 compiles templates to Python; constant slices such as ``none[1:]`` make Python warn.
+warnings.filterwarnings("ignore", message=r".*perhaps you missed a comma", category=SyntaxWarning)
 
 #: The instant ``strftime_now`` reports, in both engines.
 FIXED_NOW = datetime(2026, 1, 15, 12, 34, 56)
