@@ -895,6 +895,8 @@ REGRESSIONS: list[tuple[str, str, dict, dict, str]] = [
         "{{ (n is odd) is boolean }}|{{ (1 is odd) is sameas true }}",
     ),
     ("test-chained-unparenthesised", "chat", {}, {}, "{{ 1 is odd is boolean }}"),
+    ("undefined-dunder-attr", "chat", {}, {}, "[{{ missing.__class__ }}]|[{{ loop.__class__ }}]"),
+    ("undefined-dunder-attr-then-attr", "chat", {}, {}, "{{ missing.__class__.x }}"),
     (
         "markup-index-slice",
         "chat",
