@@ -765,7 +765,6 @@ class Compiler:
         environment = self.environment
         pass_environment = wants_environment(func)
         charge = charge_for(kind, name)  # big inputs and outputs count (see sandbox)
-        charge = charge_for(kind, name)  # big inputs and outputs count (see sandbox)
         if not (arguments.args or arguments.kwargs or arguments.star or arguments.dstar):
             if pass_environment:
 
