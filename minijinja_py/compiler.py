@@ -896,6 +896,25 @@ class Compiler:
         first = self.expr(node.first)
         rest = tuple((COMPARISONS[op], self.expr(operand)) for op, operand in node.ops)
         pos = node.pos
+        if len(rest) == 1 and node.ops[0][0] in ("==", "!="):
+            second = rest[0][1]
+            equal = node.ops[0][0] == "=="
+            checked = rest[0][0]
+
+            def compare_equal(frame: Frame) -> Any:
+                a = first(frame)
+                b = second(frame)
+                # A short string, a number or None compares with anything in bounded time,
+                # so only other values go through the operator that charges the budget.
+                kind = a.__class__
+                try:
+                    if (kind is str and len(a) <= SHORT) or kind in _SCALARS:
+                        return a == b if equal else a != b
+                    return checked(a, b)
+                except Exception as error:
+                    raise located(error, pos) from None
+
+            return compare_equal
         if len(rest) == 1:
             ((op, second),) = rest
 
@@ -982,6 +1001,9 @@ class Compiler:
             return otherwise(frame)
 
         return conditional
+
+
+_SCALARS = frozenset([int, float, bool, type(None)])
 
 
 def _is_constant(node: Any) -> bool:
