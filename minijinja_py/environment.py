@@ -10,7 +10,10 @@ from .runtime import Cycler, Joiner, Namespace, Undefined
 from .sandbox import (
     AttributePolicy,
     Limits,
+    SandboxedDict,
+    SandboxedNamespace,
     check_nesting,
+    check_pairs,
     enter_render,
     leave_render,
     recursion_error,
@@ -286,11 +289,11 @@ def default_globals(limits: Limits) -> dict[str, Any]:
 
     return {
         "range": range_,
-        "dict": dict,
+        "dict": SandboxedDict,
         "lipsum": lipsum,
         "cycler": Cycler,
         "joiner": Joiner,
-        "namespace": Namespace,
+        "namespace": SandboxedNamespace,
     }
 
 
@@ -332,7 +335,7 @@ def _strftime_now(format: str) -> str:
 
 def _chat_namespace(*args: Any, **kwargs: Any) -> Namespace:
     """transformers' ``namespace``: refuses attribute names that start with an underscore."""
-    namespace = Namespace(*args, **kwargs)
+    namespace = SandboxedNamespace(*args, **kwargs)
     for key in namespace._attrs:
         if isinstance(key, str) and key.startswith("_"):
             raise SecurityError(f"namespace attribute {key!r} is not allowed")
@@ -341,6 +344,7 @@ def _chat_namespace(*args: Any, **kwargs: Any) -> Namespace:
 
 def _chat_dict(*args: Any, **kwargs: Any) -> dict:
     """transformers' ``dict``: builds a dict and nothing else (the type itself stays hidden)."""
+    check_pairs(args)
     return dict(*args, **kwargs)
 
 

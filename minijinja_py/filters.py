@@ -26,7 +26,7 @@ from .methods import (
 )
 from .runtime import Markup, Undefined, pass_environment
 from .runtime import escape as html_escape
-from .sandbox import charge_work
+from .sandbox import charge_work, check_key
 
 # Jinja2's defaults for the policies a bare environment may not carry.
 _DEFAULT_POLICIES: dict[str, Any] = {
@@ -843,6 +843,8 @@ def _unique_items(
     seen = set()
     for item in value:
         key = getter(item)
+        if type(key) is tuple:
+            check_key(key)  # hashing a deep tuple crashes CPython; see sandbox.check_key
         if key not in seen:
             seen.add(key)
             yield item

@@ -499,4 +499,44 @@ def check_key(key: Any) -> Any:
     return key
 
 
+def check_pairs(args: tuple) -> None:
+    """``dict(pairs)`` and ``namespace(pairs)`` hash the first item of each pair."""
+    for arg in args:
+        if isinstance(arg, (list, tuple)):
+            for pair in arg:
+                if type(pair) in (tuple, list) and pair and type(pair[0]) is tuple:
+                    check_key(pair[0])
+
+
+class _DictType(type):
+    # Prints as the ``dict`` type it stands for, as Jinja2's ``dict`` global prints.
+    def __repr__(cls) -> str:
+        return "<class 'dict'>"
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> dict:
+        check_pairs(args)
+        return dict(*args, **kwargs)
+
+
+# Refusals name it as Jinja2 names the real one: "... of 'type' object is unsafe."
+_DictType.__name__ = _DictType.__qualname__ = "type"
+
+
+class SandboxedDict(metaclass=_DictType):
+    """The ``dict`` global: ``dict(a=1)`` and ``dict(pairs)`` build a plain dict, with the keys
+    checked by :func:`check_key`; the type itself exposes nothing (it is a type)."""
+
+    fromkeys = dict.fromkeys  # present (and refused as unsafe) as on the real type
+
+
+class SandboxedNamespace(Namespace):
+    """The ``namespace`` global: a Namespace whose initial pairs have their keys checked."""
+
+    __slots__ = ()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        check_pairs(args)
+        super().__init__(*args, **kwargs)
+
+
 _DEFAULT_LIMITS = Limits()

@@ -6,6 +6,7 @@ thing, checked against it when Jinja2 is installed."""
 from __future__ import annotations
 
 import copy
+import itertools
 
 import pytest
 
@@ -303,13 +304,18 @@ def test_deep_tuple_keys_refused_not_crashing():
         "{% set ns = namespace(x=()) %}{% for i in range(150) %}{% set ns.x = (ns.x,) %}"
         "{% endfor %}"
     )
-    env = mj.chat_environment()
-    for use in (
-        "{{ {ns.x: 1} }}",
-        "{{ ns.x in {} }}",
-        "{{ ns.x is in {} }}",
-        "{{ {}.get(ns.x) }}",
-        "{{ {}[ns.x] }}",
+    for env, use in itertools.product(
+        (mj.chat_environment(), mj.Environment()),
+        (
+            "{{ {ns.x: 1} }}",
+            "{{ ns.x in {} }}",
+            "{{ ns.x is in {} }}",
+            "{{ {}.get(ns.x) }}",
+            "{{ {}[ns.x] }}",
+            "{{ [ns.x]|unique|list }}",
+            "{{ dict([(ns.x, 1)]) }}",
+            "{{ namespace([(ns.x, 1)]) }}",
+        ),
     ):
         with pytest.raises(LimitError, match=r"a tuple nested deeper than max_recursion \(100\)"):
             env.from_string(build + use).render()
