@@ -174,6 +174,20 @@ class Markup(str):
             return Markup(str.__add__(escape(other), self))
         return NotImplemented
 
+    # markupsafe's operators: the results stay markup, and ``%`` escapes what it inserts.
+    def __mul__(self, count: Any) -> Markup:
+        return Markup(str.__mul__(self, count))
+
+    __rmul__ = __mul__
+
+    def __getitem__(self, key: Any) -> Markup:
+        return Markup(str.__getitem__(self, key))
+
+    def __mod__(self, value: Any) -> Markup:
+        from .methods import markup_mod  # methods imports this module
+
+        return markup_mod(self, value)
+
     def __repr__(self) -> str:
         return f"Markup({str.__repr__(self)})"
 

@@ -482,3 +482,20 @@ def test_markup_escape_is_bound_to_the_class() -> None:
     assert repr(M.get_method(Markup("x"), "escape")) == (
         "<bound method Markup.escape of <class 'minijinja_py.runtime.Markup'>>"
     )
+
+
+@pytest.mark.parametrize(
+    ("ours_value", "source"),
+    [
+        (lambda: Markup("<b>%s</b>") % "<", "{{ [('<b>%s</b>'|safe) % '<'] }}"),
+        (lambda: Markup('"%s"') % {"a": "<"}, "{{ [('\"%s\"'|safe) % {'a': '<'}] }}"),
+        (lambda: Markup("%(a)s|%(a)r") % {"a": "<"}, "{{ [('%(a)s|%(a)r'|safe) % {'a': '<'}] }}"),
+        (lambda: Markup("%s-%s") % ("<", Markup("<")), "{{ [('%s-%s'|safe) % ('<', '<'|safe)] }}"),
+        (lambda: Markup("<ab>")[::-1], "{{ [('<ab>'|safe)[::-1]] }}"),
+        (lambda: Markup("<ab>")[1], "{{ [('<ab>'|safe)[1]] }}"),
+        (lambda: Markup("<") * 2, "{{ [('<'|safe) * 2] }}"),
+        (lambda: 2 * Markup("<"), "{{ [2 * ('<'|safe)] }}"),
+    ],
+)
+def test_markup_operators_follow_markupsafe(ours_value: Any, source: str) -> None:
+    assert str([ours_value()]) == JINJA.from_string(source).render()
