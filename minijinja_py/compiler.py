@@ -814,14 +814,29 @@ class Compiler:
         return chain
 
     def expr_Filter(self, node: n.Filter) -> Expr:
-        value = self.expr(node.value)
-        apply = self._applier("filter", node.name, node.arguments, node.pos)
-        return lambda frame: apply(frame, value(frame))
+        return self._filter_or_test("filter", node)
 
     def expr_Test(self, node: n.Test) -> Expr:
+        return self._filter_or_test("test", node)
+
+    def _filter_or_test(self, kind: str, node: n.Filter | n.Test) -> Expr:
         value = self.expr(node.value)
-        apply = self._applier("test", node.name, node.arguments, node.pos)
-        return lambda frame: apply(frame, value(frame))
+        arguments = node.arguments
+        func = self._callable(kind, node.name, node.pos)
+        if func is None or arguments is not n.NO_ARGUMENTS or wants_environment(func):
+            apply = self._applier(kind, node.name, arguments, node.pos)
+            return lambda frame: apply(frame, value(frame))
+        pos = node.pos
+
+        # The common case (`x|trim`, `x is defined`) in one closure.
+        def apply_direct(frame: Frame) -> Any:
+            operand = value(frame)
+            try:
+                return func(operand)
+            except Exception as error:
+                raise located(error, pos) from None
+
+        return apply_direct
 
     def expr_Unary(self, node: n.Unary) -> Expr:
         operand = self.expr(node.operand)
