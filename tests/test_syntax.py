@@ -643,6 +643,64 @@ COMBINATIONS = [
     ('{{ [[1], [2]] | sum(start=[]) }}', None, '[1, 2]'),
 ]
 
+# % formatting, str.format through the sandbox, number conversions and common filters
+FORMATTING = [
+    ('{{ true * 2 }}', None, '2'),
+    ("{{ '%s' % none }}", None, 'None'),
+    ("{{ '%.2f' % 1 }}", None, '1.00'),
+    ("{{ '%(a)s' % {'a': 1} }}", None, '1'),
+    ("{{ '%5s|%-5s|' % ('a', 'b') }}", None, '    a|b    |'),
+    ("{{ '%x %o %e' % (255, 8, 1.5) }}", None, 'ff 10 1.500000e+00'),
+    ("{{ '%c' % 65 }}", None, 'A'),
+    ("{{ '%r' % 'a' }}", None, "'a'"),
+    ("{{ '%%' % () }}", None, '%'),
+    ("{{ '%s %s' % ('a',) }}", None, Err(cls='TemplateRuntimeError', message='not enough arguments for format string')),
+    ("{{ '%d' % 'x' }}", None, Err(cls='TemplateRuntimeError', message='%d format: a real number is required, not str')),
+    ("{{ '{0.__class__}'.format(1) }}", None, ''),
+    ("{{ '{0[0]}'.format([5]) }}", None, '5'),
+    ("{{ '{a.b}'.format(a={'b': 1}) }}", None, '1'),
+    ("{{ '{0.real}'.format(1) }}", None, '1'),
+    ("{{ '{!r}'.format('a') }}", None, "'a'"),
+    ("{{ '{:>{w}}'.format('x', w=3) }}", None, '  x'),
+    ("{{ '{}'.format(none) }}", None, 'None'),
+    ("{{ '{0} {0}'.format('a') }}", None, 'a a'),
+    ("{{ 'abc' | format }}", None, 'abc'),
+    ("{{ '%s-%s' | format('a', 'b') }}", None, 'a-b'),
+    ("{{ '%(x)s' | format(x=1) }}", None, '1'),
+    ("{{ '{}' | format(1) }}", None, Err(cls='TemplateRuntimeError', message='not all arguments converted during string formatting')),
+    ('{{ 3 | string ~ 3 }}', None, '33'),
+    ('{{ 1.5 | round }}', None, '2.0'),
+    ('{{ 2.5 | round }}', None, '2.0'),
+    ('{{ -2.5 | round }}', None, '-2.0'),
+    ('{{ 2.675 | round(2) }}', None, '2.67'),
+    ('{{ 1 | float }}', None, '1.0'),
+    ("{{ '1e3' | float }}", None, '1000.0'),
+    ("{{ 'x' | float(1.5) }}", None, '1.5'),
+    ("{{ '0b11' | int(base=0) }}", None, '3'),
+    ("{{ ' 42 ' | int }}", None, '42'),
+    ("{{ '4_2' | int }}", None, '42'),
+    ("{{ '3.9' | int }}", None, '3'),
+    ('{{ true | int }}', None, '1'),
+    ('{{ none | int }}', None, '0'),
+    ("{{ [3, 2, 1] | sort | join(',') }}", None, '1,2,3'),
+    ("{{ ['b', 'A', 'a'] | sort }}", None, "['A', 'a', 'b']"),
+    ("{{ ['b', 'A', 'a'] | sort(case_sensitive=true) }}", None, "['A', 'a', 'b']"),
+    ("{{ [{'n': 'b'}, {'n': 'A'}] | sort(attribute='n') | map(attribute='n') | join }}", None, 'Ab'),
+    ("{{ ['a', 'A'] | unique | list }}", None, "['a']"),
+    ('{{ [1, 2, 3] | max }}{{ [1, 2, 3] | min }}', None, '31'),
+    ("{{ ['a', 'B'] | max }}", None, 'B'),
+    ('{{ [] | max }}', None, ''),
+    ('{{ [] | first }}', None, ''),
+    ('{{ [] | last }}', None, ''),
+    ('{{ [1, 2] | sum }}', None, '3'),
+    ('{{ [[1], [2]] | sum(start=[]) }}', None, '[1, 2]'),
+    ("{{ 'a b c' | wordcount }}", None, '3'),
+    ("{{ 'hello world' | truncate(5) }}", None, 'he...'),
+    ("{{ 'hello world' | truncate(8, true) }}", None, 'hello world'),
+    ("{{ 'x' * 3 | length }}", None, Err(cls='TemplateRuntimeError', message="object of type 'int' has no len()")),
+    ("{{ 'abc' | center(9, '*') }}", None, Err(cls='TemplateRuntimeError', message='do_center() takes from 1 to 2 positional arguments but 3 were given')),
+]
+
 # semantics other engines got wrong (DESIGN.md), and methods vs filters; Ours(...) marks the deliberate allow-list differences (Jinja2's sandbox allows these methods)
 SEMANTICS = [
     ('{{ "they\'re".title() }}', None, "They'Re"),
@@ -777,6 +835,11 @@ def test_calls(configs, source, context, expected):
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(COMBINATIONS))
 def test_combinations(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(FORMATTING))
+def test_formatting(configs, source, context, expected):
     check(configs, source, context, expected)
 
 
