@@ -600,3 +600,48 @@ def test_duplicate_macro_argument_is_refused():
     for config in ("plain", "chat"):
         with pytest.raises(TemplateSyntaxError):
             ours(config).from_string("{% macro m(a, a) %}{% endmacro %}")
+
+
+# -------------------------------------------------------------------------------- undefined hints
+
+
+class Thing:
+    pass
+
+
+HINT_CONTEXT = {
+    "i": 1, "f": 1.5, "n": None, "b": True, "t": (1,), "s": "abc", "o": Thing(), "l": [1], "d": {},
+    "r": range(2),
+}
+
+# The message an undefined value carries names the object the way Jinja2's object_type_repr does.
+HINTS = [
+    ("{{ i.x.y }}", "'int object' has no attribute 'x'"),
+    ("{{ f.x.y }}", "'float object' has no attribute 'x'"),
+    ("{{ n.x.y }}", "'None' has no attribute 'x'"),
+    ("{{ b.x.y }}", "'bool object' has no attribute 'x'"),
+    ("{{ t[5].y }}", "tuple object has no element 5"),
+    ("{{ s[10].y }}", "str object has no element 10"),
+    ("{{ o.x.y }}", "'test_errors.Thing object' has no attribute 'x'"),
+    ("{{ l[5].y }}", "list object has no element 5"),
+    ("{{ d[1].y }}", "dict object has no element 1"),
+    ("{{ d[none].y }}", "dict object has no element None"),
+    ("{{ d[(1, 2)].y }}", "dict object has no element (1, 2)"),
+    ('{{ d["a b"].y }}', "'dict object' has no attribute 'a b'"),
+    ("{{ r[5].y }}", "range object has no element 5"),
+    ("{{ l.x.y }}", "'list object' has no attribute 'x'"),
+    ("{{ d.x[0] }}", "'dict object' has no attribute 'x'"),
+    ("{{ (i.x)() }}", "'int object' has no attribute 'x'"),
+    ("{{ i.x + 1 }}", "'int object' has no attribute 'x'"),
+    ("{{ missing.x }}", "'missing' is undefined"),
+    ("{{ missing[0] }}", "'missing' is undefined"),
+    ("{{ d.a.b.c }}", "'dict object' has no attribute 'a'"),
+    ("{{ l[1:][5].y }}", "list object has no element 5"),
+    ("{{ loop.x }}", "'loop' is undefined"),
+    ("{{ {}.x.y }}", "'dict object' has no attribute 'x'"),
+]
+
+
+@pytest.mark.parametrize(("source", "message"), HINTS)
+def test_undefined_hints(source, message):
+    check(("plain", "chat"), source, HINT_CONTEXT, Err("UndefinedError", message))
