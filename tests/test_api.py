@@ -252,6 +252,44 @@ PRESET = [
     ('{{ lipsum is defined }}{{ cycler is defined }}{{ joiner is defined }}', None, 'TrueTrueTrue'),
 ]
 
+# the globals: cycler, joiner, lipsum, namespace, range, dict
+GLOBALS = [
+    ("{% set c = cycler('a', 'b') %}{{ c.next() }}{{ c.next() }}{{ c.next() }}{{ c.current }}", None, 'abab'),
+    ('{% set c = cycler(1, 2) %}{{ c.next() }}{% set _ = c.reset() %}{{ c.next() }}', None, '11'),
+    ("{% set c = cycler('x') %}{% for i in range(3) %}{{ c.next() }}{% endfor %}", None, 'xxx'),
+    ('{% set c = cycler(1) %}{{ c.items }}', None, '(1,)'),
+    ("{% set j = joiner(', ') %}{% for x in [1, 2, 3] %}{{ j() }}{{ x }}{% endfor %}", None, '1, 2, 3'),
+    ('{% set j = joiner() %}{{ j() }}|{{ j() }}|{{ j() }}', None, '|, |, '),
+    ("{% set j = joiner('|') %}[{{ j() }}]", None, '[]'),
+    ('{{ lipsum(1, false, 5, 5) | wordcount }}', None, Err(cls='TemplateRuntimeError', message='empty range for randrange() (5, 5, 0)'), 'F38'),
+    ('{{ lipsum(2) | length > 0 }}', None, 'True'),
+    ('{{ lipsum(0) }}', None, ''),
+    ("{% set ns = namespace(a=1, b='x') %}{{ ns.a }}{{ ns['b'] }}", None, '1x'),
+    ('{% set ns = namespace() %}{{ ns.missing is defined }}', None, 'False'),
+    ("{% set ns = namespace(a=1) %}{{ ns | attr('a') }}", None, '1', 'F39'),
+    ('{% set ns = namespace(a=1) %}{% set ns.a = ns.a + 1 %}{% set ns.a = ns.a * 10 %}{{ ns.a }}', None, '20'),
+    ('{{ namespace(a=1, b=2).b }}', None, '2'),
+    ("{{ namespace({'x': 1}, y=2).y }}", None, '2'),
+    ('{% set ns = namespace(l=[]) %}{{ ns.l.append(1) }}', None, Err(cls='SecurityError', message="access to attribute 'append' of 'list' object is unsafe.")),
+    ('{{ range(5, 0, -1) | list }}', None, '[5, 4, 3, 2, 1]'),
+    ('{{ range(0) | list }}', None, '[]'),
+    ('{{ range(-3) | list }}', None, '[]'),
+    ('{{ range(2, 2) | list }}', None, '[]'),
+    ('{{ range(0, 10, 4) | list }}', None, '[0, 4, 8]'),
+    ('{{ range(3) | length }}', None, '3'),
+    ('{{ range(1, 4) | sum }}', None, '6'),
+    ('{{ range(3)[1] }}', None, '1'),
+    ('{{ range(10)[::3] | list }}', None, '[0, 3, 6, 9]'),
+    ('{{ range(3) | reverse | list }}', None, '[2, 1, 0]'),
+    ('{{ 2 in range(3) }}', None, 'True'),
+    ('{{ dict(a=1) | dictsort }}', None, "[('a', 1)]"),
+    ("{{ dict({'b': 1}, a=2) | dictsort }}", None, "[('a', 2), ('b', 1)]"),
+    ('{{ dict(zip) }}', None, Err(cls='UndefinedError', message="'zip' is undefined")),
+    ('{{ dict() }}', None, '{}'),
+    ('{{ dict(x=[1]) }}', None, "{'x': [1]}"),
+    ("{{ dict([['k', 'v']]) }}", None, "{'k': 'v'}"),
+]
+
 
 UNDEFINED_TABLES = [
     (Undefined, UNDEFINED_DEFAULT),
@@ -273,6 +311,11 @@ def _undefined_params():
 @pytest.mark.parametrize(("undefined", "configs", "source", "context", "expected"), _undefined_params())
 def test_undefined_classes(undefined, configs, source, context, expected):
     check(configs, source, context, expected, undefined=undefined)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(GLOBALS))
+def test_globals(configs, source, context, expected):
+    check(configs, source, context, expected)
 
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(PRESET))
