@@ -290,6 +290,36 @@ GLOBALS = [
     ("{{ dict([['k', 'v']]) }}", None, "{'k': 'v'}"),
 ]
 
+# the engine's own objects (loop, namespace, macro, cycler) through filters and operators
+RUNTIME_OBJECTS = [
+    ("{% for x in [1] %}{{ loop | attr('index') }}{% endfor %}", None, '1'),
+    ('{% for x in [1, 2] %}{{ loop.length | string }}{% endfor %}', None, '22'),
+    ("{% set ns = namespace(a=1) %}{{ [ns] | map(attribute='a') | list }}", None, '[1]'),
+    ("{% set ns = namespace(a=1) %}{{ [ns] | selectattr('a') | list | length }}", None, '1'),
+    ('{% set ns = namespace(a=1) %}{{ ns | string }}', None, "<Namespace {'a': 1}>"),
+    ('{% set ns = namespace(a=1) %}{{ ns.a is defined }}{{ ns.b is defined }}', None, 'TrueFalse'),
+    ("{% macro m() %}x{% endmacro %}{{ m | attr('name') }}", None, 'm'),
+    ("{% macro m() %}x{% endmacro %}{{ [m] | map('string') | list }}", None, '["<Macro \'m\'>"]'),
+    ('{% macro m(a) %}{{ a }}{% endmacro %}{{ [1, 2] | map(m) | list }}', None, Err(cls='TemplateRuntimeError', message="No filter named <Macro 'm'>.")),
+    ("{% set c = cycler(1, 2) %}{{ c | attr('current') }}", None, '1'),
+    ('{% set ns = namespace(a=1) %}{{ ns | tojson }}', None, Err(cls='TemplateRuntimeError', message='Object of type Namespace is not JSON serializable'), 'F40'),
+    ("{% set ns = namespace(a={'b': 2}) %}{{ ns.a.b }}{{ ns['a']['b'] }}", None, '22'),
+    ('{% set ns = namespace(a=1) %}{{ ns.items }}', None, ''),
+    ('{% set ns = namespace(a=1) %}{{ ns._Namespace__attrs }}', None, ''),
+    ('{% set ns = namespace(a=1) %}{{ ns.__attrs }}', None, ''),
+    ('{% for x in [1] %}{{ loop.__class__ }}{% endfor %}', None, ''),
+    ('{% for x in [1] %}{{ loop._iterator }}{% endfor %}', None, ''),
+    ('{% for x in [1] %}{{ loop | tojson }}{% endfor %}', None, Err(cls='TemplateRuntimeError', message='Object of type LoopContext is not JSON serializable')),
+    ('{% set ns = namespace(a=1) %}{% set ns.a.b = 1 %}', None, Err(cls='TemplateSyntaxError', message="expected token 'end of statement block', got '.'")),
+    ('{% set ns = namespace(a=none) %}{{ ns.a }}', None, 'None'),
+    ('{% set ns = namespace(a=1) %}{{ ns == ns }}', None, 'True'),
+    ('{% set ns = namespace(a=1) %}{{ ns is mapping }}', None, 'False'),
+    ("{% set ns = namespace(a=1) %}{{ 'a' in ns }}", None, Err(cls='TemplateRuntimeError', message="argument of type 'Namespace' is not iterable"), 'F40'),
+    ("{% set ns = namespace(a=1) %}{{ ns | attr('b') }}", None, ''),
+    ("{{ {'a': 1} | attr('a') }}", None, ''),
+    ("{{ [1] | attr('0') }}", None, ''),
+]
+
 
 UNDEFINED_TABLES = [
     (Undefined, UNDEFINED_DEFAULT),
@@ -315,6 +345,11 @@ def test_undefined_classes(undefined, configs, source, context, expected):
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(GLOBALS))
 def test_globals(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(RUNTIME_OBJECTS))
+def test_runtime_objects(configs, source, context, expected):
     check(configs, source, context, expected)
 
 
