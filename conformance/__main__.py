@@ -95,6 +95,17 @@ def report(n: int, seed: int, jobs: int, modes: list[str], examples: int) -> int
         f" other errors {kinds['error'] / n:.1%}"
     )
     print(f"agreement: {agreed}/{n} = {agreed / n:.2%}\n")
+    by_mode: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for _, features, kind, ok, _ in rows:
+        for feature in features:
+            if feature.startswith(("mode:", "config:")):
+                by_mode[feature][0] += 1
+                by_mode[feature][1] += kind == "ok"
+                by_mode[feature][2] += ok
+    print(f"{'generator':40} {'cases':>7} {'renders':>8} {'agree':>8}")
+    for mode, (total, rendered, ok) in sorted(by_mode.items()):
+        print(f"{mode:40} {total:7d} {rendered / total:8.1%} {ok / total:8.2%}")
+    print()
     print(f"{'feature':40} {'cases':>7} {'agree':>8}")
     ordered = sorted(per_feature.items(), key=lambda kv: (kv[1][1] - kv[1][0], kv[0]))
     for feature, (total, ok) in ordered:

@@ -1738,6 +1738,7 @@ def build_case(ch, config: str | None = None) -> Case:
         gen.feat("ws:trailing-newline")
     features = set(gen.features)
     features.add(f"config:{config}")
+    features.add("mode:template")
     for key, value in options.items():
         if value is True:
             features.add(f"opt:{key}")
