@@ -701,6 +701,50 @@ FORMATTING = [
     ("{{ 'abc' | center(9, '*') }}", None, Err(cls='TemplateRuntimeError', message='do_center() takes from 1 to 2 positional arguments but 3 were given')),
 ]
 
+# tests with keyword arguments, precedence against operators, tests through select/reject
+TESTS_MORE = [
+    ("{{ 'a' is in 'abc' }}", None, 'True'),
+    ('{{ 1 is not in [1] }}', None, 'False'),
+    ('{{ x is defined() }}', None, 'False'),
+    ('{{ 1 is eq(1) and 2 is eq 2 }}', None, 'True'),
+    ("{{ 'abc' is startingwith }}", None, Err(cls='TemplateSyntaxError', message="No test named 'startingwith'.")),
+    ('{{ [1] is sequence and {} is not sequence }}', None, 'False'),
+    ('{{ 1 is odd or 2 is odd }}', None, 'True'),
+    ('{{ (1 is odd) + 1 }}', None, '2'),
+    ('{{ 1 is number is number }}', None, Err(cls='TemplateSyntaxError', message='You cannot chain multiple tests with is')),
+    ('{{ 4 is divisibleby 2 }}', None, 'True'),
+    ('{{ 4 is divisibleby num=2 }}', None, Err(cls='TemplateSyntaxError', message="expected token 'end of print statement', got '='")),
+    ('{{ 4 is divisibleby(num=2) }}', None, 'True'),
+    ('{{ 5 is gt -1 }}', None, Err(cls='TemplateRuntimeError', message='gt expected 2 arguments, got 1')),
+    ('{{ 5 is gt(-1) }}', None, 'True'),
+    ("{{ 'a' is eq 'a' ~ 'b' }}", None, 'Trueb'),
+    ('{{ 2 is in [1, 2] + [3] }}', None, Err(cls='TemplateRuntimeError', message="unsupported operand type(s) for +: 'bool' and 'list'")),
+    ('{{ 2 is ge 1 + 1 }}', None, '2'),
+    ('{{ x is sameas none }}', None, 'False'),
+    ('{{ none is sameas none }}', None, 'True'),
+    ('{{ 1 is sameas true }}', None, 'False'),
+    ('{{ 3 is gt 1 if true else 0 }}', None, 'True'),
+    ("{{ [1, 2] | select('gt', 1) | list }}", None, '[2]'),
+    ("{{ [1, 2] | select('in', [2]) | list }}", None, '[2]'),
+    ("{{ [none, 1] | reject('none') | list }}", None, '[1]'),
+    ("{{ ['a', 1] | select('string') | list }}", None, "['a']"),
+    ("{{ [1, 2, 3] | select('divisibleby', 3) | list }}", None, '[3]'),
+    ("{{ [{'a': 1}, {'a': none}] | selectattr('a', 'none') | list }}", None, "[{'a': None}]"),
+    ("{{ [{'a': 1}, {}] | selectattr('a', 'defined') | list }}", None, "[{'a': 1}]"),
+    ('{{ x | default }}', None, ''),
+    ('{{ none | default }}', None, 'None'),
+    ("{{ 'a' | replace('a', 'b', count=1) }}", None, 'b'),
+    ("{{ [1, 2] | join(attribute='real') }}", None, '12'),
+    ("{{ 'a' | upper | default('x') | lower }}", None, 'a'),
+    ("{{ ('a' | upper) is upper }}", None, 'True'),
+    ("{{ 'a' | upper is upper }}", None, 'True'),
+    ('{{ 1 + 1 | abs }}', None, '2'),
+    ('{{ (1, 2) | list | first }}', None, '1'),
+    ('{{ x.y is defined }}', None, Err(cls='UndefinedError', message="'x' is undefined")),
+    ('{{ (x.y) is undefined }}', None, Err(cls='UndefinedError', message="'x' is undefined")),
+    ("{{ x['y'] is not defined }}", None, Err(cls='UndefinedError', message="'x' is undefined")),
+]
+
 # semantics other engines got wrong (DESIGN.md), and methods vs filters; Ours(...) marks the deliberate allow-list differences (Jinja2's sandbox allows these methods)
 SEMANTICS = [
     ('{{ "they\'re".title() }}', None, "They'Re"),
@@ -840,6 +884,11 @@ def test_combinations(configs, source, context, expected):
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(FORMATTING))
 def test_formatting(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(TESTS_MORE))
+def test_tests_more(configs, source, context, expected):
     check(configs, source, context, expected)
 
 
