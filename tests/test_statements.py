@@ -176,6 +176,26 @@ MACRO_MORE = [
     ('{% macro m() %}{{ m.name }}{% endmacro %}{{ m() }}', None, 'm'),
 ]
 
+# caller signatures and the special names caller/varargs/kwargs/loop as parameters; macro attributes
+CALLER_AND_SPECIAL_NAMES = [
+    ('{% macro m() %}{{ caller() }}{% endmacro %}{% call(a, b=2) m() %}{{ a }}{{ b }}{% endcall %}', None, '2'),
+    ('{% macro m() %}{{ caller(1) }}{% endmacro %}{% call(a, b=2) m() %}{{ a }}{{ b }}{% endcall %}', None, '12'),
+    ('{% macro m() %}{{ caller(1, 2, 3) }}{% endmacro %}{% call(a) m() %}{{ a }}{{ varargs }}{% endcall %}', None, '1(2, 3)'),
+    ('{% macro m() %}{{ caller(k=1) }}{% endmacro %}{% call() m() %}{{ kwargs }}{% endcall %}', None, "{'k': 1}"),
+    ('{% macro m() %}{{ caller.name }}{{ caller.arguments }}{% endmacro %}{% call(x, y) m() %}{% endcall %}', None, "None('x', 'y')", 'F21'),
+    ('{% macro m(caller) %}{{ caller }}{% endmacro %}{{ m(5) }}', None, Err(cls='TemplateSyntaxError', message='When defining macros or call blocks the special "caller" argument must be omitted or be given a default.'), 'F41'),
+    ('{% macro m() %}{{ varargs }}{{ kwargs }}{{ caller is defined }}{% endmacro %}{% call m(1, k=2) %}{% endcall %}', None, "(1,){'k': 2}True"),
+    ('{% macro m(a, caller=none) %}{{ a }}{{ caller is none }}{% endmacro %}{{ m(1) }}', None, '1True'),
+    ('{% macro m(a, b) %}{{ a }}{{ b }}{% endmacro %}{{ m(1) }}', None, '1'),
+    ('{% macro m(a, b) %}{{ a }}{{ b is defined }}{% endmacro %}{{ m(1) }}', None, '1False'),
+    ('{% macro m(varargs) %}{{ varargs }}{% endmacro %}{{ m(1) }}', None, '1', 'F42'),
+    ('{% macro m(kwargs) %}{{ kwargs }}{% endmacro %}{{ m(kwargs=1) }}', None, '1', 'F42'),
+    ('{% macro m(loop) %}{{ loop }}{% endmacro %}{{ m(2) }}', None, '2'),
+    ('{% macro m() %}{{ m.arguments }}{{ m.catch_kwargs }}{{ m.caller }}{% endmacro %}{{ m() }}', None, '()FalseFalse'),
+    ('{% macro m(a, b=1) %}{% endmacro %}{{ m.arguments }}{{ m.defaults }}', None, "('a', 'b')", 'F43'),
+    ('{% macro m() %}{% endmacro %}{{ m.name }}{{ m.__name__ }}', None, 'm'),
+]
+
 # recursive loops
 RECURSIVE = [
     ('{% for n in tree recursive %}{{ n.name }}{% if n.children %}({{ loop(n.children) }}){% endif %}{% endfor %}', TREE, 'a(a1a2(a2x))b'),
@@ -413,6 +433,11 @@ def test_for(configs, source, context, expected):
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(LOOP))
 def test_loop_object(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(CALLER_AND_SPECIAL_NAMES))
+def test_caller_and_special_names(configs, source, context, expected):
     check(configs, source, context, expected)
 
 
