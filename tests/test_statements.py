@@ -196,6 +196,42 @@ CALLER_AND_SPECIAL_NAMES = [
     ('{% macro m() %}{% endmacro %}{{ m.name }}{{ m.__name__ }}', None, 'm'),
 ]
 
+# assignment targets of set/for/with: nesting, trailing commas, special names; malformed block headers
+TARGETS = [
+    ('{% for (a, b), c in [((1, 2), 3)] %}{{ a }}{{ b }}{{ c }}{% endfor %}', None, '123'),
+    ('{% set (a, (b, c)) = (1, (2, 3)) %}{{ a }}{{ b }}{{ c }}', None, '123'),
+    ('{% set a, = [1] %}{{ a }}', None, Err(cls='TemplateSyntaxError', message="unexpected '='"), 'F44'),
+    ('{% set (a,) = [1] %}{{ a }}', None, '1'),
+    ('{% for a, in [[1]] %}{{ a }}{% endfor %}', None, Err(cls='TemplateSyntaxError', message="expected token 'in', got '['"), 'F44'),
+    ('{% set a = b = 1 %}', None, Err(cls='TemplateSyntaxError', message="expected token 'end of statement block', got '='"), 'F1'),
+    ('{% set a, b = b, a %}', None, ''),
+    ('{% set a = 1, %}{{ a }}', None, '(1,)'),
+    ('{% set a = (1) %}{{ a }}', None, '1'),
+    ('{% set x = [1, 2] %}{% set x[0] = 5 %}', None, Err(cls='TemplateSyntaxError', message="expected token 'end of statement block', got '['")),
+    ('{% set x.y.z = 1 %}', None, Err(cls='TemplateSyntaxError', message="expected token 'end of statement block', got '.'")),
+    ('{% set ns = namespace() %}{% set ns.a.b = 1 %}', None, Err(cls='TemplateSyntaxError', message="expected token 'end of statement block', got '.'")),
+    ("{% set ns = namespace() %}{% set ns['a'] = 1 %}", None, Err(cls='TemplateSyntaxError', message="expected token 'end of statement block', got '['")),
+    ('{% for x in [1] %}{% set loop = 5 %}{{ loop }}{% endfor %}', None, Err(cls='TemplateSyntaxError', message="Can't assign to special loop variable in for-loop target"), 'F45'),
+    ('{% for loop in [1] %}{{ loop }}{% endfor %}', None, Err(cls='TemplateSyntaxError', message="Can't assign to special loop variable in for-loop target"), 'F45'),
+    ('{% set caller = 1 %}{{ caller }}', None, '1'),
+    ('{% set varargs = 1 %}{{ varargs }}', None, '1'),
+    ('{% for a, a in [(1, 2)] %}{{ a }}{% endfor %}', None, '2'),
+    ('{% set a, a = 1, 2 %}{{ a }}', None, '2'),
+    ('{% with a = 1, b = 2, %}{{ a }}{% endwith %}', None, Err(cls='TemplateSyntaxError', message="Expected an expression, got 'end of statement block'"), 'F1'),
+    ('{% with (a) = 1 %}{{ a }}{% endwith %}', None, '1'),
+    ('{% with a = 1 b = 2 %}{% endwith %}', None, Err(cls='TemplateSyntaxError', message="expected token ',', got 'b'"), 'F1'),
+    ('{% for x in [1] if %}{% endfor %}', None, Err(cls='TemplateSyntaxError', message="unexpected 'end of statement block'"), 'F1'),
+    ('{% for x in [1] recursive if x %}{% endfor %}', None, Err(cls='TemplateSyntaxError', message="expected token 'end of statement block', got 'if'")),
+    ('{% for x in [1] if x recursive %}{{ x }}{% endfor %}', None, '1'),
+    ('{% if true %}{% elif %}{% endif %}', None, Err(cls='TemplateSyntaxError', message="Expected an expression, got 'end of statement block'")),
+    ('{% if true %}a{% elif true %}b{% elif true %}c{% else %}d{% endif %}', None, 'a'),
+    ('{% if 1 %}{% if 2 %}{% else %}{% endif %}{% else %}x{% endif %}ok', None, 'ok'),
+    ('{% filter upper(1) %}x{% endfilter %}', None, Err(cls='TemplateRuntimeError', message='do_upper() takes 1 positional argument but 2 were given')),
+    ("{% filter default('d') %}{% endfilter %}", None, ''),
+    ("{% filter replace('a', 'b') | upper %}aa{% endfilter %}", None, 'BB'),
+    ('{% filter (upper) %}x{% endfilter %}', None, Err(cls='TemplateSyntaxError', message="expected token 'name', got '('")),
+]
+
 # recursive loops
 RECURSIVE = [
     ('{% for n in tree recursive %}{{ n.name }}{% if n.children %}({{ loop(n.children) }}){% endif %}{% endfor %}', TREE, 'a(a1a2(a2x))b'),
@@ -438,6 +474,11 @@ def test_loop_object(configs, source, context, expected):
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(CALLER_AND_SPECIAL_NAMES))
 def test_caller_and_special_names(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(TARGETS))
+def test_assignment_targets(configs, source, context, expected):
     check(configs, source, context, expected)
 
 
