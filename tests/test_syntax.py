@@ -745,6 +745,32 @@ TESTS_MORE = [
     ("{{ x['y'] is not defined }}", None, Err(cls='UndefinedError', message="'x' is undefined")),
 ]
 
+# *args/**kwargs in calls, filters and tests; integer attribute access
+DYNAMIC_ARGS = [
+    ("{{ dict(a=1, **{'b': 2}, c=3) }}", None, Err(cls='TemplateSyntaxError', message='invalid syntax for function call expression')),
+    ("{{ dict(**{'b': 2}, **{'c': 3}) }}", None, Err(cls='TemplateSyntaxError', message='invalid syntax for function call expression')),
+    ("{{ dict(*[[('a', 1)]], *[]) }}", None, Err(cls='TemplateSyntaxError', message='invalid syntax for function call expression')),
+    ("{{ [1, 2] | join(*[', ']) }}", None, '1, 2'),
+    ("{{ [1, 2] | join(**{'d': '-'}) }}", None, '1-2'),
+    ('{{ 6 is divisibleby(*[3]) }}', None, 'True'),
+    ("{{ 6 is divisibleby(**{'num': 4}) }}", None, 'False'),
+    ("{{ 'a' | replace(*['a', 'b']) }}", None, 'b'),
+    ('{{ 1 | abs(*[]) }}', None, '1'),
+    ('{{ dict(**none) }}', None, Err(cls='TemplateRuntimeError', message='jinja2.sandbox.SandboxedEnvironment.call() argument after ** must be a mapping, not NoneType'), 'F18'),
+    ('{{ dict(*1) }}', None, Err(cls='TemplateRuntimeError', message='Value after * must be an iterable, not int'), 'F18'),
+    ("{{ range(*'12') }}", None, Err(cls='TemplateRuntimeError', message="'str' object cannot be interpreted as an integer")),
+    ('{% set x = [1, 2] %}{{ x.0 }}{{ x.1 }}', None, '12'),
+    ('{{ (1, 2).0 }}', None, '1'),
+    ("{{ 'ab'.1 }}", None, 'b'),
+    ("{{ {'0': 'str', 0: 'int'}.0 }}", None, 'int'),
+    ("{{ {'0': 'str', 0: 'int'}['0'] }}", None, 'str'),
+    ("{{ {0: 'int'}.0 }}", None, 'int'),
+    ('{{ x.0.1 }}', None, Err(cls='UndefinedError', message="'x' is undefined")),
+    ('{{ [[1, 2]].0.1 }}', None, '2'),
+    ('{{ [1].-1 }}', None, Err(cls='TemplateSyntaxError', message='expected name or number')),
+    ('{{ [1].0x1 }}', None, ''),
+]
+
 # semantics other engines got wrong (DESIGN.md), and methods vs filters; Ours(...) marks the deliberate allow-list differences (Jinja2's sandbox allows these methods)
 SEMANTICS = [
     ('{{ "they\'re".title() }}', None, "They'Re"),
@@ -889,6 +915,11 @@ def test_formatting(configs, source, context, expected):
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(TESTS_MORE))
 def test_tests_more(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(DYNAMIC_ARGS))
+def test_dynamic_arguments(configs, source, context, expected):
     check(configs, source, context, expected)
 
 
