@@ -35,7 +35,11 @@ from minijinja_py import (
     pass_environment,
 )
 
+inf = float("inf")
+nan = float("nan")
+
 U = {'d': {'a': 1}, 'n': None}
+J = {'nan': nan, 'inf': inf, 'big': 1000000000000000000000000000000, 'nested': {'b': [1, {'z': 1, 'a': 2}], 'a': None}, 'tup': (1, 'x'), 'keys': {1: 'c', None: 'b', 2.5: 'd'}, 'uni': 'é\u2028</script>&\'"'}
 
 
 # Undefined (the default)
@@ -252,6 +256,34 @@ PRESET = [
     ('{{ lipsum is defined }}{{ cycler is defined }}{{ joiner is defined }}', None, 'TrueTrueTrue'),
 ]
 
+# tojson: json.dumps semantics in chat, Jinja2's html-safe sorted dumps in plain
+TOJSON = [
+    ('{{ nan | tojson }}', J, 'NaN'),
+    ('{{ inf | tojson }}', J, 'Infinity'),
+    ('{{ big | tojson }}', J, '1000000000000000000000000000000'),
+    ('{{ nested | tojson }}', J, {'plain': '{"a": null, "b": [1, {"a": 2, "z": 1}]}', 'chat': '{"b": [1, {"z": 1, "a": 2}], "a": null}'}),
+    ('{{ nested | tojson(indent=2) }}', J, {'plain': '{\n  "a": null,\n  "b": [\n    1,\n    {\n      "a": 2,\n      "z": 1\n    }\n  ]\n}', 'chat': '{\n  "b": [\n    1,\n    {\n      "z": 1,\n      "a": 2\n    }\n  ],\n  "a": null\n}'}),
+    ('{{ nested | tojson(indent=0) }}', J, {'plain': '{\n"a": null,\n"b": [\n1,\n{\n"a": 2,\n"z": 1\n}\n]\n}', 'chat': '{\n"b": [\n1,\n{\n"z": 1,\n"a": 2\n}\n],\n"a": null\n}'}),
+    ('{{ tup | tojson }}', J, '[1, "x"]'),
+    ('{{ keys | tojson }}', J, {'plain': Err(cls='TemplateRuntimeError', message="'<' not supported between instances of 'NoneType' and 'int'"), 'chat': '{"1": "c", "null": "b", "2.5": "d"}'}),
+    ('{{ uni | tojson }}', J, {'plain': '"\\u00e9\\u2028\\u003c/script\\u003e\\u0026\\u0027\\""', 'chat': '"é\u2028</script>&\'\\""'}),
+    ('{{ uni | tojson(ensure_ascii=true) }}', J, {'plain': Err(cls='TemplateRuntimeError', message="do_tojson() got an unexpected keyword argument 'ensure_ascii'"), 'chat': '"\\u00e9\\u2028</script>&\'\\""'}),
+    ("{{ ('<' | safe) | tojson }}", J, {'plain': '"\\u003c"', 'chat': '"<"'}),
+    ("{{ {'k': '<' | e} | tojson }}", J, {'plain': '{"k": "\\u0026lt;"}', 'chat': '{"k": "&lt;"}'}),
+    ('{{ nested | tojson(sort_keys=false) }}', J, {'plain': Err(cls='TemplateRuntimeError', message="do_tojson() got an unexpected keyword argument 'sort_keys'"), 'chat': '{"b": [1, {"z": 1, "a": 2}], "a": null}'}),
+    ("{{ nested | tojson(separators=(',', ':')) }}", J, {'plain': Err(cls='TemplateRuntimeError', message="do_tojson() got an unexpected keyword argument 'separators'"), 'chat': '{"b":[1,{"z":1,"a":2}],"a":null}'}),
+    ("{{ nested | tojson(indent='  ') }}", J, {'plain': '{\n  "a": null,\n  "b": [\n    1,\n    {\n      "a": 2,\n      "z": 1\n    }\n  ]\n}', 'chat': '{\n  "b": [\n    1,\n    {\n      "z": 1,\n      "a": 2\n    }\n  ],\n  "a": null\n}'}),
+    ('{{ [1, [2, [3]]] | tojson(indent=1) }}', J, '[\n 1,\n [\n  2,\n  [\n   3\n  ]\n ]\n]'),
+    ('{{ {} | tojson(indent=2) }}', J, '{}'),
+    ('{{ [] | tojson(indent=2) }}', J, '[]'),
+    ("{{ {'a': 1} | tojson | safe }}", J, '{"a": 1}'),
+    ("{{ ({'a': 1} | tojson) is string }}", J, 'True'),
+    ("{{ ({'a': '<'} | tojson) ~ '<' }}", J, {'plain': '{"a": "\\u003c"}<', 'chat': '{"a": "<"}<'}),
+    ('{{ range(2) | tojson }}', J, Err(cls='TemplateRuntimeError', message='Object of type range is not JSON serializable')),
+    ("{{ 'x' | tojson(2) }}", J, '"x"'),
+    ('{{ nested.b | tojson }}', J, {'plain': '[1, {"a": 2, "z": 1}]', 'chat': '[1, {"z": 1, "a": 2}]'}),
+]
+
 # the globals: cycler, joiner, lipsum, namespace, range, dict
 GLOBALS = [
     ("{% set c = cycler('a', 'b') %}{{ c.next() }}{{ c.next() }}{{ c.next() }}{{ c.current }}", None, 'abab'),
@@ -341,6 +373,11 @@ def _undefined_params():
 @pytest.mark.parametrize(("undefined", "configs", "source", "context", "expected"), _undefined_params())
 def test_undefined_classes(undefined, configs, source, context, expected):
     check(configs, source, context, expected, undefined=undefined)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(TOJSON))
+def test_tojson(configs, source, context, expected):
+    check(configs, source, context, expected)
 
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(GLOBALS))
