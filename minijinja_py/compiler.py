@@ -23,6 +23,7 @@ from .sandbox import (
     Budget,
     Limits,
     charge_for,
+    charge_size,
     check_key,
     check_length,
     check_stack,
@@ -664,9 +665,11 @@ class Compiler:
                 value = obj(frame)
                 bounds = make_slice(frame)
                 try:
-                    return value[bounds]
+                    result = value[bounds]
                 except Exception as error:
                     raise located(error, pos) from None
+                charge_size(result)  # a slice is a copy
+                return result
 
             return slice_
         key = self._slice(node.key) if isinstance(node.key, n.Slice) else self.expr(node.key)
@@ -724,9 +727,11 @@ class Compiler:
                 target = func(frame)
                 frame.state.step()
                 try:
-                    return target()
+                    result = target()
                 except Exception as error:
                     raise located(error, pos) from None
+                charge_size(result)  # what a method built (split, upper, copy) counts
+                return result
 
             return call_empty
         evaluate = self.arguments(arguments)
@@ -736,9 +741,11 @@ class Compiler:
             try:
                 args, kwargs = evaluate(frame)
                 frame.state.step()
-                return target(*args, **kwargs)
+                result = target(*args, **kwargs)
             except Exception as error:
                 raise located(error, pos) from None
+            charge_size(result)
+            return result
 
         return call
 
@@ -770,20 +777,22 @@ class Compiler:
 
                 def apply_env(frame: Frame, value: Any) -> Any:
                     try:
+                        charge(value, None)
                         result = func(environment, value)
                     except Exception as error:
                         raise located(error, pos) from None
-                    charge(value, result)
+                    charge(None, result)
                     return result
 
                 return apply_env
 
             def apply_plain(frame: Frame, value: Any) -> Any:
                 try:
+                    charge(value, None)
                     result = func(value)
                 except Exception as error:
                     raise located(error, pos) from None
-                charge(value, result)
+                charge(None, result)
                 return result
 
             return apply_plain
@@ -792,13 +801,14 @@ class Compiler:
         def apply(frame: Frame, value: Any) -> Any:
             try:
                 args, kwargs = evaluate(frame)
+                charge(value, None)
                 if pass_environment:
                     result = func(environment, value, *args, **kwargs)
                 else:
                     result = func(value, *args, **kwargs)
             except Exception as error:
                 raise located(error, pos) from None
-            charge(value, result)
+            charge(None, result)
             return result
 
         return apply
@@ -827,14 +837,18 @@ class Compiler:
             apply = self._applier(kind, node.name, arguments, node.pos)
             return lambda frame: apply(frame, value(frame))
         pos = node.pos
+        charge = charge_for(kind, node.name)  # big inputs and outputs count (see sandbox)
 
         # The common case (`x|trim`, `x is defined`) in one closure.
         def apply_direct(frame: Frame) -> Any:
             operand = value(frame)
             try:
-                return func(operand)
+                charge(operand, None)
+                result = func(operand)
             except Exception as error:
                 raise located(error, pos) from None
+            charge(None, result)
+            return result
 
         return apply_direct
 

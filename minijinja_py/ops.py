@@ -14,7 +14,16 @@ from typing import Any
 
 from .errors import LimitError
 from .runtime import Undefined
-from .sandbox import CHARS_PER_STEP, Limits, charge_size, check_int, check_key, check_length
+from .sandbox import (
+    CHARS_PER_STEP,
+    Limits,
+    charge_size,
+    charge_steps,
+    check_int,
+    check_key,
+    check_length,
+    check_printable,
+)
 
 _SIZED = (str, list, tuple)
 _PERCENT_WIDTH = re.compile(r"%(?:\([^)]*\))?[-+ #0]*(\d+|\*)?(?:\.(\d+|\*))?")
@@ -72,6 +81,8 @@ def make_pow(limits: Limits) -> Callable[[Any, Any], Any]:
 def make_mod(limits: Limits) -> Callable[[Any, Any], Any]:
     def modulo(a: Any, b: Any) -> Any:
         if isinstance(a, str):
+            # checking and filling each conversion is Python work: a step per two of them
+            charge_steps(a.count("%") // 2)
             _check_percent_format(a, b, limits)
             result = a % b
             charge_size(result)
@@ -155,4 +166,6 @@ def to_string(value: Any) -> str:
         return value
     if isinstance(value, Undefined):
         return value.__str__()
+    if type(value) in _BULKY:
+        check_printable(value)  # the repr of [big] * 1000 is a thousand bigs
     return str(value)

@@ -168,18 +168,93 @@ def charge_size(value: Any) -> None:
 
 
 def charge_io(value: Any, result: Any) -> None:
-    """Charge a filter's work: walking its input and building its output, when big."""
+    """Charge a filter's work: walking its input and building its output, when big.
+
+    The compiler calls it twice per filter: with the input (``result`` None) before the
+    filter runs, so that a filter about to walk too much is stopped before it starts, and
+    with the output (``value`` None) after."""
     units = 0
     for item in (value, result):
         cls = type(item)
         if cls is str:
             units += len(item) // CHARS_PER_STEP
-        elif cls is list or cls is tuple or cls is dict:
+        elif cls is list or cls is tuple or cls is dict or cls is range:
             units += len(item) // FILTER_ITEMS_PER_STEP
     if units:
         budget = _CURRENT.get()
         if budget is not None:
             budget.charge(units)
+
+
+def charge_steps(steps: int) -> None:
+    """Charge ``steps`` steps of Python-level work to the running render, if any."""
+    if steps:
+        budget = _CURRENT.get()
+        if budget is not None:
+            budget.charge(steps)
+
+
+def _charge_walking(value: Any, result: Any) -> None:
+    # Filters that spend Python code on each character or word of a string (sort, map,
+    # batch, title, urlize, wordcount, ...) pay for a string as for a list of its characters.
+    if type(value) is str and len(value) >= FILTER_ITEMS_PER_STEP:
+        budget = _CURRENT.get()
+        if budget is not None:
+            budget.charge(len(value) // FILTER_ITEMS_PER_STEP)
+        return
+    charge_io(value, result)
+
+
+def _charge_serialising(value: Any, result: Any) -> None:
+    # tojson, pprint and string build text from the whole structure: measure it first.
+    if value is not None:
+        check_printable(value)
+    charge_io(None, result)
+
+
+def check_printable(value: Any) -> None:
+    """Refuse, before printing or serialising it, a structure whose text would exceed
+    max_string (``[big] * 1000`` prints the same megabyte a thousand times), charging the
+    walk that measures it to the step budget."""
+    cls = type(value)
+    if cls is not list and cls is not tuple and cls is not dict:
+        return
+    budget = _CURRENT.get()
+    limits = budget.limits if budget is not None else _DEFAULT_LIMITS
+    limit = limits.max_string
+    size = 0
+    nodes = 0
+    stack = [value]
+    pop, push = stack.pop, stack.append
+    while stack:
+        item = pop()
+        nodes += 1
+        cls = type(item)
+        if cls is str:
+            size += len(item) + 2
+        elif cls is list or cls is tuple:
+            size += 2 + 2 * len(item)
+            stack.extend(item)
+        elif cls is dict:
+            size += 2 + 4 * len(item)
+            for key, val in item.items():
+                push(key)
+                push(val)
+        else:
+            size += 4
+        if size > limit:
+            raise LimitError(
+                f"printing a structure of more than {limit} characters exceeds max_string ({limit})"
+            )
+        if nodes >= 4096:
+            if budget is not None:
+                budget.charge(nodes // FILTER_ITEMS_PER_STEP)
+            nodes = 0
+        if len(stack) > limits.max_items:
+            raise LimitError(f"a structure of more than {limits.max_items} items exceeds max_items")
+    # (The walk is Python code per node, and so is pprint: one step per two nodes.)
+    if budget is not None and nodes >= FILTER_ITEMS_PER_STEP:
+        budget.charge(nodes // FILTER_ITEMS_PER_STEP)
 
 
 def _no_charge(value: Any, result: Any) -> None:
@@ -188,13 +263,25 @@ def _no_charge(value: Any, result: Any) -> None:
 
 # Filters that look at their input without walking it, and the tests that walk theirs.
 _FREE_FILTERS = frozenset(["length", "count", "first", "last", "default", "d", "attr", "safe"])
+_WALKING_FILTERS = frozenset(
+    """batch slice map select reject selectattr rejectattr unique sort list groupby min max sum
+    join title urlize wordcount striptags indent wordwrap dictsort items xmlattr
+    urlencode""".split()
+)
+_SERIALISING_FILTERS = frozenset(["tojson", "pprint", "string"])
 _WALKING_TESTS = frozenset(["in", "eq", "equalto", "==", "ne", "!=", "sameas"])
 
 
 def charge_for(kind: str, name: str) -> Callable[[Any, Any], None]:
     """How the compiler charges a call of filter or test ``name`` (chosen once, at compile)."""
     if kind == "filter":
-        return _no_charge if name in _FREE_FILTERS else charge_io
+        if name in _FREE_FILTERS:
+            return _no_charge
+        if name in _WALKING_FILTERS:
+            return _charge_walking
+        if name in _SERIALISING_FILTERS:
+            return _charge_serialising
+        return charge_io
     return charge_io if name in _WALKING_TESTS else _no_charge
 
 
@@ -340,10 +427,15 @@ class AttributePolicy:
     def _special_attribute(self, obj: Any, name: str) -> Any:
         undefined = self.environment.undefined
         if isinstance(obj, Undefined):
-            # As in Jinja: a private name is looked up as an item, which fails the way the
+            # As in Jinja: a private attribute the value really has (``__class__``) is unsafe;
+            # any other private name is looked up as an item, which fails the way the
             # undefined value fails (SecurityError for the sandbox's unsafe ones).
             if name[:1] == "_":
-                return obj[name]
+                try:
+                    object.__getattribute__(obj, name)
+                except AttributeError:
+                    return obj[name]
+                return unsafe(obj, name)
             return getattr(obj, name)
         if name[:1] == "_":
             return unsafe(obj, name)
