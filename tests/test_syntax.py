@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 from engine_cases import Err, Ours, check, params
 
+KW = {'x': {'in': 1, 'if': 2, 'true': 3, 'none': 4, 'for': 5, 'is': 6, '0a': 7}}
 DATA = {'d': {'a': 1, 'b': {'c': 2}, 'items': 'I'}, 'l': [10, 20], 't': (1, 2), 'n': 1, 's': 'hello'}
 ARGS = {'args': [1, 2], 'kw': {'x': 1}, 'pairs': [['a', 1], ['b', 2]]}
 
@@ -794,6 +795,45 @@ DYNAMIC_ARGS = [
     ('{{ [1].0x1 }}', None, ''),
 ]
 
+# identifiers: unicode, underscores, Jinja's operator words as names, tokens without spaces
+NAMES = [
+    ('{% set é = 1 %}{{ é }}', KW, '1'),
+    ('{% set 日本 = 2 %}{{ 日本 }}', KW, '2'),
+    ("{{ ñ | default('n') }}", KW, 'n'),
+    ('{% set _x = 1 %}{{ _x }}', KW, '1'),
+    ('{% set x1_ = 2 %}{{ x1_ }}', KW, '2'),
+    ('{% set __x__ = 1 %}{{ __x__ }}', KW, '1'),
+    ('{{ x.in }}', KW, '1', 'F46'),
+    ('{{ x.if }}', KW, '2', 'F46'),
+    ('{{ x.true }}', KW, '3'),
+    ('{{ x.none }}', KW, '4'),
+    ('{{ x.for }}', KW, '5'),
+    ('{{ x.is }}', KW, '6', 'F46'),
+    ('{{ dict(if=1) }}', KW, "{'if': 1}", 'F46'),
+    ('{{ dict(in=1) }}', KW, "{'in': 1}", 'F46'),
+    ('{{ dict(true=1) }}', KW, "{'true': 1}"),
+    ('{% set if = 1 %}', KW, '', 'F46'),
+    ('{% set in = 1 %}', KW, '', 'F46'),
+    ('{% for if in [1] %}{% endfor %}', KW, '', 'F46'),
+    ('{% macro m(if) %}{% endmacro %}', KW, '', 'F46'),
+    ('{% macro if() %}{% endmacro %}', KW, '', 'F46'),
+    ('{{ in }}', KW, '', 'F46'),
+    ('{{ and }}', KW, '', 'F46'),
+    ('{{ 1if true else 2 }}', KW, '1'),
+    ('{{ 1 if true else 2if false else 3 }}', KW, '1'),
+    ("{{ 'a'if true }}", KW, 'a'),
+    ('{{ 1and 2 }}', KW, '2'),
+    ('{{ [1]|length }}', KW, '1'),
+    ('{{1}}', KW, '1'),
+    ('{{-1-}}', KW, '1'),
+    ('{%if true%}x{%endif%}', KW, 'x'),
+    ('{%- if true -%}x{%- endif -%}', KW, 'x'),
+    ('{{ 1 }}{{2}}', KW, '12'),
+    ('{{1+1}}', KW, '2'),
+    ('{{ x.0a }}', KW, Err(cls='TemplateSyntaxError', message="expected token 'end of print statement', got 'a'")),
+    ("{{ x['0a'] }}", KW, '7'),
+]
+
 # semantics other engines got wrong (DESIGN.md), and methods vs filters; Ours(...) marks the deliberate allow-list differences (Jinja2's sandbox allows these methods)
 SEMANTICS = [
     ('{{ "they\'re".title() }}', None, "They'Re"),
@@ -943,6 +983,11 @@ def test_tests_more(configs, source, context, expected):
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(DYNAMIC_ARGS))
 def test_dynamic_arguments(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(NAMES))
+def test_names(configs, source, context, expected):
     check(configs, source, context, expected)
 
 
