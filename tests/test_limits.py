@@ -147,6 +147,51 @@ ATTACKS = [
         STEPS,
     ),
     ("wordwrap-long-word", "{{ ('a' * 1000000)|wordwrap(1)|length }}", {}, "LimitError", STEPS),
+    ("batch-of-big-string", "{{ ('a' * 10000000)|batch(1)|list|length }}", {}, "LimitError", STEPS),
+    (
+        "map-over-big-string",
+        "{{ ('a' * 10000000)|map('upper')|list|length }}",
+        {},
+        "LimitError",
+        STEPS,
+    ),
+    ("title-of-many-words", "{{ ('a ' * 5000000)|title|length }}", {}, "LimitError", STEPS),
+    ("pprint-nested", "{{ ([[0] * 1000] * 1000)|pprint|length }}", {}, "LimitError", STEPS),
+    (
+        "slice-copies-in-loop",
+        "{% set b = range(100000)|list %}{% for i in range(100000) %}{{ b[1:]|length }}{% endfor %}",
+        {},
+        "LimitError",
+        STEPS,
+    ),
+    (
+        "dict-rebuilt-in-loop",
+        "{% set ns = namespace(d={}) %}{% for i in range(100000) %}{% set ns.d = dict(ns.d, **{i|string: i}) %}{% endfor %}",
+        {},
+        "LimitError",
+        STEPS,
+    ),
+    (
+        "many-conversions",
+        "{{ ('%s' * 1000000) % ((('a' * 100),) * 1000000)|length }}",
+        {},
+        "LimitError",
+        STEPS,
+    ),
+    (
+        "print-shared-big",
+        "{{ [('a' * 1000000)] * 1000 }}",
+        {},
+        "LimitError",
+        "printing a structure of more than 10000000 characters exceeds max_string (10000000)",
+    ),
+    (
+        "tojson-shared-big",
+        "{{ ([('a' * 1000000)] * 1000)|tojson|length }}",
+        {},
+        "LimitError",
+        "printing a structure of more than 10000000 characters exceeds max_string (10000000)",
+    ),
     # output
     (
         "output",
@@ -573,3 +618,15 @@ def test_two_thousand_messages_render(name):
         messages=messages, bos_token="<s>", eos_token="</s>", add_generation_prompt=True
     )
     assert "message 1999" in out
+
+
+def test_security_md_lists_every_limit_with_its_default():
+    import dataclasses
+    import re
+
+    text = (ROOT / "SECURITY.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `(\w+)` \| ([^|]+) \|", text, re.MULTILINE))
+    for field in dataclasses.fields(Limits):
+        assert field.name in rows, f"SECURITY.md does not list {field.name}"
+        documented = rows[field.name].strip().replace(",", "").strip("`")
+        assert documented == str(field.default), (field.name, documented, field.default)
