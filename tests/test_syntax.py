@@ -834,6 +834,45 @@ NAMES = [
     ("{{ x['0a'] }}", KW, '7'),
 ]
 
+# delimiters inside strings, comments and raw; braces of dict literals next to '}}'; '-' markers next to minus signs
+DELIMITERS = [
+    ("{% set x = '%}' %}{{ x }}", None, '%}'),
+    ("{# '#}' #}", None, "' #}"),
+    ('{{ "{{" }}', None, '{{'),
+    ("{% raw %}'{% endraw %}'", None, "''"),
+    ('{%raw%}a{%endraw%}', None, 'a'),
+    ('{% raw -%} a {%- endraw %}', None, 'a'),
+    ("{{ {'a': {'b': 1}}}}", None, "{'a': {'b': 1}}"),
+    ("{{ {'a': {'b': 1}} }}", None, "{'a': {'b': 1}}"),
+    ("{{ {'a': 1}}}", None, "{'a': 1}"),
+    ("{{ [{'a': 1}]}}", None, "[{'a': 1}]"),
+    ("{{ ({'a': 1}) }}", None, "{'a': 1}"),
+    ("{{ '}}' ~ '{%' }}", None, '}}{%'),
+    ("{% if '%}' %}y{% endif %}", None, 'y'),
+    ('{{ 1 }}}', None, '1}'),
+    ('{{{ 1 }}', None, Err(cls='TemplateSyntaxError', message="expected token ':', got '}'"), 'F1'),
+    ("{{ '{{' }}{{ '}}' }}", None, '{{}}'),
+    ('{#{#}#}', None, '#}'),
+    ('{# a #} #}', None, ' #}'),
+    ('{% raw %}{% raw %}{% endraw %}', None, '{% raw %}'),
+    ('{%  raw  %}x{%  endraw  %}', None, 'x'),
+    ('{% raw %}{%- endraw %}', None, ''),
+    ('a {%- raw %} b {% endraw -%} c', None, 'a b c'),
+    ("{{ 'a' }}{# {{ 'b' }} #}{{ 'c' }}", None, 'ac'),
+    ('{%- if true %}{%- endif %}', None, ''),
+    ('{{- -}}', None, Err(cls='TemplateSyntaxError', message="Expected an expression, got 'end of print statement'")),
+    ('{{ x -}}\n', None, ''),
+    ("{{ '-' -}}", None, '-'),
+    ('{{ 1 - -1 }}', None, '2'),
+    ('{{ 1 -}}', None, '1'),
+    ('{{ -1 }}', None, '-1'),
+    ('{%- set x = 1 -%}{{ x }}', None, '1'),
+    ('{{ x|default(-1) }}', None, '-1'),
+    ('{% if -1 -%}a{%- endif %}', None, 'a'),
+    ('{{+ 1 }}', None, '1'),
+    ('{{ 1 +}}', None, Err(cls='TemplateSyntaxError', message="unexpected 'end of print statement'"), 'F1'),
+]
+
 # semantics other engines got wrong (DESIGN.md), and methods vs filters; Ours(...) marks the deliberate allow-list differences (Jinja2's sandbox allows these methods)
 SEMANTICS = [
     ('{{ "they\'re".title() }}', None, "They'Re"),
@@ -988,6 +1027,11 @@ def test_dynamic_arguments(configs, source, context, expected):
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(NAMES))
 def test_names(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(DELIMITERS))
+def test_delimiters(configs, source, context, expected):
     check(configs, source, context, expected)
 
 
