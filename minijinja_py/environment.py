@@ -78,6 +78,7 @@ class Environment:
             "json.dumps_kwargs": {"sort_keys": True},
         }
         self.policy = AttributePolicy(self)
+        self._remember_builtins(None)
 
     # ------------------------------------------------------------ templates
 
@@ -131,37 +132,50 @@ class Environment:
             return func(self, value, *args, **(kwargs or {}))
         return func(value, *args, **(kwargs or {}))
 
-    def __reduce__(self) -> Any:
-        return (_rebuild_environment, (self._settings(),))
+    def _remember_builtins(self, preset: str | None) -> None:
+        # What the constructor (and a preset) installed: pickling sends only what differs,
+        # so the built-ins, closures over the limits among them, need not pickle.
+        self._preset = preset
+        self._builtins = {
+            "filters": dict(self.filters),
+            "tests": dict(self.tests),
+            "globals": dict(self.globals),
+        }
 
-    def _settings(self) -> dict[str, Any]:
-        return {
+    def __reduce__(self) -> Any:
+        changes = {}
+        for kind, base in self._builtins.items():
+            current = getattr(self, kind)
+            changed = {k: v for k, v in current.items() if base.get(k, _ABSENT) is not v}
+            removed = [k for k in base if k not in current]
+            changes[kind] = (changed, removed)
+        options = {
             "trim_blocks": self.trim_blocks,
             "lstrip_blocks": self.lstrip_blocks,
             "keep_trailing_newline": self.keep_trailing_newline,
             "undefined": self.undefined,
             "extensions": self.extensions,
             "limits": self.limits,
-            "filters": self.filters,
-            "tests": self.tests,
-            "globals": self.globals,
-            "policies": self.policies,
         }
+        return (_rebuild_environment, (self._preset, options, changes, self.policies))
 
 
-def _rebuild_environment(settings: dict[str, Any]) -> Environment:
-    environment = Environment(
-        trim_blocks=settings["trim_blocks"],
-        lstrip_blocks=settings["lstrip_blocks"],
-        keep_trailing_newline=settings["keep_trailing_newline"],
-        undefined=settings["undefined"],
-        extensions=settings["extensions"],
-        limits=settings["limits"],
-    )
-    environment.filters = settings["filters"]
-    environment.tests = settings["tests"]
-    environment.globals = settings["globals"]
-    environment.policies = settings["policies"]
+_ABSENT = object()
+
+
+def _rebuild_environment(
+    preset: str | None, options: dict[str, Any], changes: dict[str, Any], policies: dict
+) -> Environment:
+    if preset == "chat":
+        environment = chat_environment(limits=options["limits"])
+    else:
+        environment = Environment(**options)
+    for kind, (changed, removed) in changes.items():
+        registry = getattr(environment, kind)
+        registry.update(changed)
+        for key in removed:
+            registry.pop(key, None)
+    environment.policies = policies
     return environment
 
 
@@ -311,7 +325,9 @@ def _lorem_ipsum(n: int, html: bool, min_words: int, max_words: int) -> str:
 
     paragraphs = []
     for _ in range(n):
-        words = [random.choice(_LOREM_WORDS) for _ in range(random.randint(min_words, max_words))]
+        # randrange, as Jinja: ``max`` itself is never drawn, and min == max is an error.
+        count = random.randrange(min_words, max_words)
+        words = [random.choice(_LOREM_WORDS) for _ in range(count)]
         text = " ".join(words).capitalize()
         if not text.endswith("."):
             text += "."
@@ -321,7 +337,7 @@ def _lorem_ipsum(n: int, html: bool, min_words: int, max_words: int) -> str:
     return "\n\n".join(paragraphs)
 
 
-def _raise_exception(message: Any) -> None:
+def raise_exception(message: Any) -> None:
     """``raise_exception(message)``: abort rendering with a TemplateError carrying ``message``."""
     raise TemplateError(message)
 
@@ -365,9 +381,10 @@ def chat_environment(limits: Limits | None = None) -> Environment:
 
     environment.filters["tojson"] = chat_tojson
     environment.globals.update(
-        raise_exception=_raise_exception,
+        raise_exception=raise_exception,
         strftime_now=_strftime_now,
         dict=_chat_dict,
         namespace=_chat_namespace,
     )
+    environment._remember_builtins("chat")
     return environment

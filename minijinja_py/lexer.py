@@ -156,6 +156,9 @@ class Lexer:
         search_from = start + 3 if begin_marker in ("-", "+") else start + 2
         idx = source.find("#}", search_from)
         if idx == -1:
+            if search_from >= len(source):
+                # Jinja's lexer stops quietly when nothing at all follows the opening.
+                return len(source), False
             raise _syntax_error("Missing end of comment tag", source, start)
         # Jinja matches the shortest comment body followed by '+#}', '-#}' or '#}'.
         if idx - 1 >= search_from and source[idx - 1] in "+-":
@@ -174,6 +177,8 @@ class Lexer:
         begin_line_starting = source[body_start - 1] == "\n"
         end_match = _ENDRAW.search(source, body_start)
         if end_match is None:
+            if body_start >= len(source):
+                return len(source), False  # nothing follows: Jinja stops quietly, as above
             raise _syntax_error("Missing end of raw directive", source, raw.start())
         body = source[body_start : end_match.start()]
         marker = end_match.group(1)

@@ -181,7 +181,8 @@ def parse(source: str, options: LexOptions) -> tuple[str, n.Template]:
 
 def _describe_parse_error(error: _ParseFailure, source: str, tokens: list) -> TemplateSyntaxError:
     token = error.token
-    offset = token.start_pos if token.type != "$END" else len(source)
+    # Like Jinja, an unexpected end is reported where the template's last token starts.
+    offset = token.start_pos if token.type != "$END" or not tokens else tokens[-1].start_pos
     index = next((i for i, t in enumerate(tokens) if t is token), len(tokens))
     stack = open_blocks(tokens[:index])
     if token.type == "$END":
@@ -189,16 +190,23 @@ def _describe_parse_error(error: _ParseFailure, source: str, tokens: list) -> Te
     elif token.type.startswith("TAG_"):
         message = tag_failure(str(token.value), stack)
     else:
-        message = _unexpected_message(token, set(error.expected))
+        previous = tokens[index - 1] if index > 0 else None
+        message = _unexpected_message(token, set(error.expected), previous)
     result = TemplateSyntaxError(message)
     result.source = source
     result.offset = offset
     return result
 
 
-def _unexpected_message(token: Token, expected: set[str]) -> str:
+def _unexpected_message(token: Token, expected: set[str], previous: Token | None) -> str:
     """Jinja's wording: what an expression or a tag was waiting for, and what came."""
     got = _describe_token(token)
+    if (
+        previous is not None
+        and previous.type in ("TAG_SET", "TAG_FOR")
+        and token.type in ("INT", "FLOAT", "STRING")
+    ):
+        return "can't assign to 'const'"
     if "STRING" in expected and not expected & {"_VAR_END", "_BLOCK_END", "_RPAR"}:
         return f"Expected an expression, got {got!r}"
     if "NAME" in expected and "STRING" not in expected:
@@ -278,6 +286,16 @@ def _syntax_failure(message: str, pos: int | None) -> TemplateSyntaxError:
     error = TemplateSyntaxError(message)
     error.offset = pos
     return error
+
+
+def _refuse_repeated_keywords(arguments: n.Arguments) -> None:
+    # A call is a Python call, where a repeated keyword is an error; filter and test
+    # arguments are not checked by Jinja (the last one wins).
+    seen: set[str] = set()
+    for key, value in arguments.kwargs:
+        if key in seen:
+            raise _syntax_failure(f"keyword argument repeated: {key}", value.pos)
+        seen.add(key)
 
 
 def _fold_trailers(base: n.Node, trailers: list) -> n.Node:
@@ -404,6 +422,7 @@ class _AstBuilder:
     def call_target(self, c):
         name = c[0]
         node = _fold_trailers(n.Name(name.start_pos, str(name)), c[1:-1])
+        _refuse_repeated_keywords(c[-1])
         return n.Call(node.pos, node, c[-1])
 
     def filter_block(self, c):
@@ -537,6 +556,7 @@ class _AstBuilder:
         return ("item", n.TupleLit(None, ()), None)
 
     def call_trailer(self, c):
+        _refuse_repeated_keywords(c[0])
         return ("call", c[0], None)
 
     def subscript(self, c):
@@ -577,8 +597,6 @@ class _AstBuilder:
             if kind == "pos":
                 args.append(value)
             elif kind == "kw":
-                if any(key == value[0] for key, _ in kwargs):
-                    raise _syntax_failure(f"keyword argument repeated: {value[0]}", value[1].pos)
                 kwargs.append(value)
             elif kind == "star":
                 star = value
