@@ -940,7 +940,8 @@ def compare(before: dict, after: dict) -> str:
         fmt = fmt_bytes if key.startswith("memory") else fmt_time
         rows.append(f"| {key} | {fmt(x)} | {fmt(y)} | {fmt_ratio(ratio(y, x))} |")
     note = ""
-    if before.get("clock") != after.get("clock"):
+    # Early dumps have no "clock" key: warn only when both runs name different clocks.
+    if before.get("clock") and before.get("clock") != after.get("clock"):
         note = "\n\nThe two runs used different clocks: compare with care."
     return "### Against the baseline\n\n" + "\n".join(rows) + note
 
@@ -1036,7 +1037,7 @@ def main(argv: list[str] | None = None) -> int:
         "process": vars(res.process) if res.process else None,
     }
     if args.baseline:
-        print("\n" + compare(json.loads(Path(args.baseline).read_text(encoding="utf-8")), raw))
+        print("\n\n" + compare(json.loads(Path(args.baseline).read_text(encoding="utf-8")), raw))
     if args.json:
         Path(args.json).write_text(json.dumps(raw, indent=1), encoding="utf-8")
     log(f"done in {res.elapsed:.0f} s")
