@@ -646,7 +646,15 @@ def git_rev() -> str:
             text=True,
             cwd=C.REPO_ROOT,
         )
-        return out.stdout.strip() or "uncommitted"
+        rev = out.stdout.strip() or "uncommitted"
+        # The engine is imported from the working tree: say when it differs from the commit.
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "minijinja_py", "grammar"],
+            capture_output=True,
+            text=True,
+            cwd=C.REPO_ROOT,
+        ).stdout.strip()
+        return rev + ("+dirty" if dirty else "")
     except OSError:
         return "?"
 
