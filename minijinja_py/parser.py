@@ -24,6 +24,8 @@ _CONSTANT_NAMES = {
     "none": None,
     "None": None,
 }
+# Python's own default bound on the digits int() converts (sys.get_int_max_str_digits).
+_MAX_INT_LITERAL = 4300
 
 class _ParseFailure(Exception):
     def __init__(self, token: Token, expected: Iterable[str]) -> None:
@@ -627,7 +629,15 @@ class _AstBuilder:
         return n.Const(c[0].start_pos, "".join(_decode_string(t) for t in c))
 
     def int_lit(self, c):
-        return n.Const(c[0].start_pos, int(str(c[0]).replace("_", ""), 0))
+        digits = str(c[0]).replace("_", "")
+        if len(digits) > _MAX_INT_LITERAL:
+            # int() refuses (3.11+) or takes quadratic time (3.10) on such a literal.
+            error = TemplateSyntaxError(
+                f"an integer literal of {len(digits)} digits is longer than {_MAX_INT_LITERAL}"
+            )
+            error.offset = c[0].start_pos
+            raise error
+        return n.Const(c[0].start_pos, int(digits, 0))
 
     def float_lit(self, c):
         return n.Const(c[0].start_pos, float(str(c[0]).replace("_", "")))
