@@ -533,6 +533,11 @@ def test_harmless(source, expected):
 # ------------------------------------------------------------------ limits are configurable
 
 
+def test_huge_integer_literal_is_a_syntax_error():
+    with pytest.raises(mj.TemplateSyntaxError, match="an integer literal of 100000 digits"):
+        mj.chat_environment().from_string("{{ " + "1" * 100_000 + " }}")
+
+
 def test_limits_are_configurable():
     env = mj.Environment(
         limits=Limits(max_steps=1000, max_recursion=5, max_string=10, max_range=10)
