@@ -64,6 +64,8 @@ class Limits:
 CHARS_PER_STEP = 1024
 ITEMS_PER_STEP = 64
 FILTER_ITEMS_PER_STEP = 2
+# The context size up to which the step budget grows (see Budget.scale_to).
+MAX_GROWTH_ITEMS = 5000
 # How often (in steps) the wall clock is read: reading it costs more than counting a step.
 CLOCK_EVERY = 1024
 
@@ -95,6 +97,9 @@ class Budget:
         for value in context.values():
             if isinstance(value, (list, tuple, dict)):
                 n += len(value)
+        # Capped, so that whoever sends the messages cannot buy an unbounded budget with
+        # them: 5,000 items give max_steps + 50 million steps at most.
+        n = min(n, MAX_GROWTH_ITEMS)
         self.items = n
         self.budget = self.limits.max_steps + self.limits.max_steps_growth * n * n
         self.next_clock = min(CLOCK_EVERY, self.budget + 1)
