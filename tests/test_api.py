@@ -247,7 +247,7 @@ PRESET = [
     ('{{ dict(a=1).items() | list }}', None, "[('a', 1)]"),
     ('{% for x in [1, 2, 3] %}{% if x == 2 %}{% break %}{% endif %}{{ x }}{% endfor %}', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'break'. Jinja was looking for the following tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if'."), 'chat': '1'}),
     ('{% for x in [1, 2, 3] %}{% if x == 2 %}{% continue %}{% endif %}{{ x }}{% endfor %}', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'continue'. Jinja was looking for the following tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if'."), 'chat': '13'}),
-    ('{% break %}', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'break'."), 'chat': Err(cls='TemplateSyntaxError', message="'break' outside loop")}, {'chat': 'F27'}),
+    ('{% break %}', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'break'."), 'chat': Err(cls='TemplateSyntaxError', message="'break' outside loop")}),
     ('{% generation %}g{% endgeneration %}', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'generation'."), 'chat': 'g'}),
     ('a{% generation %}b{% endgeneration %}c', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'generation'."), 'chat': 'abc'}),
     ('{% if true %}\n  x\n{% endif %}\n', None, {'plain': '\n  x\n', 'chat': '  x\n'}),
@@ -293,12 +293,12 @@ GLOBALS = [
     ("{% set j = joiner(', ') %}{% for x in [1, 2, 3] %}{{ j() }}{{ x }}{% endfor %}", None, '1, 2, 3'),
     ('{% set j = joiner() %}{{ j() }}|{{ j() }}|{{ j() }}', None, '|, |, '),
     ("{% set j = joiner('|') %}[{{ j() }}]", None, '[]'),
-    ('{{ lipsum(1, false, 5, 5) | wordcount }}', None, Err(cls='TemplateRuntimeError', message='empty range for randrange() (5, 5, 0)'), 'F38'),
+    ('{{ lipsum(1, false, 5, 5) | wordcount }}', None, Err(cls='TemplateRuntimeError', message='empty range for randrange() (5, 5, 0)')),
     ('{{ lipsum(2) | length > 0 }}', None, 'True'),
     ('{{ lipsum(0) }}', None, ''),
     ("{% set ns = namespace(a=1, b='x') %}{{ ns.a }}{{ ns['b'] }}", None, '1x'),
     ('{% set ns = namespace() %}{{ ns.missing is defined }}', None, 'False'),
-    ("{% set ns = namespace(a=1) %}{{ ns | attr('a') }}", None, '1', 'F39'),
+    ("{% set ns = namespace(a=1) %}{{ ns | attr('a') }}", None, '1'),
     ('{% set ns = namespace(a=1) %}{% set ns.a = ns.a + 1 %}{% set ns.a = ns.a * 10 %}{{ ns.a }}', None, '20'),
     ('{{ namespace(a=1, b=2).b }}', None, '2'),
     ("{{ namespace({'x': 1}, y=2).y }}", None, '2'),
@@ -545,7 +545,6 @@ def test_user_filters_tests_and_globals(factory):
     assert reference_env.from_string(source).render() == expected
 
 
-@pytest.mark.xfail(strict=True, reason="F36 in tests/FINDINGS.md")
 def test_pass_environment_global():
     env = Environment()
     env.globals["mark"] = "M"
@@ -649,7 +648,6 @@ def test_tojson_is_json_dumps_in_chat_and_html_safe_sorted_in_plain():
 # -------------------------------------------------------------------------------- pickling
 
 
-@pytest.mark.xfail(strict=True, reason="F35 in tests/FINDINGS.md")
 @pytest.mark.parametrize("factory", [Environment, chat_environment])
 def test_pickle_template_round_trip(factory):
     env = factory()
@@ -660,7 +658,6 @@ def test_pickle_template_round_trip(factory):
     assert copy.environment.trim_blocks == env.trim_blocks
 
 
-@pytest.mark.xfail(strict=True, reason="F35 in tests/FINDINGS.md")
 def test_pickle_keeps_chat_globals():
     copy = pickle.loads(pickle.dumps(chat_environment().from_string("{{ raise_exception('x') }}")))
     with pytest.raises(TemplateError) as info:
@@ -811,7 +808,6 @@ def test_default_range_limit_is_jinja2s():
         reference("chat").from_string("{{ range(100001) | length }}").render()
 
 
-@pytest.mark.xfail(strict=True, reason="F37 in tests/FINDINGS.md")
 def test_break_inside_a_generation_block_is_refused():
     # Jinja2 (transformers' tag is a call block): SyntaxError "'break' outside loop"
     with pytest.raises(TemplateSyntaxError):

@@ -41,7 +41,7 @@ UNCLOSED = [
     ('{% filter upper %}', None, Err(cls='TemplateSyntaxError', message="Unexpected end of template. Jinja was looking for the following tags: 'endfilter'. The innermost block that needs to be closed is 'filter'.")),
     ('{% set x %}', None, Err(cls='TemplateSyntaxError', message="Unexpected end of template. Jinja was looking for the following tags: 'endset'. The innermost block that needs to be closed is 'set'.")),
     ('{% with %}', None, Err(cls='TemplateSyntaxError', message="Unexpected end of template. Jinja was looking for the following tags: 'endwith'. The innermost block that needs to be closed is 'with'.")),
-    ('{% raw %}', None, '', 'F14'),
+    ('{% raw %}', None, ''),
     ('{% generation %}', None, {'plain': Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'generation'."), 'chat': Err(cls='TemplateSyntaxError', message="Unexpected end of template. Jinja was looking for the following tags: 'endgeneration'. The innermost block that needs to be closed is 'generation'.")}),
     ('{% if true %}{% endfor %}', None, Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'endfor'. Jinja was looking for the following tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if'.")),
     ('{% if true %}{% else %}{% endfor %}', None, Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'endfor'. Jinja was looking for the following tags: 'endif'. The innermost block that needs to be closed is 'if'.")),
@@ -99,7 +99,7 @@ UNCLOSED = [
     ('{% if true }}', None, Err(cls='TemplateSyntaxError', message="unexpected '}'")),
     ('x {{', None, Err(cls='TemplateSyntaxError', message="unexpected 'end of template'"), 'F1'),
     ('x {%', None, Err(cls='TemplateSyntaxError', message='tag name expected')),
-    ('x {#', None, 'x ', 'F14'),
+    ('x {#', None, 'x '),
     ('{{ 1 }}}}', None, '1}}'),
     ('a }} b', None, 'a }} b'),
     ('a %} b', None, 'a %} b'),
@@ -145,13 +145,13 @@ MALFORMED = [
 
 # break/continue outside a loop (chat); Jinja2 fails in Python's compiler
 LOOPCONTROL_OUTSIDE_LOOP = [
-    ('{% break %}', None, {'chat': Err(cls='TemplateSyntaxError', message="'break' outside loop")}, {'chat': 'F27'}),
-    ('{% continue %}', None, {'chat': Err(cls='TemplateSyntaxError', message="'continue' not properly in loop")}, {'chat': 'F27'}),
-    ('{% if true %}{% break %}{% endif %}', None, {'chat': Err(cls='TemplateSyntaxError', message="'break' outside loop")}, {'chat': 'F27'}),
-    ('{% macro m() %}{% break %}{% endmacro %}', None, {'chat': Err(cls='TemplateSyntaxError', message="'break' outside loop")}, {'chat': 'F27'}),
-    ('{% for x in [1] %}{% macro m() %}{% continue %}{% endmacro %}{% endfor %}', None, {'chat': Err(cls='TemplateSyntaxError', message="'continue' not properly in loop")}, {'chat': 'F27'}),
-    ('{% for x in [1] %}{% endfor %}{% break %}', None, {'chat': Err(cls='TemplateSyntaxError', message="'break' outside loop")}, {'chat': 'F27'}),
-    ('{% macro m() %}{{ caller() }}{% endmacro %}{% for x in [1] %}{% call m() %}{% break %}{% endcall %}{% endfor %}', None, {'chat': Err(cls='TemplateSyntaxError', message="'break' outside loop")}, {'chat': 'F27'}),
+    ('{% break %}', None, {'chat': Err(cls='TemplateSyntaxError', message="'break' outside loop")}),
+    ('{% continue %}', None, {'chat': Err(cls='TemplateSyntaxError', message="'continue' not properly in loop")}),
+    ('{% if true %}{% break %}{% endif %}', None, {'chat': Err(cls='TemplateSyntaxError', message="'break' outside loop")}),
+    ('{% macro m() %}{% break %}{% endmacro %}', None, {'chat': Err(cls='TemplateSyntaxError', message="'break' outside loop")}),
+    ('{% for x in [1] %}{% macro m() %}{% continue %}{% endmacro %}{% endfor %}', None, {'chat': Err(cls='TemplateSyntaxError', message="'continue' not properly in loop")}),
+    ('{% for x in [1] %}{% endfor %}{% break %}', None, {'chat': Err(cls='TemplateSyntaxError', message="'break' outside loop")}),
+    ('{% macro m() %}{{ caller() }}{% endmacro %}{% for x in [1] %}{% call m() %}{% break %}{% endcall %}{% endfor %}', None, {'chat': Err(cls='TemplateSyntaxError', message="'break' outside loop")}),
     ('{% for x in [1] %}{% set y %}{% break %}{% endset %}{% endfor %}', None, {'chat': ''}),
     ('{% for x in [1] %}{% filter upper %}{% continue %}{% endfilter %}{% endfor %}', None, {'chat': ''}),
 ]
@@ -161,10 +161,10 @@ UNKNOWN_NAMES = [
     ('{{ 1 | nope }}', None, Err(cls='TemplateSyntaxError', message="No filter named 'nope'.")),
     ('{{ 1 is nope }}', None, Err(cls='TemplateSyntaxError', message="No test named 'nope'.")),
     ('{% if false %}{{ 1 | nope }}{% endif %}ok', None, 'ok'),
-    ('{% if true %}{{ 1 | nope }}{% endif %}', None, Err(cls='TemplateRuntimeError', message="No filter named 'nope' found."), 'F16'),
+    ('{% if true %}{{ 1 | nope }}{% endif %}', None, Err(cls='TemplateRuntimeError', message="No filter named 'nope' found.")),
     ('{% if false %}{{ 1 is nope }}{% endif %}ok', None, 'ok'),
-    ('{% if true %}{{ 1 is nope }}{% endif %}', None, Err(cls='TemplateRuntimeError', message="No test named 'nope' found."), 'F16'),
-    ('{% if false %}x{% else %}{{ 1 | nope }}{% endif %}', None, Err(cls='TemplateRuntimeError', message="No filter named 'nope' found."), 'F16'),
+    ('{% if true %}{{ 1 is nope }}{% endif %}', None, Err(cls='TemplateRuntimeError', message="No test named 'nope' found.")),
+    ('{% if false %}x{% else %}{{ 1 | nope }}{% endif %}', None, Err(cls='TemplateRuntimeError', message="No filter named 'nope' found.")),
     ('{% if true %}x{% elif false %}{{ 1 | nope }}{% endif %}', None, 'x'),
     ('{{ 1 | nope if false }}', None, ''),
     ('{{ (1 | nope) if false else 2 }}', None, '2'),
@@ -172,14 +172,14 @@ UNKNOWN_NAMES = [
     ('{% macro m() %}{{ 1 | nope }}{% endmacro %}ok', None, Err(cls='TemplateSyntaxError', message="No filter named 'nope'.")),
     ('{% set x = 1 | nope %}', None, Err(cls='TemplateSyntaxError', message="No filter named 'nope'.")),
     ('{% filter nope %}x{% endfilter %}', None, Err(cls='TemplateSyntaxError', message="No filter named 'nope'.")),
-    ('{% if false %}{% filter nope %}x{% endfilter %}{% endif %}ok', None, Err(cls='TemplateSyntaxError', message="No filter named 'nope'."), 'F17'),
+    ('{% if false %}{% filter nope %}x{% endfilter %}{% endif %}ok', None, Err(cls='TemplateSyntaxError', message="No filter named 'nope'.")),
     ("{{ [1] | map('nope') | list }}", None, Err(cls='TemplateRuntimeError', message="No filter named 'nope'.")),
     ("{{ [1] | select('nope') | list }}", None, Err(cls='TemplateRuntimeError', message="No test named 'nope'.")),
     ("{{ [1] | map('nope') | list if false }}", None, ''),
     ("{{ 'nope' is filter }}", None, 'False'),
     ("{{ 'nope' is test }}", None, 'False'),
-    ('{% if 1 is nope %}{% endif %}', None, Err(cls='TemplateRuntimeError', message="No test named 'nope' found."), 'F16'),
-    ('{% if true %}{% if 1 is nope %}{% endif %}{% endif %}', None, Err(cls='TemplateRuntimeError', message="No test named 'nope' found."), 'F16'),
+    ('{% if 1 is nope %}{% endif %}', None, Err(cls='TemplateRuntimeError', message="No test named 'nope' found.")),
+    ('{% if true %}{% if 1 is nope %}{% endif %}{% endif %}', None, Err(cls='TemplateRuntimeError', message="No test named 'nope' found.")),
 ]
 
 # runtime errors: class and message
@@ -307,11 +307,11 @@ RUNTIME = [
     ('{% macro m(a) %}{% endmacro %}{{ m(b=1) }}', None, Err(cls='TemplateRuntimeError', message="macro 'm' takes no keyword argument 'b'")),
     ('{% macro m() %}{% endmacro %}{{ m(1) }}', None, Err(cls='TemplateRuntimeError', message="macro 'm' takes not more than 0 argument(s)")),
     ('{% macro m() %}{{ caller() }}{% endmacro %}{{ m() }}', None, Err(cls='UndefinedError', message='No caller defined')),
-    ('{% macro m() %}{% endmacro %}{% call m() %}{% endcall %}ok', None, Err(cls='TemplateRuntimeError', message="macro 'm' was invoked with two values for the special caller argument. This is most likely a bug."), 'F20'),
-    ('{% macro m() %}{{ caller(1) }}{% endmacro %}{% call m() %}{% endcall %}', None, Err(cls='TemplateRuntimeError', message='macro None takes not more than 0 argument(s)'), 'F21'),
+    ('{% macro m() %}{% endmacro %}{% call m() %}{% endcall %}ok', None, Err(cls='TemplateRuntimeError', message="macro 'm' was invoked with two values for the special caller argument. This is most likely a bug.")),
+    ('{% macro m() %}{{ caller(1) }}{% endmacro %}{% call m() %}{% endcall %}', None, Err(cls='TemplateRuntimeError', message='macro None takes not more than 0 argument(s)')),
     ('{% macro m() %}{{ caller() }}{% endmacro %}{% call(a) m() %}{{ a }}{% endcall %}', None, ''),
     ("{{ raise_exception('boom') }}", None, {'plain': Err(cls='UndefinedError', message="'raise_exception' is undefined"), 'chat': Err(cls='TemplateError', message='boom')}),
-    ('{{ raise_exception() }}', None, {'plain': Err(cls='UndefinedError', message="'raise_exception' is undefined"), 'chat': Err(cls='TemplateRuntimeError', message="raise_exception() missing 1 required positional argument: 'message'")}, {'chat': 'F22'}),
+    ('{{ raise_exception() }}', None, {'plain': Err(cls='UndefinedError', message="'raise_exception' is undefined"), 'chat': Err(cls='TemplateRuntimeError', message="raise_exception() missing 1 required positional argument: 'message'")}),
     ('{{ raise_exception(1) }}', None, {'plain': Err(cls='UndefinedError', message="'raise_exception' is undefined"), 'chat': Err(cls='TemplateError', message=1)}),
     ("{% if true %}{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}{% endif %}", None, {'plain': Err(cls='UndefinedError', message="'raise_exception' is undefined"), 'chat': Err(cls='TemplateError', message='Conversation roles must alternate user/assistant/user/assistant/...')}),
     ("before{{ raise_exception('x') }}after", None, {'plain': Err(cls='UndefinedError', message="'raise_exception' is undefined"), 'chat': Err(cls='TemplateError', message='x')}),
@@ -361,16 +361,17 @@ SYNTAX_POSITIONS = [
     ("\t{% foo %}", 1, 2),
     ("{{ 1 }}\n{% endfor %}", 2, 1),
     ("{{ 'unterminated }}", 1, 4),
-    ("{% if true %}\nabc\n{{ x }}", 3, 8),
-    ("a\nb\n{% if x %}", 3, 11),
+    ("{% if true %}\nabc\n{{ x }}", 3, 6),
+    ("a\nb\n{% if x %}", 3, 9),
     ("a\u2028{% foo %}", 1, 3),  # only \r\n, \r and \n end lines, as in Jinja2's lexer
     ("a\r\n{% foo %}", 2, 1),
     ("a\r{% foo %}", 2, 1),
     ("{{ x }}\n{{ y }}\n{% endif %}", 3, 1),
-    pytest.param("{% if true %}\nabc", 1, 4, marks=pytest.mark.xfail(strict=True, reason="F26 in tests/FINDINGS.md")),
-    pytest.param("{% for x in y %}\n\n", 1, 1, marks=pytest.mark.xfail(strict=True, reason="F26 in tests/FINDINGS.md")),
-    pytest.param("{% if true %}\nabc\n{{ x }}\nfoo", 3, 4, marks=pytest.mark.xfail(strict=True, reason="F26 in tests/FINDINGS.md")),
-    pytest.param("{% set x %}\n\n", 1, 1, marks=pytest.mark.xfail(strict=True, reason="F26 in tests/FINDINGS.md")),
+    # "Unexpected end of template" is reported on the line where the last token starts (Jinja2)
+    ("{% if true %}\nabc", 1, 14),
+    ("{% for x in y %}\n\n", 1, 17),
+    ("{% if true %}\nabc\n{{ x }}\nfoo", 3, 8),
+    ("{% set x %}\n\n", 1, 12),
 ]
 
 
@@ -411,9 +412,9 @@ STR_CASES = [
         "{% if true %}\nabc\n{{ x }}",
         "Unexpected end of template. Jinja was looking for the following tags: 'elif' or 'else'"
         " or 'endif'. The innermost block that needs to be closed is 'if'.\n"
-        "  (line 3, column 8)\n"
+        "  (line 3, column 6)\n"
         "{{ x }}\n"
-        "       ^",
+        "     ^",
     ),
     (
         "a\n{% for x in y %}\n{% endif %}",
@@ -601,7 +602,6 @@ def test_resource_failures_are_template_errors(source, cls):
         assert info.value.message
 
 
-@pytest.mark.xfail(strict=True, reason="F29 in tests/FINDINGS.md")
 def test_duplicate_macro_argument_is_refused():
     # Jinja2 fails in Python's compiler: "duplicate argument 'l_1_a' in function definition".
     for config in ("plain", "chat"):

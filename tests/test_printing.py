@@ -147,7 +147,7 @@ MARKUP = [
     ('{% set x %}<b>{% endset %}{{ x }}{{ x | e }}', V, '<b>&lt;b&gt;'),
     ('{% macro m() %}<b>{% endmacro %}{{ m() | e }}', V, '&lt;b&gt;'),
     ("{{ ('<' | e).nope }}", V, ''),
-    ("{{ ('<' | e).nope.x }}", V, Err(cls='UndefinedError', message="'markupsafe.Markup object' has no attribute 'nope'"), 'F33'),
+    ("{{ ('<' | e).nope.x }}", V, Err(cls='UndefinedError', message="'markupsafe.Markup object' has no attribute 'nope'")),
     ("{{ ('<' | e).__class__ }}", V, ''),
 ]
 
