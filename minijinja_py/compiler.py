@@ -17,7 +17,15 @@ from . import nodes as n
 from .errors import LimitError, TemplateError, TemplateRuntimeError, TemplateSyntaxError
 from .methods import DICT_METHODS
 from .ops import COMPARISONS, make_binops, to_string
-from .runtime import MISSING, LoopContext, Macro, Namespace, Undefined, wants_environment
+from .runtime import (
+    MISSING,
+    LoopContext,
+    Macro,
+    Markup,
+    Namespace,
+    Undefined,
+    wants_environment,
+)
 from .sandbox import CHARS_PER_STEP as SHORT
 from .sandbox import (
     Budget,
@@ -117,6 +125,8 @@ class Compiler:
         self.block_names: set[str] = set()
         # True while compiling a printed expression that Jinja would fold into a constant.
         self.folding = False
+        # Whether constant sub-expressions are folded now (not while folding one).
+        self.may_fold = True
         # One closure per distinct constant and per distinct name, shared by every use.
         self.constants: dict[tuple[type, Any], Expr] = {}
         self.names: dict[str, Expr] = {}
@@ -228,6 +238,7 @@ class Compiler:
         return if_
 
     def stmt_For(self, node: n.For) -> Stmt:
+        self._refuse_loop_target(node.target)
         iterable = self.expr(node.iter)
         soft, self.soft = self.soft, False
         assign = self.assigner(node.target, for_loop=True)
@@ -306,7 +317,21 @@ class Compiler:
 
         return for_
 
+    def _refuse_loop_target(self, target: n.Node) -> None:
+        names = [target] if not isinstance(target, n.TargetTuple) else list(target.items)
+        for item in names:
+            if isinstance(item, n.TargetTuple):
+                self._refuse_loop_target(item)
+            elif isinstance(item, n.TargetName) and item.name == "loop":
+                error = TemplateSyntaxError(
+                    "Can't assign to special loop variable in for-loop target"
+                )
+                error.offset = item.pos
+                raise error
+
     def stmt_Assign(self, node: n.Assign) -> Stmt:
+        if self.loop_depth:
+            self._refuse_loop_target(node.target)
         value = self.expr(node.value)
         assign = self.assigner(node.target)
 
@@ -337,7 +362,7 @@ class Compiler:
         return define
 
     def stmt_CallBlock(self, node: n.CallBlock) -> Stmt:
-        build_caller = self.macro("caller", node.params, node.body, node.pos)
+        build_caller = self.macro(None, node.params, node.body, node.pos)
         call = node.call
         func = self.expr(call.func)
         arguments = self.arguments(call.arguments)
@@ -359,8 +384,10 @@ class Compiler:
         return call_block
 
     def stmt_FilterBlock(self, node: n.FilterBlock) -> Stmt:
+        soft, self.soft = self.soft, False  # an inner scope in Jinja, even inside an if
         body = self.body(node.body)
         filters = self.filter_chain(node.filters)
+        self.soft = soft
         pos = node.pos
 
         def filter_block(frame: Frame, out: list) -> None:
@@ -392,7 +419,12 @@ class Compiler:
         return with_
 
     def stmt_Generation(self, node: n.Generation) -> Stmt:
+        # transformers' generation tag is a call block: its body is a function of its own,
+        # where break and continue have no loop, and unknown filters fail when compiling.
+        soft, self.soft = self.soft, False
+        loop_depth, self.loop_depth = self.loop_depth, 0
         body = self.body(node.body)
+        self.soft, self.loop_depth = soft, loop_depth
 
         def generation(frame: Frame, out: list) -> None:
             state = frame.state
@@ -444,15 +476,24 @@ class Compiler:
 
     def _require_loop(self, node: n.Node, word: str) -> None:
         if self.loop_depth == 0:
-            error = TemplateSyntaxError(f"'{word}' outside of a loop")
+            # Python's wording: Jinja leaves this check to Python's compiler.
+            message = "'break' outside loop" if word == "break" else (
+                "'continue' not properly in loop"
+            )
+            error = TemplateSyntaxError(message)
             error.offset = node.pos
             raise error
 
     # ------------------------------------------------------------ macros
 
     def macro(
-        self, name: str, params: tuple[n.Param, ...], body_nodes: tuple[n.Node, ...], pos: int
+        self,
+        name: str | None,
+        params: tuple[n.Param, ...],
+        body_nodes: tuple[n.Node, ...],
+        pos: int,
     ) -> Callable[[Frame], Macro]:
+        _check_parameters(params, pos)
         soft, self.soft = self.soft, False
         loop_depth, self.loop_depth = self.loop_depth, 0
         body = self.body(body_nodes)
@@ -460,7 +501,9 @@ class Compiler:
         self.soft = soft
         self.loop_depth = loop_depth
         names = tuple(p.name for p in params)
-        used = _references(body_nodes, frozenset(["varargs", "kwargs", "caller"]))
+        # The implicit varargs/kwargs/caller exist only when the body reads them and no
+        # parameter has the name.
+        used = _references(body_nodes, frozenset(["varargs", "kwargs", "caller"])) - set(names)
         catch_varargs = "varargs" in used
         catch_kwargs = "kwargs" in used
         catch_caller = "caller" in used
@@ -487,14 +530,12 @@ class Compiler:
                         variables[param] = undefined(
                             f"parameter {param!r} was not provided", name=param
                         )
-                caller = kwargs.pop("caller", MISSING)
+                caller = MISSING if "caller" in names else kwargs.pop("caller", MISSING)
                 if caller is not MISSING:
                     if not catch_caller:
                         raise TemplateRuntimeError(
                             f"macro {name!r} was invoked with two values for the special"
                             " caller argument. This is most likely a bug."
-                            if "caller" in names
-                            else f"macro {name!r} takes no keyword argument 'caller'"
                         )
                     variables["caller"] = caller
                 elif catch_caller and "caller" not in variables:
@@ -576,10 +617,46 @@ class Compiler:
     # ------------------------------------------------------------ expressions
 
     def expr(self, node: n.Node) -> Expr:
+        if self.may_fold and type(node) is not n.Const and _is_constant(node):
+            value = self._fold(node)
+            if value is not MISSING:
+                return self.expr_Const(n.Const(node.pos, value))
         return getattr(self, "expr_" + type(node).__name__)(node)
+
+    def _fold(self, node: n.Node) -> Any:
+        """The value Jinja's optimizer would fold ``node`` into, or MISSING.
+
+        Jinja evaluates a constant sub-expression when it compiles, with the sandbox's forgiving
+        ``getitem`` (a failing slice is undefined), and keeps the value only when it has a safe
+        representation (None, bool, numbers, strings and containers of them).
+        """
+        may_fold, folding = self.may_fold, self.folding
+        self.may_fold, self.folding = False, True
+        try:
+            if isinstance(node, n.CondExpr):
+                # Folded on its test alone: then the chosen branch must be constant too.
+                test = self._evaluate(node.test)
+                branch = node.then if test else node.otherwise
+                if branch is None or not _is_constant(branch):
+                    return MISSING
+                value = self._evaluate(branch)
+            else:
+                value = self._evaluate(node)
+        except Exception:
+            return MISSING
+        finally:
+            self.may_fold, self.folding = may_fold, folding
+        return value if _has_safe_repr(value) else MISSING
+
+    def _evaluate(self, node: n.Node) -> Any:
+        state = RenderState(self.limits, [])
+        return self.expr(node)(Frame({}, None, state))
 
     def expr_Const(self, node: n.Const) -> Expr:
         value = node.value
+        if type(value) in (list, dict, set):
+            # A folded container: each evaluation gets its own, as Jinja's generated code does.
+            return lambda frame: _fresh(value)
         key = (type(value), value)
         loader = self.constants.get(key)
         if loader is None:
@@ -707,16 +784,29 @@ class Compiler:
         def evaluate(frame: Frame) -> tuple[list, dict]:
             args = [a(frame) for a in positional]
             if star is not None:
-                args.extend(star(frame))
+                extra = star(frame)
+                try:
+                    args.extend(extra)
+                except TypeError:
+                    kind = type(extra).__name__
+                    raise TypeError(f"Value after * must be an iterable, not {kind}") from None
             kwargs = {k: v(frame) for k, v in keywords}
             if dstar is not None:
-                kwargs.update(dstar(frame))
+                mapping = dstar(frame)
+                if not hasattr(mapping, "keys"):
+                    kind = type(mapping).__name__
+                    raise TypeError(f"argument after ** must be a mapping, not {kind}")
+                for key in mapping.keys():
+                    if key in kwargs:
+                        raise TypeError(f"got multiple values for keyword argument {key!r}")
+                    kwargs[key] = mapping[key]
             return args, kwargs
 
         return evaluate
 
     def expr_Call(self, node: n.Call) -> Expr:
         func = self.expr(node.func)
+        environment = self.environment
         pos = node.pos
         arguments = node.arguments
         if arguments is n.NO_ARGUMENTS or not (
@@ -727,7 +817,8 @@ class Compiler:
                 target = func(frame)
                 frame.state.step()
                 try:
-                    result = target()
+                    # pass_environment marks a global as well as a filter, as in Jinja.
+                    result = target(environment) if wants_environment(target) else target()
                 except Exception as error:
                     raise located(error, pos) from None
                 charge_size(result)  # what a method built (split, upper, copy) counts
@@ -741,6 +832,8 @@ class Compiler:
             try:
                 args, kwargs = evaluate(frame)
                 frame.state.step()
+                if wants_environment(target):
+                    args.insert(0, environment)
                 result = target(*args, **kwargs)
             except Exception as error:
                 raise located(error, pos) from None
@@ -763,7 +856,7 @@ class Compiler:
     ) -> Callable[[Frame, Any], Any]:
         func = self._callable(kind, name, pos)
         if func is None:
-            message = f"No {kind} named {name!r}."
+            message = f"No {kind} named {name!r} found."  # Jinja's run-time wording
 
             def missing(frame: Frame, value: Any) -> Any:
                 raise located(TemplateRuntimeError(message), pos)
@@ -1035,8 +1128,40 @@ class Compiler:
 _SCALARS = frozenset([int, float, bool, type(None)])
 
 
+# Filters Jinja gives the render context: its optimizer never folds them.
+_CONTEXT_FILTERS = frozenset(["random", "map", "select", "reject", "selectattr", "rejectattr"])
+
+
+def _fresh(value: Any) -> Any:
+    """A copy of a folded constant whose containers are new objects."""
+    kind = type(value)
+    if kind is list:
+        return [_fresh(item) for item in value]
+    if kind is dict:
+        return {key: _fresh(item) for key, item in value.items()}
+    if kind is set:
+        return set(value)
+    if kind is tuple:
+        return tuple(_fresh(item) for item in value)
+    return value
+
+
+def _has_safe_repr(value: Any) -> bool:
+    kind = type(value)
+    if value is None or kind in _SAFE_SCALARS:
+        return True
+    if kind in (tuple, list, set, frozenset):
+        return all(_has_safe_repr(item) for item in value)
+    if kind is dict:
+        return all(_has_safe_repr(k) and _has_safe_repr(v) for k, v in value.items())
+    return False
+
+
+_SAFE_SCALARS = frozenset([bool, int, float, complex, range, str, Markup])
+
+
 def _is_constant(node: Any) -> bool:
-    """Whether Jinja's optimizer would fold ``node`` into a constant when compiling."""
+    """Whether Jinja's optimizer may fold ``node`` into a constant when compiling."""
     if isinstance(node, n.Const):
         return True
     if isinstance(node, (n.TupleLit, n.ListLit)):
@@ -1052,13 +1177,12 @@ def _is_constant(node: Any) -> bool:
     if isinstance(node, n.Compare):
         return _is_constant(node.first) and all(_is_constant(v) for _, v in node.ops)
     if isinstance(node, n.CondExpr):
-        return all(
-            _is_constant(part) for part in (node.test, node.then, node.otherwise) if part
-        )
+        return _is_constant(node.test)
     if isinstance(node, (n.Filter, n.Test)):
         arguments = node.arguments
         return (
             node.value is not None
+            and not (isinstance(node, n.Filter) and node.name in _CONTEXT_FILTERS)
             and _is_constant(node.value)
             and arguments.star is None
             and arguments.dstar is None
@@ -1072,6 +1196,23 @@ def _is_constant(node: Any) -> bool:
     if isinstance(node, n.Slice):
         return all(_is_constant(p) for p in (node.start, node.stop, node.step) if p)
     return False
+
+
+def _check_parameters(params: tuple[n.Param, ...], pos: int) -> None:
+    seen: set[str] = set()
+    for param in params:
+        if param.name in seen:
+            error = TemplateSyntaxError(f"duplicate argument {param.name!r} in macro definition")
+            error.offset = pos
+            raise error
+        seen.add(param.name)
+        if param.name == "caller" and param.default is None:
+            error = TemplateSyntaxError(
+                'When defining macros or call blocks the special "caller" argument must be'
+                " omitted or be given a default."
+            )
+            error.offset = pos
+            raise error
 
 
 def _nothing(frame: Frame, out: list) -> None:

@@ -313,7 +313,7 @@ _LOOP_ATTRIBUTES = frozenset(
     "index index0 revindex revindex0 first last length previtem nextitem depth depth0 "
     "cycle changed".split()
 )
-_MACRO_ATTRIBUTES = frozenset("name arguments defaults catch_kwargs catch_varargs caller".split())
+_MACRO_ATTRIBUTES = frozenset("name arguments catch_kwargs catch_varargs caller".split())
 _CYCLER_ATTRIBUTES = frozenset(["next", "reset", "current", "items"])
 _DATA_TYPES = (str, dict, list, tuple, int, float, set, frozenset)
 # Values whose attributes would expose the interpreter itself.
