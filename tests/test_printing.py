@@ -10,9 +10,22 @@ Each case runs in the plain and the chat configuration (see engine_cases).
 from __future__ import annotations
 
 import re
+from collections import Counter, OrderedDict, defaultdict, namedtuple
+from types import MappingProxyType
 
 import pytest
-from engine_cases import Err, check, ours, params
+from engine_cases import (
+    CHECK_REFERENCE,
+    Err,
+    Ours,
+    agrees,
+    check,
+    expected_for,
+    ours,
+    outcome,
+    params,
+    reference,
+)
 
 inf = float("inf")
 nan = float("nan")
@@ -150,6 +163,84 @@ MARKUP = [
     ("{{ ('<' | e).nope.x }}", V, Err(cls='UndefinedError', message="'markupsafe.Markup object' has no attribute 'nope'")),
     ("{{ ('<' | e).__class__ }}", V, ''),
 ]
+
+
+Point = namedtuple("Point", "x y")
+
+
+def python_values():
+    """Context values of other Python types; built afresh for every render (iterators)."""
+    return {
+        "od": OrderedDict([("b", 1), ("a", 2)]),
+        "dd": defaultdict(int, {"k": 1}),
+        "mp": MappingProxyType({"m": 1}),
+        "nt": Point(1, 2),
+        "nts": [Point(1, 2), Point(3, 4)],
+        "g": (i for i in range(3)),
+        "st": {3, 1, 2},
+        "fz": frozenset([5]),
+        "cnt": Counter("aab"),
+        "it": iter([1, 2]),
+        "rng": range(3),
+        "bs": b"ab",
+        "ba": bytearray(b"x"),
+    }
+
+
+PYTHON_VALUES = [
+    ('{% for k in od %}{{ k }}{% endfor %}', 'ba'),
+    ('{{ od }}', "OrderedDict([('b', 1), ('a', 2)])"),
+    ('{{ od.b }}', '1'),
+    ('{{ od | dictsort }}', "[('a', 2), ('b', 1)]"),
+    ('{{ dd.k }}{{ dd.missing }}', '10'),
+    ('{{ dd }}', "defaultdict(<class 'int'>, {'k': 1})"),
+    ('{{ mp.m }}{{ mp | length }}', '11'),
+    ('{{ mp }}', "{'m': 1}"),
+    ('{{ nt.x }}{{ nt[1] }}{{ nt }}', '12Point(x=1, y=2)'),
+    ('{% for a, b in nts %}{{ a }}{{ b }}{% endfor %}', '1234'),
+    ('{{ nts | map(attribute="y") | list }}', '[2, 4]'),
+    ('{{ nts | sort(attribute="y", reverse=true) | first }}', 'Point(x=3, y=4)'),
+    ('{% for x in g %}{{ loop.length }}{{ x }}{% endfor %}', '303132'),
+    ('{% for x in g %}{{ x }}{% endfor %}|{% for x in g %}{{ x }}{% endfor %}', '012|'),
+    ('{% for x in g %}{{ loop.last }}{% endfor %}', 'FalseFalseTrue'),
+    ('{% for x in g %}{{ loop.nextitem }}{% endfor %}', '12'),
+    ('{{ g | list }}{{ g | list }}', '[0, 1, 2][]'),
+    ('{% for x in st %}{{ x }}{% endfor %}', '123'),
+    ('{{ st }}', '{1, 2, 3}'),
+    ('{{ st | sort }}', '[1, 2, 3]'),
+    ('{{ fz }}', 'frozenset({5})'),
+    ('{{ cnt }}', "Counter({'a': 2, 'b': 1})"),
+    ('{{ cnt.a }}', '2'),
+    ('{{ it | list }}', '[1, 2]'),
+    ('{% for x in it %}{{ loop.revindex }}{% endfor %}', '21'),
+    ('{{ rng }}', 'range(0, 3)'),
+    ('{{ rng | list }}', '[0, 1, 2]'),
+    ('{{ bs }}', "b'ab'"),
+    ('{{ bs | length }}', '2'),
+    ('{% for b in bs %}{{ b }}{% endfor %}', '9798'),
+    ('{{ ba }}', "bytearray(b'x')"),
+    ('{{ nt | tojson }}', '[1, 2]'),
+    ('{{ od | tojson }}', {'plain': '{"a": 2, "b": 1}', 'chat': '{"b": 1, "a": 2}'}),
+    ('{{ st | length }}', '3'),
+    ('{{ 3 in st }}', 'True'),
+    ('{{ od.keys() | list }}', "['b', 'a']"),
+    ('{{ dd.items() | list }}', "[('k', 1)]"),
+    ('{{ nt._asdict() }}', Err(cls='SecurityError', message="access to attribute '_asdict' of 'Point' object is unsafe.")),
+    ('{{ nt._fields }}', ''),
+    ('{{ nt.count(1) }}', '1'),
+    ('{{ nt.index(2) }}', '1'),
+    # the sandbox's allow-list: Jinja2 lets templates call Counter.most_common
+    ("{{ cnt.most_common(1) }}", Ours(Err("SecurityError", "access to attribute 'most_common' of 'Counter' object is unsafe."))),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), PYTHON_VALUES)
+def test_python_values_from_the_context(source, expected):
+    for config in ("plain", "chat"):
+        want = expected_for(expected, config)
+        if CHECK_REFERENCE and not isinstance(want, Ours):
+            assert agrees(outcome(reference(config), source, python_values()), want)
+        check(config, source, python_values(), expected, check_reference=False)
 
 
 LAZY = [
