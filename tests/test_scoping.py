@@ -13,6 +13,7 @@ import pytest
 from engine_cases import check, params
 
 CTX = {'x': 'ctx', 'items': [1, 2, 3]}
+SPECIAL = {'loop': 'L', 'caller': 'C', 'varargs': 'V', 'kwargs': 'K', 'range': 'R', 'raise_exception': 'RE', 'namespace': 'N', 'self': 'S', 'true': 'T', 'none': 'NN', 'undefined': 'U'}
 
 
 # for bodies: per-iteration scope, no leaking
@@ -112,6 +113,20 @@ NAMESPACE_AND_SHADOWING = [
     ('{% set a = 1 %}{% for a in [2] %}{% set a = 3 %}{{ a }}{% endfor %}{{ a }}', None, '31'),
 ]
 
+# context variables named like globals and the special names
+CONTEXT_SHADOWING = [
+    ('{{ loop }}{{ caller }}{{ varargs }}{{ kwargs }}', SPECIAL, 'LCVK'),
+    ('{{ range }}', SPECIAL, 'R'),
+    ('{{ raise_exception }}', SPECIAL, 'RE'),
+    ('{{ namespace }}', SPECIAL, 'N'),
+    ('{{ self }}', SPECIAL, '<TemplateReference None>', 'F15'),
+    ('{{ true }}{{ none }}', SPECIAL, 'TrueNone'),
+    ('{{ undefined }}', SPECIAL, 'U'),
+    ('{% for x in [1] %}{{ loop.index }}{% endfor %}{{ loop }}', SPECIAL, '1L'),
+    ('{% macro m() %}{{ caller }}|{{ varargs }}|{{ kwargs }}|{{ loop }}{% endmacro %}{{ m() }}', SPECIAL, '|()|{}|L'),
+    ('{% macro m() %}{{ range }}{% endmacro %}{{ m() }}', SPECIAL, 'R'),
+]
+
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(LOOP_SCOPE))
 def test_loop_scope(configs, source, context, expected):
@@ -130,6 +145,11 @@ def test_block_scope(configs, source, context, expected):
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(NAMESPACE_AND_SHADOWING))
 def test_namespace_and_shadowing(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(CONTEXT_SHADOWING))
+def test_context_shadowing(configs, source, context, expected):
     check(configs, source, context, expected)
 
 
