@@ -16,6 +16,7 @@ from engine_cases import Err, check, params
 ITEMS = {'items': ['a', 'b', 'c'], 'pairs': [['x', 1], ['y', 2]], 'd': {'k1': 'v1', 'k2': 'v2'}, 'empty': [], 'n': 3}
 TREE = {'tree': [{'name': 'a', 'children': [{'name': 'a1', 'children': []}, {'name': 'a2', 'children': [{'name': 'a2x', 'children': []}]}]}, {'name': 'b', 'children': []}]}
 ROLES = {'messages': [{'role': 'system', 'content': 'S'}, {'role': 'user', 'content': 'U1'}, {'role': 'assistant', 'content': 'A1'}, {'role': 'user', 'content': 'U2'}]}
+TREE2 = {'tree': [{'n': 'a', 'c': [{'n': 'b', 'c': []}, {'n': 'c', 'c': [{'n': 'd', 'c': []}]}]}, {'n': 'e', 'c': []}]}
 CHAT = {'messages': [{'role': 'system', 'content': 'Be brief.'}, {'role': 'user', 'content': '  Hi there  '}, {'role': 'assistant', 'content': 'Hello!', 'tool_calls': [{'function': {'name': 'get', 'arguments': {'q': 'x', 'n': 1}}}]}, {'role': 'tool', 'content': '{"ok": true}'}, {'role': 'user', 'content': [{'type': 'text', 'text': 'Look'}, {'type': 'image'}]}], 'tools': [{'type': 'function', 'function': {'name': 'get', 'description': 'Get <things>', 'parameters': {'type': 'object', 'properties': {'q': {'type': 'string'}}}}}], 'add_generation_prompt': True, 'bos_token': '<s>', 'eos_token': '</s>'}
 ABC = {'messages': ['a', 'b', 'c']}
 
@@ -404,6 +405,21 @@ GENERATION_RAW_COMMENTS = [
     ('{#{{ x }}#}y', None, 'y'),
 ]
 
+# recursive loops with cycle/changed/previtem, else, filters on loop(...), nested loop objects
+RECURSIVE_MORE = [
+    ("{% for t in tree recursive %}{{ loop.cycle('x', 'y') }}{{ t.n }}{{ loop(t.c) }}{% endfor %}", TREE2, 'xaxbycxdye'),
+    ('{% for t in tree recursive %}{{ loop.changed(loop.depth) }}{{ loop(t.c) }}{% endfor %}', TREE2, 'TrueTrueFalseTrueFalse'),
+    ('{% for t in tree recursive %}{{ loop.previtem.n if loop.previtem }}{{ loop(t.c) }}{% endfor %}', TREE2, 'ba'),
+    ('{% for t in tree recursive %}{% if t.c %}<{{ loop(t.c) }}>{% else %}{{ t.n }}{% endif %}{% else %}E{% endfor %}', TREE2, '<b<d>>e'),
+    ('{% for t in tree recursive %}{{ loop.length }}{{ loop(t.c) }}{% endfor %}', TREE2, '22212'),
+    ('{% for t in tree recursive %}{{ loop.revindex }}{% if loop.depth < 2 %}{{ loop(t.c) }}{% endif %}{% endfor %}', TREE2, '2211'),
+    ('{% for t in tree recursive %}{% set outer = loop %}{% for i in [1] %}{{ outer.depth }}{% endfor %}{{ outer(t.c) }}{% endfor %}', TREE2, '12231'),
+    ('{% for t in tree recursive %}{{ loop(t.c) | length }}{% endfor %}', TREE2, '20'),
+    ('{% for t in tree recursive %}{{ loop(t.c) | upper }}{{ t.n }}{% endfor %}', TREE2, 'BDCae'),
+    ('{% for t in tree recursive %}{% set x = loop(t.c) %}[{{ x }}]{{ t.n }}{% endfor %}', TREE2, '[[]b[[]d]c]a[]e'),
+    ('{% macro walk(nodes) %}{% for t in nodes recursive %}{{ t.n }}{{ loop(t.c) }}{% endfor %}{% endmacro %}{{ walk(tree) }}', TREE2, 'abcde'),
+]
+
 # idioms of real chat templates, multi-line, in both configurations
 CHAT_IDIOMS = [
     ("{{ bos_token }}{% for message in messages %}{% if message['role'] == 'user' %}{{ '[INST] ' + message['content'] | string | trim + ' [/INST]' }}{% elif message['role'] == 'assistant' %}{{ message['content'] + eos_token }}{% endif %}{% endfor %}", CHAT, "<s>[INST] Hi there [/INST]Hello!</s>[INST] [{'type': 'text', 'text': 'Look'}, {'type': 'image'}] [/INST]"),
@@ -479,6 +495,11 @@ def test_caller_and_special_names(configs, source, context, expected):
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(TARGETS))
 def test_assignment_targets(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(RECURSIVE_MORE))
+def test_recursive_more(configs, source, context, expected):
     check(configs, source, context, expected)
 
 
