@@ -30,11 +30,14 @@ from .sandbox import CHARS_PER_STEP as SHORT
 from .sandbox import (
     Budget,
     Limits,
+    _no_charge,
     charge_for,
     charge_size,
     check_key,
     check_length,
     check_stack,
+    enter_render,
+    leave_render,
     recursion_error,
 )
 
@@ -127,6 +130,7 @@ class Compiler:
         self.folding = False
         # Whether constant sub-expressions are folded now (not while folding one).
         self.may_fold = True
+        self.fold_state: RenderState | None = None
         # One closure per distinct constant and per distinct name, shared by every use.
         self.constants: dict[tuple[type, Any], Expr] = {}
         self.names: dict[str, Expr] = {}
@@ -649,14 +653,28 @@ class Compiler:
         return value if _has_safe_repr(value) else MISSING
 
     def _evaluate(self, node: n.Node) -> Any:
-        state = RenderState(self.limits, [])
-        return self.expr(node)(Frame({}, None, state))
+        # One budget for all the folding of a template, published like a render's, so that a
+        # constant expression that would walk or build too much stops here (and is left to the
+        # render, under the render's own budget) instead of hanging the compiler.
+        if self.fold_state is None:
+            self.fold_state = RenderState(self.limits, [])
+        state = self.fold_state
+        token = enter_render(state)
+        try:
+            return self.expr(node)(Frame({}, None, state))
+        finally:
+            leave_render(token)
 
     def expr_Const(self, node: n.Const) -> Expr:
         value = node.value
         if type(value) in (list, dict, set):
-            # A folded container: each evaluation gets its own, as Jinja's generated code does.
-            return lambda frame: _fresh(value)
+            # A folded container: each evaluation gets its own, as Jinja's generated code does
+            # (and the copy is charged as building it would be).
+            def fresh(frame: Frame) -> Any:
+                charge_size(value)
+                return _fresh(value)
+
+            return fresh
         key = (type(value), value)
         loader = self.constants.get(key)
         if loader is None:
@@ -870,22 +888,26 @@ class Compiler:
 
                 def apply_env(frame: Frame, value: Any) -> Any:
                     try:
-                        charge(value, None)
+                        if _costly(value):
+                            charge(value, None)
                         result = func(environment, value)
                     except Exception as error:
                         raise located(error, pos) from None
-                    charge(None, result)
+                    if _costly(result):
+                        charge(None, result)
                     return result
 
                 return apply_env
 
             def apply_plain(frame: Frame, value: Any) -> Any:
                 try:
-                    charge(value, None)
+                    if _costly(value):
+                        charge(value, None)
                     result = func(value)
                 except Exception as error:
                     raise located(error, pos) from None
-                charge(None, result)
+                if _costly(result):
+                    charge(None, result)
                 return result
 
             return apply_plain
@@ -894,14 +916,16 @@ class Compiler:
         def apply(frame: Frame, value: Any) -> Any:
             try:
                 args, kwargs = evaluate(frame)
-                charge(value, None)
+                if _costly(value):
+                    charge(value, None)
                 if pass_environment:
                     result = func(environment, value, *args, **kwargs)
                 else:
                     result = func(value, *args, **kwargs)
             except Exception as error:
                 raise located(error, pos) from None
-            charge(None, result)
+            if _costly(result):
+                charge(None, result)
             return result
 
         return apply
@@ -931,16 +955,31 @@ class Compiler:
             return lambda frame: apply(frame, value(frame))
         pos = node.pos
         charge = charge_for(kind, node.name)  # big inputs and outputs count (see sandbox)
+        if charge is _no_charge:
 
-        # The common case (`x|trim`, `x is defined`) in one closure.
+            # The common case (`x|trim`, `x is defined`) in one closure.
+            def apply_free(frame: Frame) -> Any:
+                operand = value(frame)
+                try:
+                    return func(operand)
+                except Exception as error:
+                    raise located(error, pos) from None
+
+            return apply_free
+
         def apply_direct(frame: Frame) -> Any:
             operand = value(frame)
             try:
-                charge(operand, None)
+                # Short strings and scalars cost nothing: skip the charging call for them.
+                kind = operand.__class__
+                if not ((kind is str and len(operand) < SHORT) or kind in _SCALARS):
+                    charge(operand, None)
                 result = func(operand)
             except Exception as error:
                 raise located(error, pos) from None
-            charge(None, result)
+            kind = result.__class__
+            if not ((kind is str and len(result) < SHORT) or kind in _SCALARS):
+                charge(None, result)
             return result
 
         return apply_direct
@@ -1126,6 +1165,12 @@ class Compiler:
 
 
 _SCALARS = frozenset([int, float, bool, type(None)])
+
+
+def _costly(value: Any) -> bool:
+    """Whether a filter's input or output is big enough to be charged (see sandbox)."""
+    kind = value.__class__
+    return not ((kind is str and len(value) < SHORT) or kind in _SCALARS)
 
 
 # Filters Jinja gives the render context: its optimizer never folds them.

@@ -194,10 +194,11 @@ class Template:
     def _compile(
         cls, environment: Environment, source: str, globals: Mapping[str, Any] | None
     ) -> Template:
-        from .compiler import Compiler
+        from .compiler import Compiler, Frame, RenderState
         from .parser import parse
 
         self = super().__new__(cls)
+        self._runtime_types = (Frame, RenderState)
         self.environment = environment
         self.source = source
         self.globals = dict(globals or {})
@@ -236,8 +237,7 @@ class Template:
         return undeclared_variables(self.tree) - set(self.environment.globals) - set(self.globals)
 
     def _render(self, context: dict[str, Any], record_spans: bool) -> tuple[str, list]:
-        from .compiler import Frame, RenderState
-
+        Frame, RenderState = self._runtime_types
         out: list[str] = []
         state = RenderState(self.environment.limits, out)
         global_vars = self.environment.globals
