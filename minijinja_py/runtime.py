@@ -44,7 +44,27 @@ def object_type_repr(obj: Any) -> str:
     cls = type(obj)
     if cls.__module__ == "builtins":
         return f"{cls.__name__} object"
+    if cls.__module__.startswith("minijinja_py."):
+        jinja_name = _JINJA_TYPE_NAMES.get(cls.__name__)
+        if jinja_name is not None:
+            return f"{jinja_name} object"
     return f"{cls.__module__}.{cls.__name__} object"
+
+
+# Where Jinja2 (and markupsafe) define the classes ours stand for: messages name them alike.
+_JINJA_TYPE_NAMES = {
+    "Markup": "markupsafe.Markup",
+    "Namespace": "jinja2.utils.Namespace",
+    "SandboxedNamespace": "jinja2.utils.Namespace",
+    "Cycler": "jinja2.utils.Cycler",
+    "Joiner": "jinja2.utils.Joiner",
+    "LoopContext": "jinja2.runtime.LoopContext",
+    "Macro": "jinja2.runtime.Macro",
+    "Undefined": "jinja2.runtime.Undefined",
+    "ChainableUndefined": "jinja2.runtime.ChainableUndefined",
+    "StrictUndefined": "jinja2.runtime.StrictUndefined",
+    "_GroupTuple": "jinja2.filters._GroupTuple",
+}
 
 
 class Undefined:
@@ -218,6 +238,15 @@ class Namespace:
 
     def get(self, name: str) -> Any:
         return self._attrs.get(name, MISSING)
+
+    def __getattr__(self, name: str) -> Any:
+        # Its values are its attributes, as in Jinja (`ns|attr('a')`); private names are not.
+        if name[:1] != "_":
+            try:
+                return self._attrs[name]
+            except KeyError:
+                pass
+        raise AttributeError(name)
 
     def set(self, name: str, value: Any) -> None:
         self._attrs[name] = value
