@@ -11,6 +11,7 @@ Expressions become ``fn(frame) -> value``; statements become ``fn(frame, out) ->
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 from . import nodes as n
@@ -30,7 +31,6 @@ from .sandbox import CHARS_PER_STEP as SHORT
 from .sandbox import (
     Budget,
     Limits,
-    _no_charge,
     charge_for,
     charge_size,
     check_key,
@@ -656,8 +656,10 @@ class Compiler:
         # One budget for all the folding of a template, published like a render's, so that a
         # constant expression that would walk or build too much stops here (and is left to the
         # render, under the render's own budget) instead of hanging the compiler.
+        # (A tenth of max_steps: real templates fold a few tiny expressions.)
         if self.fold_state is None:
-            self.fold_state = RenderState(self.limits, [])
+            steps = max(1000, self.limits.max_steps // 10)
+            self.fold_state = RenderState(replace(self.limits, max_steps=steps), [])
         state = self.fold_state
         token = enter_render(state)
         try:
@@ -888,26 +890,22 @@ class Compiler:
 
                 def apply_env(frame: Frame, value: Any) -> Any:
                     try:
-                        if _costly(value):
-                            charge(value, None)
+                        charge(value, None)
                         result = func(environment, value)
                     except Exception as error:
                         raise located(error, pos) from None
-                    if _costly(result):
-                        charge(None, result)
+                    charge(None, result)
                     return result
 
                 return apply_env
 
             def apply_plain(frame: Frame, value: Any) -> Any:
                 try:
-                    if _costly(value):
-                        charge(value, None)
+                    charge(value, None)
                     result = func(value)
                 except Exception as error:
                     raise located(error, pos) from None
-                if _costly(result):
-                    charge(None, result)
+                charge(None, result)
                 return result
 
             return apply_plain
@@ -916,16 +914,14 @@ class Compiler:
         def apply(frame: Frame, value: Any) -> Any:
             try:
                 args, kwargs = evaluate(frame)
-                if _costly(value):
-                    charge(value, None)
+                charge(value, None)
                 if pass_environment:
                     result = func(environment, value, *args, **kwargs)
                 else:
                     result = func(value, *args, **kwargs)
             except Exception as error:
                 raise located(error, pos) from None
-            if _costly(result):
-                charge(None, result)
+            charge(None, result)
             return result
 
         return apply
@@ -955,31 +951,16 @@ class Compiler:
             return lambda frame: apply(frame, value(frame))
         pos = node.pos
         charge = charge_for(kind, node.name)  # big inputs and outputs count (see sandbox)
-        if charge is _no_charge:
 
-            # The common case (`x|trim`, `x is defined`) in one closure.
-            def apply_free(frame: Frame) -> Any:
-                operand = value(frame)
-                try:
-                    return func(operand)
-                except Exception as error:
-                    raise located(error, pos) from None
-
-            return apply_free
-
+        # The common case (`x|trim`, `x is defined`) in one closure.
         def apply_direct(frame: Frame) -> Any:
             operand = value(frame)
             try:
-                # Short strings and scalars cost nothing: skip the charging call for them.
-                kind = operand.__class__
-                if not ((kind is str and len(operand) < SHORT) or kind in _SCALARS):
-                    charge(operand, None)
+                charge(operand, None)
                 result = func(operand)
             except Exception as error:
                 raise located(error, pos) from None
-            kind = result.__class__
-            if not ((kind is str and len(result) < SHORT) or kind in _SCALARS):
-                charge(None, result)
+            charge(None, result)
             return result
 
         return apply_direct
@@ -1165,12 +1146,6 @@ class Compiler:
 
 
 _SCALARS = frozenset([int, float, bool, type(None)])
-
-
-def _costly(value: Any) -> bool:
-    """Whether a filter's input or output is big enough to be charged (see sandbox)."""
-    kind = value.__class__
-    return not ((kind is str and len(value) < SHORT) or kind in _SCALARS)
 
 
 # Filters Jinja gives the render context: its optimizer never folds them.
