@@ -31,6 +31,7 @@ from .sandbox import CHARS_PER_STEP as SHORT
 from .sandbox import (
     Budget,
     Limits,
+    _no_charge,
     charge_for,
     charge_size,
     check_key,
@@ -890,22 +891,26 @@ class Compiler:
 
                 def apply_env(frame: Frame, value: Any) -> Any:
                     try:
-                        charge(value, None)
+                        if _costly(value):
+                            charge(value, None)
                         result = func(environment, value)
                     except Exception as error:
                         raise located(error, pos) from None
-                    charge(None, result)
+                    if _costly(result):
+                        charge(None, result)
                     return result
 
                 return apply_env
 
             def apply_plain(frame: Frame, value: Any) -> Any:
                 try:
-                    charge(value, None)
+                    if _costly(value):
+                        charge(value, None)
                     result = func(value)
                 except Exception as error:
                     raise located(error, pos) from None
-                charge(None, result)
+                if _costly(result):
+                    charge(None, result)
                 return result
 
             return apply_plain
@@ -914,14 +919,16 @@ class Compiler:
         def apply(frame: Frame, value: Any) -> Any:
             try:
                 args, kwargs = evaluate(frame)
-                charge(value, None)
+                if _costly(value):
+                    charge(value, None)
                 if pass_environment:
                     result = func(environment, value, *args, **kwargs)
                 else:
                     result = func(value, *args, **kwargs)
             except Exception as error:
                 raise located(error, pos) from None
-            charge(None, result)
+            if _costly(result):
+                charge(None, result)
             return result
 
         return apply
@@ -951,16 +958,31 @@ class Compiler:
             return lambda frame: apply(frame, value(frame))
         pos = node.pos
         charge = charge_for(kind, node.name)  # big inputs and outputs count (see sandbox)
+        if charge is _no_charge:
 
-        # The common case (`x|trim`, `x is defined`) in one closure.
+            # The common case (`x|trim`, `x is defined`) in one closure.
+            def apply_free(frame: Frame) -> Any:
+                operand = value(frame)
+                try:
+                    return func(operand)
+                except Exception as error:
+                    raise located(error, pos) from None
+
+            return apply_free
+
         def apply_direct(frame: Frame) -> Any:
             operand = value(frame)
             try:
-                charge(operand, None)
+                # Short strings and scalars cost nothing: skip the charging call for them.
+                kind = operand.__class__
+                if not ((kind is str and len(operand) < SHORT) or kind in _SCALARS):
+                    charge(operand, None)
                 result = func(operand)
             except Exception as error:
                 raise located(error, pos) from None
-            charge(None, result)
+            kind = result.__class__
+            if not ((kind is str and len(result) < SHORT) or kind in _SCALARS):
+                charge(None, result)
             return result
 
         return apply_direct
@@ -1146,6 +1168,12 @@ class Compiler:
 
 
 _SCALARS = frozenset([int, float, bool, type(None)])
+
+
+def _costly(value: Any) -> bool:
+    """Whether a filter's input or output is big enough to be charged (see sandbox)."""
+    kind = value.__class__
+    return not ((kind is str and len(value) < SHORT) or kind in _SCALARS)
 
 
 # Filters Jinja gives the render context: its optimizer never folds them.
