@@ -40,6 +40,7 @@ nan = float("nan")
 
 U = {'d': {'a': 1}, 'n': None}
 J = {'nan': nan, 'inf': inf, 'big': 1000000000000000000000000000000, 'nested': {'b': [1, {'z': 1, 'a': 2}], 'a': None}, 'tup': (1, 'x'), 'keys': {1: 'c', None: 'b', 2.5: 'd'}, 'uni': 'é\u2028</script>&\'"'}
+MSG = {'messages': [{'role': 'user', 'content': 'hi'}]}
 
 
 # Undefined (the default)
@@ -284,6 +285,27 @@ TOJSON = [
     ('{{ nested.b | tojson }}', J, {'plain': '[1, {"a": 2, "z": 1}]', 'chat': '[1, {"z": 1, "a": 2}]'}),
 ]
 
+# the chat helpers inside macros, call blocks and loops (chat only)
+CHAT_HELPERS = [
+    ('{{ messages[0].missing | tojson }}', MSG, {'chat': Err(cls='TemplateRuntimeError', message='Object of type Undefined is not JSON serializable')}),
+    ('{{ messages[0] | tojson }}', MSG, {'chat': '{"role": "user", "content": "hi"}'}),
+    ('{{ messages | tojson(indent=2) }}', MSG, {'chat': '[\n  {\n    "role": "user",\n    "content": "hi"\n  }\n]'}),
+    ("{% macro m() %}{{ raise_exception('in macro') }}{% endmacro %}{{ m() }}", MSG, {'chat': Err(cls='TemplateError', message='in macro')}),
+    ("{% macro m() %}{{ caller() }}{% endmacro %}{% call m() %}{{ raise_exception('in call') }}{% endcall %}", MSG, {'chat': Err(cls='TemplateError', message='in call')}),
+    ("{% for m in messages %}{% if m.role != 'system' %}{{ raise_exception('Role ' ~ m.role ~ ' unsupported') }}{% endif %}{% endfor %}", MSG, {'chat': Err(cls='TemplateError', message='Role user unsupported')}),
+    ("{{ strftime_now('%A %j %U %p %y') }}", MSG, {'chat': 'Thursday 015 02 PM 26'}),
+    ("{{ strftime_now('%%') }}", MSG, {'chat': '%'}),
+    ("{{ strftime_now('') }}", MSG, {'chat': ''}),
+    ('{{ strftime_now(1) }}', MSG, {'chat': Err(cls='TemplateRuntimeError', message='strftime() argument 1 must be str, not int')}),
+    ('{{ messages[0].content | tojson | length }}', MSG, {'chat': '4'}),
+    ("{{ {'tools': none} | tojson }}", MSG, {'chat': '{"tools": null}'}),
+    ("{{ messages | map(attribute='role') | list | tojson }}", MSG, {'chat': '["user"]'}),
+    ("{{ messages | selectattr('role', 'eq', 'user') | map(attribute='content') | first }}", MSG, {'chat': 'hi'}),
+    ("{% set ns = namespace(found=false) %}{% for m in messages %}{% if m.role == 'user' %}{% set ns.found = true %}{% endif %}{% endfor %}{{ ns.found }}", MSG, {'chat': 'True'}),
+    ('{{ namespace(__x=1) }}', MSG, {'chat': Err(cls='SecurityError', message="namespace attribute '__x' is not allowed")}),
+    ('{{ dict(a=messages) | tojson }}', MSG, {'chat': '{"a": [{"role": "user", "content": "hi"}]}'}),
+]
+
 # the globals: cycler, joiner, lipsum, namespace, range, dict
 GLOBALS = [
     ("{% set c = cycler('a', 'b') %}{{ c.next() }}{{ c.next() }}{{ c.next() }}{{ c.current }}", None, 'abab'),
@@ -377,6 +399,11 @@ def test_undefined_classes(undefined, configs, source, context, expected):
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(TOJSON))
 def test_tojson(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(CHAT_HELPERS, ("chat",)))
+def test_chat_helpers(configs, source, context, expected):
     check(configs, source, context, expected)
 
 
