@@ -267,3 +267,15 @@ def params(cases: list[tuple], configs: tuple[str, ...] = CONFIGS) -> list[Any]:
         marks = (finding(known),) if known else ()
         out.append(pytest.param(wanted, source, context, expected, id=case_id(case), marks=marks))
     return out
+
+
+def suggest(source: str, context: dict | None = None, configs=CONFIGS, **options: Any) -> Any:
+    """The expected value Jinja2 gives for a new table row (one value, or a dict per config).
+
+    ``cd tests && python -c "from engine_cases import suggest; print(repr(suggest('{{ 1/2 }}')))"``
+    """
+    found = {config: outcome(reference(config, **options), source, context) for config in configs}
+    values = list(found.values())
+    if tuple(configs) == CONFIGS and all(value == values[0] for value in values):
+        return values[0]
+    return found
