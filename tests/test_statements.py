@@ -233,6 +233,24 @@ TARGETS = [
     ('{% filter (upper) %}x{% endfilter %}', None, Err(cls='TemplateSyntaxError', message="expected token 'name', got '('")),
 ]
 
+# passing caller explicitly, macros as values, redefinition, macros defined in if/for/with
+MACRO_DEFINITIONS = [
+    ('{% macro m() %}{{ caller() }}{% endmacro %}{% macro c() %}C{% endmacro %}{{ m(caller=c) }}', None, 'C'),
+    ('{% macro m(caller=none) %}{{ caller is none }}{% endmacro %}{{ m() }}', None, 'True'),
+    ('{% macro m() %}{{ caller }}{% endmacro %}{{ m(caller=1) }}', None, '1'),
+    ('{% macro m(a) %}{{ a() }}{% endmacro %}{% macro c() %}X{% endmacro %}{{ m(c) }}', None, 'X'),
+    ('{% macro m() %}{{ kwargs.caller is defined }}{% endmacro %}{{ m(caller=1) }}', None, 'True', 'F48'),
+    ('{% macro m(x) %}{{ x }}{% endmacro %}{{ m(x=m(x=1)) }}', None, '1'),
+    ('{% macro m() %}{{ varargs[0] }}{% endmacro %}{{ m(m) }}', None, "<Macro 'm'>"),
+    ('{% macro a() %}{{ b() }}{% endmacro %}{{ a() }}{% macro b() %}B{% endmacro %}', None, Err(cls='UndefinedError', message="'b' is undefined")),
+    ("{% set m = 'not a macro' %}{% macro m() %}M{% endmacro %}{{ m() }}", None, 'M'),
+    ('{% macro m() %}1{% endmacro %}{% macro m() %}2{% endmacro %}{{ m() }}', None, '2'),
+    ('{% if true %}{% macro m() %}in if{% endmacro %}{% endif %}{{ m() }}', None, 'in if'),
+    ('{% if false %}{% macro m() %}x{% endmacro %}{% endif %}{{ m is defined }}', None, 'False'),
+    ('{% for i in [1] %}{% macro m() %}{{ i }}{% endmacro %}{% endfor %}{{ m is defined }}', None, 'False'),
+    ('{% with %}{% macro m() %}w{% endmacro %}{% endwith %}{{ m is defined }}', None, 'False'),
+]
+
 # recursive loops
 RECURSIVE = [
     ('{% for n in tree recursive %}{{ n.name }}{% if n.children %}({{ loop(n.children) }}){% endif %}{% endfor %}', TREE, 'a(a1a2(a2x))b'),
@@ -500,6 +518,11 @@ def test_assignment_targets(configs, source, context, expected):
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(RECURSIVE_MORE))
 def test_recursive_more(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(MACRO_DEFINITIONS))
+def test_macro_definitions(configs, source, context, expected):
     check(configs, source, context, expected)
 
 
