@@ -251,6 +251,18 @@ MACRO_DEFINITIONS = [
     ('{% with %}{% macro m() %}w{% endmacro %}{% endwith %}{{ m is defined }}', None, 'False'),
 ]
 
+# what a call block may call: macros with kwargs, plain functions, missing names
+CALL_BLOCK_TARGETS = [
+    ('{% macro m() %}{{ kwargs }}{% endmacro %}{% call m() %}x{% endcall %}', None, "{'caller': <Macro anonymous>}", 'F48'),
+    ('{% macro m() %}{{ kwargs | length }}{{ caller() }}{% endmacro %}{% call m(a=1) %}x{% endcall %}', None, '1x'),
+    ('{% call dict() %}x{% endcall %}', None, Err(cls='TemplateRuntimeError', message='sequence item 0: expected str instance, dict found'), 'F49'),
+    ('{% call range(2) %}x{% endcall %}', None, Err(cls='TemplateRuntimeError', message="safe_range() got an unexpected keyword argument 'caller'"), 'F50'),
+    ('{% call nope() %}x{% endcall %}', None, Err(cls='UndefinedError', message="'nope' is undefined")),
+    ('{% macro m() %}{{ caller() }}{% endmacro %}{% call m %}x{% endcall %}', None, Err(cls='TemplateSyntaxError', message='expected call'), 'F1'),
+    ('{% macro m() %}{{ caller() }}{% endmacro %}{% call(x) m() %}{{ x }}{% endcall %}', None, ''),
+    ('{% macro m() %}{{ varargs }}{% endmacro %}{% call m(1, 2) %}{% endcall %}', None, Err(cls='TemplateRuntimeError', message="macro 'm' was invoked with two values for the special caller argument. This is most likely a bug.")),
+]
+
 # recursive loops
 RECURSIVE = [
     ('{% for n in tree recursive %}{{ n.name }}{% if n.children %}({{ loop(n.children) }}){% endif %}{% endfor %}', TREE, 'a(a1a2(a2x))b'),
@@ -523,6 +535,11 @@ def test_recursive_more(configs, source, context, expected):
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(MACRO_DEFINITIONS))
 def test_macro_definitions(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(CALL_BLOCK_TARGETS))
+def test_call_block_targets(configs, source, context, expected):
     check(configs, source, context, expected)
 
 
