@@ -947,6 +947,20 @@ REGRESSIONS: list[tuple[str, str, dict, dict, str]] = [
     ),
     ("fold-cond-no-else", "chat", {}, {"ws": [1, 2, 3]}, "{{ 2 * (ws|length if true) }}"),
     (
+        "fold-cond-name-branch-filtered",
+        "chat",
+        {},
+        {"bos_token": "<s>"},
+        "{{ ('' if false else bos_token)|pprint }}",
+    ),
+    (
+        "fold-cond-slice-of-name",
+        "plain",
+        {},
+        {"add_generation_prompt": True},
+        "{{ (add_generation_prompt[:])|sort if 0.5 else () }}",
+    ),
+    (
         "fold-cond-namespace-arg",
         "chat",
         {},
