@@ -622,7 +622,9 @@ class Compiler:
     # ------------------------------------------------------------ expressions
 
     def expr(self, node: n.Node) -> Expr:
-        if self.may_fold and type(node) is not n.Const and _is_constant(node):
+        if self.may_fold and type(node) is not n.Const and (
+            _is_constant(node) or (isinstance(node, n.CondExpr) and _is_constant(node.test))
+        ):
             value = self._fold(node)
             if value is not MISSING:
                 return self.expr_Const(n.Const(node.pos, value))
@@ -775,6 +777,15 @@ class Compiler:
         def getitem(frame: Frame) -> Any:
             value = obj(frame)
             index = key(frame)
+            # message['role'] and items[0]: found directly; a miss takes the sandbox's path.
+            kind = value.__class__
+            if (kind is dict and index.__class__ is str) or (
+                kind is list and index.__class__ is int
+            ):
+                try:
+                    return value[index]
+                except LookupError:
+                    pass
             try:
                 return policy_getitem(value, index)
             except Exception as error:
@@ -1010,6 +1021,8 @@ class Compiler:
         right = self.expr(node.right)
         op = self.binops[node.op]
         pos = node.pos
+        if node.op == "+" and isinstance(node.left, n.BinOp) and node.left.op == "+":
+            return self._add_chain(node)
         if node.op == "+":
             # Joining two short strings is most of what chat templates compute: do it inline
             # and leave everything else (sizes, numbers, lists) to the checked operator.
@@ -1034,6 +1047,40 @@ class Compiler:
                 raise located(error, pos) from None
 
         return binop
+
+    def _add_chain(self, node: n.BinOp) -> Expr:
+        """``a + b + c + ...`` in one closure, still evaluated and added left to right."""
+        steps: list[tuple[int | None, Expr]] = []
+        while isinstance(node, n.BinOp) and node.op == "+":
+            steps.append((node.pos, self.expr(node.right)))
+            left = node.left
+            if isinstance(left, n.BinOp) and left.op == "+" and not _is_constant(left):
+                node = left
+                continue
+            first = self.expr(left)
+            break
+        steps.reverse()
+        operands = tuple(steps)
+        add = self.binops["+"]
+
+        def add_chain(frame: Frame) -> Any:
+            total = first(frame)
+            for pos, operand in operands:
+                value = operand(frame)
+                if (
+                    total.__class__ is str
+                    and value.__class__ is str
+                    and len(total) + len(value) <= SHORT
+                ):
+                    total = total + value
+                    continue
+                try:
+                    total = add(total, value)
+                except Exception as error:
+                    raise located(error, pos) from None
+            return total
+
+        return add_chain
 
     def expr_Concat(self, node: n.Concat) -> Expr:
         items = tuple(self.expr(item) for item in node.items)
@@ -1225,7 +1272,8 @@ def _is_constant(node: Any) -> bool:
     if isinstance(node, n.Compare):
         return _is_constant(node.first) and all(_is_constant(v) for _, v in node.ops)
     if isinstance(node, n.CondExpr):
-        return _is_constant(node.test)
+        # Strict here; a conditional on a constant test is folded on its own (see expr).
+        return all(_is_constant(p) for p in (node.test, node.then, node.otherwise) if p)
     if isinstance(node, (n.Filter, n.Test)):
         arguments = node.arguments
         return (
