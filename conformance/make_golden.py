@@ -946,6 +946,14 @@ REGRESSIONS: list[tuple[str, str, dict, dict, str]] = [
         "{{ not (s|length if true else 0) }}",
     ),
     ("fold-cond-no-else", "chat", {}, {"ws": [1, 2, 3]}, "{{ 2 * (ws|length if true) }}"),
+    ("chat-dict-fromkeys", "chat", {}, {}, "{{ dict.fromkeys(['a', 'b'], 0) }}|{{ dict(a=1) }}"),
+    (
+        "chat-namespace-set-underscore",
+        "chat",
+        {},
+        {},
+        "{% set ns = namespace(a=1) %}{% set ns._x = 2 %}{{ ns.a }}",
+    ),
     (
         "fold-cond-name-branch-filtered",
         "chat",

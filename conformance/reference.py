@@ -7,8 +7,9 @@ Two configurations are compared:
     ``ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)`` with the
     ``loopcontrols`` extension and a ``{% generation %}`` tag that renders its body, ``tojson``
     replaced by ``json.dumps`` (``ensure_ascii=False``), the globals ``raise_exception`` and
-    ``strftime_now``, ``dict`` replaced by a function that only builds dicts and ``namespace`` by
-    one that refuses attribute names starting with ``_``. Ours: ``chat_environment()``.
+    ``strftime_now``, ``dict`` replaced by an object that only builds dicts (``dict(...)``,
+    ``dict.fromkeys(...)``) and ``namespace`` by a subclass refusing attribute names starting with
+    ``_`` at construction and assignment (as in transformers 5.23's ``chat_template_utils``). Ours: ``chat_environment()``.
 
 ``plain``
     A plain ``jinja2.Environment`` with the same options as ours (trim_blocks, lstrip_blocks,
@@ -77,18 +78,39 @@ def _tojson(x: Any, ensure_ascii=False, indent=None, separators=None, sort_keys=
     )
 
 
-def _safe_dict(*args: Any, **kwargs: Any) -> dict:
-    """transformers 5 replaces the ``dict`` type by a function that only builds dicts."""
-    return dict(*args, **kwargs)
+class _DictGlobal:
+    """transformers 5's ``dict`` global: builds dicts (``dict(...)``, ``dict.fromkeys(...)``) and
+    exposes nothing of the ``dict`` type itself."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> dict:
+        return dict(*args, **kwargs)
+
+    def fromkeys(self, *args: Any, **kwargs: Any) -> dict:
+        return dict.fromkeys(*args, **kwargs)
 
 
-def _safe_namespace(*args: Any, **kwargs: Any) -> JinjaNamespace:
-    """transformers 5 replaces ``namespace`` by one refusing names that start with ``_``."""
-    attrs = dict(*args, **kwargs)
-    for key in attrs:
-        if isinstance(key, str) and key.startswith("_"):
-            raise JinjaSecurityError(f"namespace attribute {key!r} is not allowed")
-    return JinjaNamespace(attrs)
+class _ChatNamespace(JinjaNamespace):
+    """transformers 5's ``namespace``: refuses attribute names starting with ``_``, both when
+    built and when assigned (``{% set ns._x = 1 %}``)."""
+
+    def __init__(*args: Any, **kwargs: Any) -> None:  # noqa: N805 - Jinja's signature trick
+        self, args = args[0], args[1:]
+        attrs = dict(*args, **kwargs)
+        for name in attrs:
+            _ChatNamespace._refuse(name)
+        JinjaNamespace.__init__(self, attrs)
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        _ChatNamespace._refuse(name)
+        JinjaNamespace.__setitem__(self, name, value)
+
+    @staticmethod
+    def _refuse(name: Any) -> None:
+        if isinstance(name, str) and name.startswith("_"):
+            raise JinjaSecurityError(
+                "Chat templates cannot store underscore-prefixed attributes on a namespace, "
+                f"but got {name!r}. Please rename the attribute."
+            )
 
 
 def reference_chat_environment() -> jinja2.Environment:
@@ -101,8 +123,8 @@ def reference_chat_environment() -> jinja2.Environment:
     env.filters["tojson"] = _tojson
     env.globals["raise_exception"] = _raise_exception
     env.globals["strftime_now"] = pinned_strftime_now
-    env.globals["dict"] = _safe_dict
-    env.globals["namespace"] = _safe_namespace
+    env.globals["dict"] = _DictGlobal()
+    env.globals["namespace"] = _ChatNamespace
     return env
 
 
