@@ -744,7 +744,7 @@ CHAT_ONLY: dict[str, list[tuple[str, str]]] = {
         ("sandbox-format-attr", "{{ '{0.__class__}'.format(1) }}"),
         ("sandbox-func-globals", "{{ raise_exception.__globals__ }}"),
         ("dict-global-only-builds", "{{ dict(a=1) }}|{{ dict({'b': 2}) }}|{{ dict([('c', 3)]) }}"),
-        ("dict-global-attr", "{{ dict.fromkeys }}"),
+        ("dict-global-attr", "{{ dict.fromkeys is callable }}|{{ dict.items is defined }}"),
         ("namespace-underscore", "{% set ns = namespace(_x=1) %}{{ ns._x }}"),
         ("namespace-private-read", "{% set ns = namespace(a=1) %}{{ ns._Namespace__attrs }}"),
         ("fromjson-unknown", "{{ '{}'|fromjson }}"),
