@@ -6,12 +6,13 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .errors import LimitError, SecurityError, TemplateError, TemplateRuntimeError
-from .runtime import Cycler, Joiner, Namespace, Undefined
+from .runtime import Cycler, Joiner, Undefined
 from .sandbox import (
     AttributePolicy,
     Limits,
     SandboxedDict,
     SandboxedNamespace,
+    check_key,
     check_nesting,
     check_pairs,
     enter_render,
@@ -349,19 +350,43 @@ def _strftime_now(format: str) -> str:
     return datetime.now().strftime(format)
 
 
-def _chat_namespace(*args: Any, **kwargs: Any) -> Namespace:
-    """transformers' ``namespace``: refuses attribute names that start with an underscore."""
-    namespace = SandboxedNamespace(*args, **kwargs)
-    for key in namespace._attrs:
-        if isinstance(key, str) and key.startswith("_"):
-            raise SecurityError(f"namespace attribute {key!r} is not allowed")
-    return namespace
+class ChatNamespace(SandboxedNamespace):
+    """transformers' ``namespace``: no name starting with an underscore, built or assigned."""
+
+    __slots__ = ()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name in self._attrs:
+            _refuse_private_name(name)
+
+    def set(self, name: str, value: Any) -> None:
+        _refuse_private_name(name)
+        super().set(name, value)
 
 
-def _chat_dict(*args: Any, **kwargs: Any) -> dict:
-    """transformers' ``dict``: builds a dict and nothing else (the type itself stays hidden)."""
-    check_pairs(args)
-    return dict(*args, **kwargs)
+def _refuse_private_name(name: Any) -> None:
+    if isinstance(name, str) and name.startswith("_"):
+        raise SecurityError(
+            "Chat templates cannot store underscore-prefixed attributes on a namespace, but got"
+            f" {name!r}. Please rename the attribute."
+        )
+
+
+class ChatDict:
+    """transformers' ``dict``: calling it builds a dict, ``dict.fromkeys`` works, nothing else."""
+
+    __slots__ = ()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> dict:
+        check_pairs(args)
+        return dict(*args, **kwargs)
+
+    def fromkeys(self, keys: Any, value: Any = None) -> dict:
+        keys = list(keys)
+        for key in keys:
+            check_key(key)
+        return dict.fromkeys(keys, value)
 
 
 def chat_environment(limits: Limits | None = None) -> Environment:
@@ -383,8 +408,8 @@ def chat_environment(limits: Limits | None = None) -> Environment:
     environment.globals.update(
         raise_exception=raise_exception,
         strftime_now=_strftime_now,
-        dict=_chat_dict,
-        namespace=_chat_namespace,
+        dict=ChatDict(),
+        namespace=ChatNamespace,
     )
     environment._remember_builtins("chat")
     return environment

@@ -317,7 +317,7 @@ PRESET = [
     ('{{ strftime_now() }}', None, {'plain': Err(cls='UndefinedError', message="'strftime_now' is undefined"), 'chat': Err(cls='TemplateRuntimeError', message="pinned_strftime_now() missing 1 required positional argument: 'fmt'")}),
     ('{{ strftime_now is defined }}{{ raise_exception is defined }}', None, {'plain': 'FalseFalse', 'chat': 'TrueTrue'}),
     ('{% set ns = namespace(a=1) %}{% set ns.b = 2 %}{{ ns.a }}{{ ns.b }}', None, '12'),
-    ('{% set ns = namespace(_a=1) %}{{ ns._a }}', None, {'plain': '', 'chat': Err(cls='SecurityError', message="namespace attribute '_a' is not allowed")}),
+    ('{% set ns = namespace(_a=1) %}{{ ns._a }}', None, {'plain': '', 'chat': Err(cls='SecurityError', message="Chat templates cannot store underscore-prefixed attributes on a namespace, but got '_a'. Please rename the attribute.")}),
     ('{{ namespace(a=1).a }}', None, '1'),
     ('{{ dict(a=1) }}', None, "{'a': 1}"),
     ('{{ dict(a=1).items() | list }}', None, "[('a', 1)]"),
@@ -377,7 +377,7 @@ CHAT_HELPERS = [
     ("{{ messages | map(attribute='role') | list | tojson }}", MSG, {'chat': '["user"]'}),
     ("{{ messages | selectattr('role', 'eq', 'user') | map(attribute='content') | first }}", MSG, {'chat': 'hi'}),
     ("{% set ns = namespace(found=false) %}{% for m in messages %}{% if m.role == 'user' %}{% set ns.found = true %}{% endif %}{% endfor %}{{ ns.found }}", MSG, {'chat': 'True'}),
-    ('{{ namespace(__x=1) }}', MSG, {'chat': Err(cls='SecurityError', message="namespace attribute '__x' is not allowed")}),
+    ('{{ namespace(__x=1) }}', MSG, {'chat': Err(cls='SecurityError', message="Chat templates cannot store underscore-prefixed attributes on a namespace, but got '__x'. Please rename the attribute.")}),
     ('{{ dict(a=messages) | tojson }}', MSG, {'chat': '{"a": [{"role": "user", "content": "hi"}]}'}),
 ]
 

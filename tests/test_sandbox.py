@@ -199,7 +199,9 @@ def test_chat_environment_too(source, expected):
     ctx = context()
     before = copy.deepcopy(ctx)
     got = _normalise(outcome(mj.chat_environment(), source, ctx))
-    if expected[0] == OK:
+    if source in CHAT_ALLOWS:
+        assert got == CHAT_ALLOWS[source]
+    elif expected[0] == OK:
         assert got[0] in (OK, UndefinedError, SecurityError)
     else:
         assert got[0] in (SecurityError, UndefinedError, mj.TemplateRuntimeError)
@@ -228,6 +230,8 @@ def test_same_outcome_class_as_jinja2(source, expected):
 
 
 STRICTER_THAN_JINJA2 = {"{{ dict.fromkeys(x) }}"}
+# transformers' dict global is an object whose fromkeys builds a dict: allowed in the chat preset.
+CHAT_ALLOWS = {"{{ dict.fromkeys(x) }}": (OK, "{1: None, 2: None}")}
 
 
 # ------------------------------------------------------------------------- caller objects
