@@ -166,11 +166,15 @@ class Compiler:
 
             return run_two
         sequence = tuple(items)
+        max_output = self.limits.max_output
 
         def run_all(frame: Frame, out: list) -> None:
             for item in sequence:
                 if item.__class__ is str:
-                    frame.state.grow(len(item))
+                    state = frame.state
+                    state.size += len(item)
+                    if state.size > max_output:
+                        state.grow(0)  # raises, naming the limit
                     out.append(item)
                 else:
                     item(frame, out)
@@ -202,6 +206,7 @@ class Compiler:
         return self._text(node.text)
 
     def stmt_Output(self, node: n.Output) -> Stmt:
+        max_output = self.limits.max_output
         self.folding = _is_constant(node.expr)
         expr = self.expr(node.expr)
         self.folding = False
@@ -214,9 +219,14 @@ class Compiler:
                     value = to_string(value)
                 except Exception as error:
                     raise located(error, pos) from None
+            # Budget.grow and Budget.step, inlined: this runs for every printed value.
             state = frame.state
-            state.grow(len(value))
-            state.step()
+            state.size += len(value)
+            state.steps += 1
+            if state.size > max_output:
+                state.grow(0)
+            if state.steps >= state.next_clock:
+                state.check()
             out.append(value)
 
         return output
@@ -291,7 +301,9 @@ class Compiler:
             completed = False
             try:
                 for item in items:
-                    state.step()
+                    state.steps += 1  # Budget.step, inlined for every iteration
+                    if state.steps >= state.next_clock:
+                        state.check()
                     loop.index0 += 1
                     inner = Frame({"loop": loop}, frame, state)
                     assign(inner, item)
