@@ -18,7 +18,7 @@ Configurations:
 ``chat``
     ``chat_environment()`` vs Jinja2 configured as transformers does (``trim_blocks``,
     ``lstrip_blocks``, ``loopcontrols``, a ``generation`` tag, json.dumps ``tojson``,
-    ``raise_exception``, ``strftime_now``, and transformers 5's ``dict``/``namespace``
+    ``raise_exception``, ``strftime_now``, and transformers 5.23's ``dict``/``namespace``
     replacements).
 """
 
@@ -34,6 +34,7 @@ from typing import Any
 import jinja2
 import jinja2.ext
 import jinja2.nodes
+import jinja2.utils
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 import minijinja_py
@@ -107,21 +108,39 @@ def tojson(x: Any, ensure_ascii=False, indent=None, separators=None, sort_keys=F
     )
 
 
-def _ref_dict(*args: Any, **kwargs: Any) -> dict:
-    """transformers 5 replaces the ``dict`` type by a function that only builds dicts."""
-    return dict(*args, **kwargs)
+class _RefDict:
+    """transformers 5.23's ``dict`` global: builds dicts (``dict(...)``, ``dict.fromkeys(...)``)
+    and exposes nothing of the ``dict`` type itself."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> dict:
+        return dict(*args, **kwargs)
+
+    def fromkeys(self, *args: Any, **kwargs: Any) -> dict:
+        return dict.fromkeys(*args, **kwargs)
 
 
-def _ref_namespace(*args: Any, **kwargs: Any) -> Any:
-    """transformers 5 replaces ``namespace`` by one refusing names that start with ``_``."""
-    from jinja2.exceptions import SecurityError
-    from jinja2.utils import Namespace
+class _RefNamespace(jinja2.utils.Namespace):
+    """transformers 5.23's ``namespace``: refuses attribute names starting with ``_``, both when
+    built and when assigned (``{% set ns._x = 1 %}``)."""
 
-    attrs = dict(*args, **kwargs)
-    for key in attrs:
-        if isinstance(key, str) and key.startswith("_"):
-            raise SecurityError(f"namespace attribute {key!r} is not allowed")
-    return Namespace(attrs)
+    def __init__(*args: Any, **kwargs: Any) -> None:  # noqa: N805 - Jinja's signature trick
+        self, args = args[0], args[1:]
+        attrs = dict(*args, **kwargs)
+        for name in attrs:
+            _RefNamespace._refuse(name)
+        jinja2.utils.Namespace.__init__(self, attrs)
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        _RefNamespace._refuse(name)
+        jinja2.utils.Namespace.__setitem__(self, name, value)
+
+    @staticmethod
+    def _refuse(name: Any) -> None:
+        if isinstance(name, str) and name.startswith("_"):
+            raise jinja2.exceptions.SecurityError(
+                "Chat templates cannot store underscore-prefixed attributes on a namespace, "
+                f"but got {name!r}. Please rename the attribute."
+            )
 
 
 _REF_UNDEFINED = {
@@ -142,8 +161,8 @@ def reference(config: str, **options: Any) -> jinja2.Environment:
         env.filters["tojson"] = tojson
         env.globals["raise_exception"] = raise_exception
         env.globals["strftime_now"] = pinned_strftime_now
-        env.globals["dict"] = _ref_dict
-        env.globals["namespace"] = _ref_namespace
+        env.globals["dict"] = _RefDict()
+        env.globals["namespace"] = _RefNamespace
         return env
     options = dict(options)
     if "undefined" in options:

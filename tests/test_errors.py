@@ -283,7 +283,7 @@ RUNTIME = [
     ('{{ lipsum.__globals__ }}', None, ''),
     ('{{ namespace.__dict__ }}', None, ''),
     ("{{ ''.format.__self__ }}", None, ''),
-    ('{% set ns = namespace() %}{% set ns.__dict__ = 1 %}', None, ''),
+    ('{% set ns = namespace() %}{% set ns.__dict__ = 1 %}', None, {'plain': '', 'chat': Err(cls='SecurityError', message="Chat templates cannot store underscore-prefixed attributes on a namespace, but got '__dict__'. Please rename the attribute.")}),
     ('{{ range(10000000) | length }}', None, Err(cls='LimitError', message='Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).')),
     ('{{ range(1, 2, 0) | list }}', None, Err(cls='TemplateRuntimeError', message='range() arg 3 must not be zero')),
     ("{{ range('a') }}", None, Err(cls='TemplateRuntimeError', message="'str' object cannot be interpreted as an integer")),
