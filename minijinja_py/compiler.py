@@ -394,7 +394,11 @@ class Compiler:
                 value = target(*args, **kwargs)
             except Exception as error:
                 raise located(error, pos) from None
-            text = value if type(value) is str else to_string(value)
+            if not isinstance(value, str):
+                # Jinja joins the call's result with the output as it is.
+                message = f"sequence item 0: expected str instance, {type(value).__name__} found"
+                raise located(TemplateRuntimeError(message), pos)
+            text = value
             frame.state.grow(len(text))
             out.append(text)
 
@@ -548,6 +552,9 @@ class Compiler:
                             f"parameter {param!r} was not provided", name=param
                         )
                 caller = MISSING if "caller" in names else kwargs.pop("caller", MISSING)
+                if caller is not MISSING and not catch_caller and catch_kwargs:
+                    kwargs["caller"] = caller  # an ordinary keyword for this macro
+                    caller = MISSING
                 if caller is not MISSING:
                     if not catch_caller:
                         raise TemplateRuntimeError(
@@ -692,7 +699,8 @@ class Compiler:
                 return _fresh(value)
 
             return fresh
-        key = (type(value), value)
+        # 0.0 == -0.0 (and 1 == True): the key tells them apart by type and, for floats, text.
+        key = (type(value), repr(value) if type(value) is float else value)
         loader = self.constants.get(key)
         if loader is None:
             loader = self.constants[key] = lambda frame: value

@@ -286,7 +286,7 @@ def _rebuild_template(environment: Environment, source: str, globals: dict[str, 
 
 
 def default_globals(limits: Limits) -> dict[str, Any]:
-    def range_(*args: Any) -> range:
+    def safe_range(*args: Any) -> range:
         """range(stop) / range(start, stop[, step]), refusing more than max_range items."""
         result = range(*args)
         if len(result) > limits.max_range:
@@ -296,6 +296,9 @@ def default_globals(limits: Limits) -> dict[str, Any]:
             )
         return result
 
+    # Python's argument errors name the function as Jinja's: "safe_range() ...".
+    safe_range.__qualname__ = "safe_range"
+
     def lipsum(n: int = 5, html: bool = True, min: int = 20, max: int = 100) -> str:
         """Placeholder text: ``n`` paragraphs of ``min`` to ``max`` words."""
         if n * max > limits.max_string // 8 or n < 0 or min > max:
@@ -303,7 +306,7 @@ def default_globals(limits: Limits) -> dict[str, Any]:
         return _lorem_ipsum(n, html, min, max)
 
     return {
-        "range": range_,
+        "range": safe_range,
         "dict": SandboxedDict,
         "lipsum": lipsum,
         "cycler": Cycler,
@@ -363,6 +366,10 @@ class ChatNamespace(SandboxedNamespace):
     def set(self, name: str, value: Any) -> None:
         _refuse_private_name(name)
         super().set(name, value)
+
+
+# Python's type errors ("argument of type ... is not iterable") name it as transformers' class.
+ChatNamespace.__name__ = "TemplateNamespace"
 
 
 def _refuse_private_name(name: Any) -> None:

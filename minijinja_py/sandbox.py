@@ -636,4 +636,8 @@ class SandboxedNamespace(Namespace):
         super().__init__(*args, **kwargs)
 
 
+# Python's type errors name it as Jinja2's class ("argument of type 'Namespace' ...").
+SandboxedNamespace.__name__ = "Namespace"
+
+
 _DEFAULT_LIMITS = Limits()

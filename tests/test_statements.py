@@ -239,7 +239,7 @@ MACRO_DEFINITIONS = [
     ('{% macro m(caller=none) %}{{ caller is none }}{% endmacro %}{{ m() }}', None, 'True'),
     ('{% macro m() %}{{ caller }}{% endmacro %}{{ m(caller=1) }}', None, '1'),
     ('{% macro m(a) %}{{ a() }}{% endmacro %}{% macro c() %}X{% endmacro %}{{ m(c) }}', None, 'X'),
-    ('{% macro m() %}{{ kwargs.caller is defined }}{% endmacro %}{{ m(caller=1) }}', None, 'True', 'F48'),
+    ('{% macro m() %}{{ kwargs.caller is defined }}{% endmacro %}{{ m(caller=1) }}', None, 'True'),
     ('{% macro m(x) %}{{ x }}{% endmacro %}{{ m(x=m(x=1)) }}', None, '1'),
     ('{% macro m() %}{{ varargs[0] }}{% endmacro %}{{ m(m) }}', None, "<Macro 'm'>"),
     ('{% macro a() %}{{ b() }}{% endmacro %}{{ a() }}{% macro b() %}B{% endmacro %}', None, Err(cls='UndefinedError', message="'b' is undefined")),
@@ -253,10 +253,10 @@ MACRO_DEFINITIONS = [
 
 # what a call block may call: macros with kwargs, plain functions, missing names
 CALL_BLOCK_TARGETS = [
-    ('{% macro m() %}{{ kwargs }}{% endmacro %}{% call m() %}x{% endcall %}', None, "{'caller': <Macro anonymous>}", 'F48'),
+    ('{% macro m() %}{{ kwargs }}{% endmacro %}{% call m() %}x{% endcall %}', None, "{'caller': <Macro anonymous>}"),
     ('{% macro m() %}{{ kwargs | length }}{{ caller() }}{% endmacro %}{% call m(a=1) %}x{% endcall %}', None, '1x'),
-    ('{% call dict() %}x{% endcall %}', None, Err(cls='TemplateRuntimeError', message='sequence item 0: expected str instance, dict found'), 'F49'),
-    ('{% call range(2) %}x{% endcall %}', None, Err(cls='TemplateRuntimeError', message="safe_range() got an unexpected keyword argument 'caller'"), 'F50'),
+    ('{% call dict() %}x{% endcall %}', None, Err(cls='TemplateRuntimeError', message='sequence item 0: expected str instance, dict found')),
+    ('{% call range(2) %}x{% endcall %}', None, Err(cls='TemplateRuntimeError', message="safe_range() got an unexpected keyword argument 'caller'")),
     ('{% call nope() %}x{% endcall %}', None, Err(cls='UndefinedError', message="'nope' is undefined")),
     ('{% macro m() %}{{ caller() }}{% endmacro %}{% call m %}x{% endcall %}', None, Err(cls='TemplateSyntaxError', message='expected call'), 'F1'),
     ('{% macro m() %}{{ caller() }}{% endmacro %}{% call(x) m() %}{{ x }}{% endcall %}', None, ''),
