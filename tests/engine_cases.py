@@ -26,9 +26,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import jinja2
@@ -38,6 +36,7 @@ import jinja2.utils
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 import minijinja_py
+from conformance.reference import GenerationTag, pinned_strftime_now
 
 CONFIGS = ("plain", "chat")
 
@@ -45,7 +44,6 @@ CONFIGS = ("plain", "chat")
 #: default to keep the suite fast (Jinja2 compiling each template costs more than our whole
 #: check); ``MINIJINJA_TESTS_REFERENCE=1 python -m pytest tests`` turns it on.
 CHECK_REFERENCE = os.environ.get("MINIJINJA_TESTS_REFERENCE", "0") == "1"
-FIXED_NOW = datetime(2026, 1, 15, 12, 34, 56)
 
 
 @dataclass(frozen=True)
@@ -78,23 +76,6 @@ _PY_TO_OURS = {
     "TemplateAssertionError": "TemplateSyntaxError",
     "SyntaxError": "TemplateSyntaxError",
 }
-
-
-def pinned_strftime_now(fmt: str) -> str:
-    return FIXED_NOW.strftime(fmt)
-
-
-class _GenerationTag(jinja2.ext.Extension):
-    tags = {"generation"}
-
-    def parse(self, parser: Any) -> jinja2.nodes.Node:
-        lineno = next(parser.stream).lineno
-        body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
-        call = self.call_method("_render_body")
-        return jinja2.nodes.CallBlock(call, [], [], body).set_lineno(lineno)
-
-    def _render_body(self, caller: Callable[[], str]) -> str:
-        return caller()
 
 
 # Named and shaped exactly as transformers' own helpers (argument errors name the function).
@@ -156,7 +137,7 @@ def reference(config: str, **options: Any) -> jinja2.Environment:
         env = ImmutableSandboxedEnvironment(
             trim_blocks=True,
             lstrip_blocks=True,
-            extensions=[_GenerationTag, jinja2.ext.loopcontrols],
+            extensions=[GenerationTag, jinja2.ext.loopcontrols],
         )
         env.filters["tojson"] = tojson
         env.globals["raise_exception"] = raise_exception
