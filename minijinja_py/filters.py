@@ -308,69 +308,27 @@ def do_wordwrap(
     )
 
 
-def _strip_comments(text: str) -> str:
-    # markupsafe removes the first "<!--" ... "-->" and searches again from the start, which is
-    # quadratic.  This walks once: only the last three kept characters can join the rest into
-    # a new "<!--", so those are the only ones ever looked at again.
-    kept: list[str] = []
-    pos = 0
-    while True:
-        tail = _last_chars(kept, 3) if kept else ""
-        joined = (tail + text[pos : pos + 3]).find("<!--") if "<" in tail else -1
-        if -1 < joined < len(tail):
-            head = tail[joined:]
-            stop = (head + text[pos : pos + 2]).find("-->")
-            if stop == -1:
-                found = text.find("-->", pos)
-                if found == -1:
-                    break
-                stop = found - pos + len(head)
-            _drop_last(kept, len(head))
-            pos += stop + 3 - len(head)
-            continue
-        start = text.find("<!--", pos)
-        if start == -1:
-            break
-        stop = text.find("-->", start)
-        if stop == -1:
-            break
-        kept.append(text[pos:start])
-        pos = stop + 3
-    kept.append(text[pos:])
-    return "".join(kept)
-
-
-def _last_chars(chunks: list[str], count: int) -> str:
-    parts: list[str] = []
-    size = 0
-    for chunk in reversed(chunks):
-        parts.append(chunk)
-        size += len(chunk)
-        if size >= count:
-            break
-    return "".join(reversed(parts))[-count:] if parts else ""
-
-
-def _drop_last(chunks: list[str], count: int) -> None:
-    while count:
-        last = chunks.pop()
-        if len(last) > count:
-            chunks.append(last[:-count])
-            return
-        count -= len(last)
-
-
-def _strip_tags(text: str) -> str:
-    # The text before the first "<" never holds another one, so one left-to-right pass is
-    # the same as markupsafe's remove-and-search-again loop.
+def _strip_markup(text: str) -> str:
+    """Remove comments and tags in one left-to-right scan, as current markupsafe does: a
+    "<!--" runs to the next "-->", any other "<" to the next ">", and an unclosed one keeps
+    the rest of the text."""
     kept: list[str] = []
     pos = 0
     while (start := text.find("<", pos)) != -1:
-        stop = text.find(">", start)
-        if stop == -1:
-            break
+        if text.startswith("<!--", start):
+            stop = text.find("-->", start + 4)
+            if stop == -1:
+                break
+            end = stop + 3
+        else:
+            stop = text.find(">", start)
+            if stop == -1:
+                break
+            end = stop + 1
         kept.append(text[pos:start])
-        pos = stop + 1
+        pos = end
+    if not kept:
+        return text
     kept.append(text[pos:])
     return "".join(kept)
 
@@ -381,8 +339,7 @@ def do_striptags(value: Any) -> str:
 
     if hasattr(value, "__html__"):
         value = value.__html__()
-    # Comments first, so a tag inside a comment cannot end the comment early.
-    text = _strip_tags(_strip_comments(str(value)))
+    text = _strip_markup(str(value))
     return html.unescape(" ".join(text.split()))
 
 
