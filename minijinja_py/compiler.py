@@ -129,6 +129,8 @@ class Compiler:
         self.block_names: set[str] = set()
         # True while compiling a printed expression that Jinja would fold into a constant.
         self.folding = False
+        # _is_constant's answers for this compile (see there).
+        self.constant_memo: dict[int, tuple[Any, bool]] = {}
         # Whether constant sub-expressions are folded now (not while folding one).
         self.may_fold = True
         self.fold_state: RenderState | None = None
@@ -207,7 +209,7 @@ class Compiler:
 
     def stmt_Output(self, node: n.Output) -> Stmt:
         max_output = self.limits.max_output
-        self.folding = _is_constant(node.expr)
+        self.folding = _is_constant(node.expr, self.constant_memo)
         expr = self.expr(node.expr)
         self.folding = False
         pos = node.pos
@@ -498,8 +500,8 @@ class Compiler:
     def _require_loop(self, node: n.Node, word: str) -> None:
         if self.loop_depth == 0:
             # Python's wording: Jinja leaves this check to Python's compiler.
-            message = "'break' outside loop" if word == "break" else (
-                "'continue' not properly in loop"
+            message = (
+                "'break' outside loop" if word == "break" else ("'continue' not properly in loop")
             )
             error = TemplateSyntaxError(message)
             error.offset = node.pos
@@ -641,8 +643,13 @@ class Compiler:
     # ------------------------------------------------------------ expressions
 
     def expr(self, node: n.Node) -> Expr:
-        if self.may_fold and type(node) is not n.Const and (
-            _is_constant(node) or (isinstance(node, n.CondExpr) and _is_constant(node.test))
+        if (
+            self.may_fold
+            and type(node) is not n.Const
+            and (
+                _is_constant(node, self.constant_memo)
+                or (isinstance(node, n.CondExpr) and _is_constant(node.test, self.constant_memo))
+            )
         ):
             value = self._fold(node)
             if value is not MISSING:
@@ -663,7 +670,7 @@ class Compiler:
                 # Folded on its test alone: then the chosen branch must be constant too.
                 test = self._evaluate(node.test)
                 branch = node.then if test else node.otherwise
-                if branch is None or not _is_constant(branch):
+                if branch is None or not _is_constant(branch, self.constant_memo):
                     return MISSING
                 value = self._evaluate(branch)
             else:
@@ -990,7 +997,6 @@ class Compiler:
         pos = node.pos
         charge = charge_for(kind, node.name)  # big inputs and outputs count (see sandbox)
         if charge is _no_charge:
-
             # The common case (`x|trim`, `x is defined`) in one closure.
             def apply_free(frame: Frame) -> Any:
                 operand = value(frame)
@@ -1074,7 +1080,11 @@ class Compiler:
         while isinstance(node, n.BinOp) and node.op == "+":
             steps.append((node.pos, self.expr(node.right)))
             left = node.left
-            if isinstance(left, n.BinOp) and left.op == "+" and not _is_constant(left):
+            if (
+                isinstance(left, n.BinOp)
+                and left.op == "+"
+                and not _is_constant(left, self.constant_memo)
+            ):
                 node = left
                 continue
             first = self.expr(left)
@@ -1275,42 +1285,56 @@ def _has_safe_repr(value: Any) -> bool:
 _SAFE_SCALARS = frozenset([bool, int, float, complex, range, str, Markup])
 
 
-def _is_constant(node: Any) -> bool:
-    """Whether Jinja's optimizer may fold ``node`` into a constant when compiling."""
+def _is_constant(node: Any, memo: dict[int, tuple[Any, bool]] | None = None) -> bool:
+    """Whether Jinja's optimizer may fold ``node`` into a constant when compiling.
+
+    The compiler asks this of every node it compiles, each time about the whole subtree; with
+    ``memo`` (kept for one compile, holding the node so that its id stays its own) each
+    subtree is walked once.
+    """
+    if memo is None:
+        return _constant(node, None)
+    hit = memo.get(id(node))
+    if hit is None:
+        hit = memo[id(node)] = (node, _constant(node, memo))
+    return hit[1]
+
+
+def _constant(node: Any, memo: dict[int, tuple[Any, bool]] | None) -> bool:
     if isinstance(node, n.Const):
         return True
     if isinstance(node, (n.TupleLit, n.ListLit)):
-        return all(_is_constant(item) for item in node.items)
+        return all(_is_constant(item, memo) for item in node.items)
     if isinstance(node, n.DictLit):
-        return all(_is_constant(k) and _is_constant(v) for k, v in node.pairs)
+        return all(_is_constant(k, memo) and _is_constant(v, memo) for k, v in node.pairs)
     if isinstance(node, (n.BinOp, n.And, n.Or)):
-        return _is_constant(node.left) and _is_constant(node.right)
+        return _is_constant(node.left, memo) and _is_constant(node.right, memo)
     if isinstance(node, n.Unary):
-        return _is_constant(node.operand)
+        return _is_constant(node.operand, memo)
     if isinstance(node, n.Concat):
-        return all(_is_constant(item) for item in node.items)
+        return all(_is_constant(item, memo) for item in node.items)
     if isinstance(node, n.Compare):
-        return _is_constant(node.first) and all(_is_constant(v) for _, v in node.ops)
+        return _is_constant(node.first, memo) and all(_is_constant(v, memo) for _, v in node.ops)
     if isinstance(node, n.CondExpr):
         # Strict here; a conditional on a constant test is folded on its own (see expr).
-        return all(_is_constant(p) for p in (node.test, node.then, node.otherwise) if p)
+        return all(_is_constant(p, memo) for p in (node.test, node.then, node.otherwise) if p)
     if isinstance(node, (n.Filter, n.Test)):
         arguments = node.arguments
         return (
             node.value is not None
             and not (isinstance(node, n.Filter) and node.name in _CONTEXT_FILTERS)
-            and _is_constant(node.value)
+            and _is_constant(node.value, memo)
             and arguments.star is None
             and arguments.dstar is None
-            and all(_is_constant(a) for a in arguments.args)
-            and all(_is_constant(v) for _, v in arguments.kwargs)
+            and all(_is_constant(a, memo) for a in arguments.args)
+            and all(_is_constant(v, memo) for _, v in arguments.kwargs)
         )
     if isinstance(node, n.GetAttr):
-        return _is_constant(node.obj)
+        return _is_constant(node.obj, memo)
     if isinstance(node, n.GetItem):
-        return _is_constant(node.obj) and _is_constant(node.key)
+        return _is_constant(node.obj, memo) and _is_constant(node.key, memo)
     if isinstance(node, n.Slice):
-        return all(_is_constant(p) for p in (node.start, node.stop, node.step) if p)
+        return all(_is_constant(p, memo) for p in (node.start, node.stop, node.step) if p)
     return False
 
 
