@@ -583,6 +583,10 @@ def do_tojson(env: Any, value: Any, indent: int | None = None) -> Markup:
     return _htmlsafe_json_dumps(value, dumps, **kwargs)
 
 
+# json.dumps's encoder for each indent chat_tojson has used with its other defaults.
+_CHAT_ENCODERS: dict[int | None, Any] = {}
+
+
 @_jinja_name("tojson")
 def chat_tojson(
     value: Any,
@@ -592,6 +596,20 @@ def chat_tojson(
     sort_keys: bool = False,
 ) -> str:
     """The chat preset's ``tojson``: ``{{ {"b": "é", "a": 1}|tojson }}`` -> ``{"b": "é", "a": 1}``"""
+    if (
+        ensure_ascii is False
+        and separators is None
+        and sort_keys is False
+        and (indent is None or (type(indent) is int and indent <= _JSON_PROBE_WIDTH))
+    ):
+        # What templates pass: no width to check (see _check_json_size), and the encoder
+        # json.dumps would build for these arguments can be built once and reused.
+        encoder = _CHAT_ENCODERS.get(indent)
+        if encoder is None:
+            import json
+
+            encoder = _CHAT_ENCODERS[indent] = json.JSONEncoder(ensure_ascii=False, indent=indent)
+        return encoder.encode(value)
     import json
 
     kwargs = {

@@ -16,6 +16,7 @@ from .errors import LimitError
 from .runtime import Undefined
 from .sandbox import (
     CHARS_PER_STEP,
+    ITEMS_PER_STEP,
     Limits,
     charge_size,
     charge_steps,
@@ -29,14 +30,20 @@ _SIZED = (str, list, tuple)
 _PERCENT_WIDTH = re.compile(r"%(?:\([^)]*\))?[-+ #0]*(\d+|\*)?(?:\.(\d+|\*))?")
 
 
-def _check_sum(a: Any, b: Any, limits: Limits) -> None:
-    if isinstance(a, _SIZED) and isinstance(b, _SIZED):
-        check_length(len(a) + len(b), limits, "string" if isinstance(a, str) else "list")
-
-
 def make_add(limits: Limits) -> Callable[[Any, Any], Any]:
+    # Sums shorter than these neither exceed a limit nor cost a step: check_length would
+    # do nothing for them.
+    short_string = min(CHARS_PER_STEP, limits.max_string + 1)
+    short_list = min(ITEMS_PER_STEP, limits.max_items + 1)
+
     def add(a: Any, b: Any) -> Any:
-        _check_sum(a, b, limits)
+        if isinstance(a, _SIZED) and isinstance(b, _SIZED):
+            length = len(a) + len(b)
+            if isinstance(a, str):
+                if length >= short_string:
+                    check_length(length, limits)
+            elif length >= short_list:
+                check_length(length, limits, "list")
         result = a + b
         if type(result) is int:
             check_int(result, limits)
@@ -121,40 +128,86 @@ def make_binops(limits: Limits) -> dict[str, Callable[[Any, Any], Any]]:
 def _contains(container: Any, item: Any) -> bool:
     if type(item) is tuple:
         check_key(item)  # a dict or set would hash it
-    if type(container) is not dict:
-        charge_size(container)  # a list or string is searched from one end
+    cls = type(container)
+    if cls is str:
+        if len(container) >= CHARS_PER_STEP:
+            charge_size(container)  # a list or string is searched from one end
+    elif cls is not dict:
+        charge_size(container)
     return item in container
 
 
 def _not_contains(container: Any, item: Any) -> bool:
     if type(item) is tuple:
         check_key(item)
-    if type(container) is not dict:
+    cls = type(container)
+    if cls is str:
+        if len(container) >= CHARS_PER_STEP:
+            charge_size(container)
+    elif cls is not dict:
         charge_size(container)
     return item not in container
 
 
-def _charged(compare: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
-    # Comparing two big lists or strings walks them: charge that to the step budget, so a
-    # loop comparing megabytes on each pass stops at max_steps rather than running for hours.
-    def charged(a: Any, b: Any) -> bool:
-        if type(a) in _BULKY or type(b) in _BULKY:
-            charge_size(a)
-            charge_size(b)
-        return compare(a, b)
+# Comparing two big lists or strings walks them: charge that to the step budget, so a loop
+# comparing megabytes on each pass stops at max_steps rather than running for hours.  Sizes
+# below these cost nothing (see charge_size), so such operands skip the charging call.
+_FREE_SIZE = {
+    str: CHARS_PER_STEP,
+    list: ITEMS_PER_STEP,
+    tuple: ITEMS_PER_STEP,
+    dict: ITEMS_PER_STEP,
+}
 
-    return charged
+
+def _charge_operands(a: Any, b: Any) -> None:
+    free = _FREE_SIZE.get(type(a))
+    if free is not None and len(a) >= free:
+        charge_size(a)
+    free = _FREE_SIZE.get(type(b))
+    if free is not None and len(b) >= free:
+        charge_size(b)
+
+
+def _eq(a: Any, b: Any) -> bool:
+    _charge_operands(a, b)
+    return a == b
+
+
+def _ne(a: Any, b: Any) -> bool:
+    _charge_operands(a, b)
+    return a != b
+
+
+def _lt(a: Any, b: Any) -> bool:
+    _charge_operands(a, b)
+    return a < b
+
+
+def _le(a: Any, b: Any) -> bool:
+    _charge_operands(a, b)
+    return a <= b
+
+
+def _gt(a: Any, b: Any) -> bool:
+    _charge_operands(a, b)
+    return a > b
+
+
+def _ge(a: Any, b: Any) -> bool:
+    _charge_operands(a, b)
+    return a >= b
 
 
 _BULKY = {str, list, tuple, dict}
 
 COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
-    "==": _charged(operator.eq),
-    "!=": _charged(operator.ne),
-    "<": _charged(operator.lt),
-    "<=": _charged(operator.le),
-    ">": _charged(operator.gt),
-    ">=": _charged(operator.ge),
+    "==": _eq,
+    "!=": _ne,
+    "<": _lt,
+    "<=": _le,
+    ">": _gt,
+    ">=": _ge,
     "in": lambda a, b: _contains(b, a),
     "notin": lambda a, b: _not_contains(b, a),
 }

@@ -184,14 +184,16 @@ class Markup(str):
     def __html__(self) -> Markup:
         return self
 
+    # (``str.__new__(Markup, text)`` is ``Markup(text)`` for a plain str, without __new__'s
+    # look for __html__.)
     def __add__(self, other: Any) -> Any:
         if isinstance(other, str) or hasattr(other, "__html__"):
-            return Markup(str.__add__(self, escape(other)))
+            return str.__new__(Markup, str.__add__(self, escape(other)))
         return NotImplemented
 
     def __radd__(self, other: Any) -> Any:
         if isinstance(other, str) or hasattr(other, "__html__"):
-            return Markup(str.__add__(escape(other), self))
+            return str.__new__(Markup, str.__add__(escape(other), self))
         return NotImplemented
 
     # markupsafe's operators: the results stay markup, and ``%`` escapes what it inserts.
@@ -214,10 +216,13 @@ class Markup(str):
 
 def escape(value: Any) -> Markup:
     """HTML-escape ``&<>'"`` unless the value is already markup."""
-    if hasattr(value, "__html__"):
+    if type(value) is str:  # (has no __html__)
+        text = value
+    elif hasattr(value, "__html__"):
         return Markup(value.__html__())
-    text = str(value)
-    if any(c in text for c in "&<>'\""):
+    else:
+        text = str(value)
+    if "&" in text or "<" in text or ">" in text or "'" in text or '"' in text:
         text = (
             text.replace("&", "&amp;")
             .replace(">", "&gt;")
@@ -225,7 +230,7 @@ def escape(value: Any) -> Markup:
             .replace("'", "&#39;")
             .replace('"', "&#34;")
         )
-    return Markup(text)
+    return Markup(text) if type(text) is not str else str.__new__(Markup, text)
 
 
 class Namespace:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import LimitError, SecurityError
-from .methods import get_method, is_mutating_method
+from .methods import DICT_METHODS, STR_METHODS, get_method, is_mutating_method
 from .runtime import MISSING, Cycler, Joiner, LoopContext, Macro, Namespace, Undefined
 
 
@@ -77,7 +77,17 @@ class Budget:
     on its hot paths; everything else goes through the methods.
     """
 
-    __slots__ = ("steps", "size", "depth", "limits", "deadline", "next_clock", "budget", "items")
+    __slots__ = (
+        "steps",
+        "size",
+        "depth",
+        "limits",
+        "deadline",
+        "next_clock",
+        "_budget",
+        "_items",
+        "_context",
+    )
 
     def __init__(self, limits: Limits) -> None:
         self.steps = 0
@@ -87,12 +97,22 @@ class Budget:
         self.deadline = (
             time.monotonic() + limits.max_seconds if limits.max_seconds is not None else None
         )
-        self.items = 0
-        self.budget = limits.max_steps
-        self.next_clock = min(CLOCK_EVERY, self.budget + 1)
+        self._items = 0
+        self._budget = budget = limits.max_steps
+        self._context: Any = None
+        # min(CLOCK_EVERY, budget + 1): once per render, where min() is felt
+        self.next_clock = CLOCK_EVERY if budget >= CLOCK_EVERY - 1 else budget + 1
 
     def scale_to(self, context: Any) -> None:
         """Grant ``max_steps_growth * n**2`` more steps for a context of ``n`` items."""
+        # Counted when first needed: almost every render stays within max_steps, and
+        # counting costs as much as a small render's own work.  Until then the check runs
+        # against max_steps, never above the scaled budget, so it fires at the same step.
+        # (The template cannot change the context's sizes: its containers are immutable.)
+        self._context = context
+
+    def _scale(self) -> None:
+        context, self._context = self._context, None
         n = 0
         for value in context.values():
             if isinstance(value, (list, tuple, dict)):
@@ -100,9 +120,22 @@ class Budget:
         # Capped, so that whoever sends the messages cannot buy an unbounded budget with
         # them: 5,000 items give max_steps + 50 million steps at most.
         n = min(n, MAX_GROWTH_ITEMS)
-        self.items = n
-        self.budget = self.limits.max_steps + self.limits.max_steps_growth * n * n
-        self.next_clock = min(CLOCK_EVERY, self.budget + 1)
+        self._items = n
+        self._budget = self.limits.max_steps + self.limits.max_steps_growth * n * n
+
+    @property
+    def budget(self) -> int:
+        """The steps this render may take."""
+        if self._context is not None:
+            self._scale()
+        return self._budget
+
+    @property
+    def items(self) -> int:
+        """The context's size the budget was scaled to."""
+        if self._context is not None:
+            self._scale()
+        return self._items
 
     def step(self) -> None:
         self.steps += 1
@@ -117,7 +150,7 @@ class Budget:
 
     def check(self) -> None:
         limits = self.limits
-        if self.steps > self.budget:
+        if self.steps > self._budget and self.steps > self.budget:
             if self.items:
                 raise LimitError(
                     f"the render exceeded its budget of {self.budget} steps (max_steps"
@@ -125,7 +158,7 @@ class Budget:
                     f" x {self.items}**2 for a context of {self.items} items)"
                 )
             raise LimitError(f"the render exceeded max_steps ({limits.max_steps})")
-        self.next_clock = min(self.steps + CLOCK_EVERY, self.budget + 1)
+        self.next_clock = min(self.steps + CLOCK_EVERY, self._budget + 1)
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise LimitError(f"the render took longer than max_seconds ({limits.max_seconds})")
 
@@ -179,12 +212,16 @@ def charge_io(value: Any, result: Any) -> None:
     filter runs, so that a filter about to walk too much is stopped before it starts, and
     with the output (``value`` None) after."""
     units = 0
-    for item in (value, result):
-        cls = type(item)
-        if cls is str:
-            units += len(item) // CHARS_PER_STEP
-        elif cls is list or cls is tuple or cls is dict or cls is range:
-            units += len(item) // FILTER_ITEMS_PER_STEP
+    cls = type(value)
+    if cls is str:
+        units = len(value) // CHARS_PER_STEP
+    elif cls is list or cls is tuple or cls is dict or cls is range:
+        units = len(value) // FILTER_ITEMS_PER_STEP
+    cls = type(result)
+    if cls is str:
+        units += len(result) // CHARS_PER_STEP
+    elif cls is list or cls is tuple or cls is dict or cls is range:
+        units += len(result) // FILTER_ITEMS_PER_STEP
     if units:
         budget = _CURRENT.get()
         if budget is not None:
@@ -214,7 +251,8 @@ def _charge_serialising(value: Any, result: Any) -> None:
     # tojson, pprint and string build text from the whole structure: measure it first.
     if value is not None:
         check_printable(value)
-    charge_io(None, result)
+    if result is not None:
+        charge_io(None, result)
 
 
 def check_printable(value: Any) -> None:
@@ -227,6 +265,15 @@ def check_printable(value: Any) -> None:
     budget = _CURRENT.get()
     limits = budget.limits if budget is not None else _DEFAULT_LIMITS
     limit = limits.max_string
+    # Most printed structures (a tool's schema, a message) are small and far from every limit:
+    # measure those in one quick pass, which can raise nothing, and charge what the full walk
+    # below would charge.  Anything else takes the full walk, whose order decides which limit
+    # fires first.
+    nodes = _measure_small(value, min(_SMALL_NODES, limits.max_items), limit)
+    if nodes:
+        if budget is not None and nodes >= FILTER_ITEMS_PER_STEP:
+            budget.charge(nodes // FILTER_ITEMS_PER_STEP)
+        return
     size = 0
     nodes = 0
     stack = [value]
@@ -260,6 +307,53 @@ def check_printable(value: Any) -> None:
     # (The walk is Python code per node, and so is pprint: one step per two nodes.)
     if budget is not None and nodes >= FILTER_ITEMS_PER_STEP:
         budget.charge(nodes // FILTER_ITEMS_PER_STEP)
+
+
+# Below this many nodes the full walk charges only once, at its end (it charges every 4096).
+_SMALL_NODES = 4095
+
+
+def _measure_small(value: Any, most: int, limit: int) -> int:
+    """The node count of ``value`` as :func:`check_printable` counts it, or 0 when it has more
+    than ``most`` nodes or its printed size (as the full walk sizes it) exceeds ``limit``.
+
+    Checked per container rather than per node: a string or scalar item is sized in place, and
+    only containers go through the stack."""
+    size = 0
+    nodes = 1
+    stack = [value]
+    pop, push = stack.pop, stack.append
+    while stack:
+        item = pop()
+        count = len(item)
+        if type(item) is dict:
+            nodes += count + count
+            if nodes > most:
+                return 0
+            size += 2 + 4 * count
+            for key in item:
+                cls = type(key)
+                if cls is str:
+                    size += len(key) + 2
+                elif cls is tuple:  # (a list or dict is never a key)
+                    push(key)
+                else:
+                    size += 4
+            item = item.values()
+        else:
+            nodes += count
+            if nodes > most:
+                return 0
+            size += 2 + 2 * count
+        for child in item:
+            cls = type(child)
+            if cls is str:
+                size += len(child) + 2
+            elif cls is dict or cls is list or cls is tuple:
+                push(child)
+            else:
+                size += 4
+    return nodes if size <= limit else 0
 
 
 def _no_charge(value: Any, result: Any) -> None:
@@ -313,6 +407,18 @@ _LOOP_ATTRIBUTES = frozenset(
     "index index0 revindex revindex0 first last length previtem nextitem depth depth0 "
     "cycle changed".split()
 )
+# The str methods get_method hands out unwrapped (the others check sizes or sandbox format).
+_PLAIN_STR_METHODS = STR_METHODS - {
+    "format",
+    "format_map",
+    "center",
+    "ljust",
+    "rjust",
+    "zfill",
+    "expandtabs",
+    "replace",
+    "join",
+}
 _MACRO_ATTRIBUTES = frozenset("name arguments catch_kwargs catch_varargs caller".split())
 _CYCLER_ATTRIBUTES = frozenset(["next", "reset", "current", "items"])
 _DATA_TYPES = (str, dict, list, tuple, int, float, set, frozenset)
@@ -385,6 +491,9 @@ def _guard_keys(obj: Any, name: str, method: Any) -> Any:
     return method
 
 
+_NO_ITEM = object()  # a dict's miss (no value a caller passes can be this object)
+
+
 class AttributePolicy:
     """Sandboxed ``x.y`` and ``x[y]`` for an environment."""
 
@@ -392,6 +501,28 @@ class AttributePolicy:
         self.environment = environment
 
     def getattr(self, obj: Any, name: str) -> Any:
+        # The common cases first, each answered as the general path below would answer it.
+        cls = type(obj)
+        if type(name) is not str:
+            pass
+        elif cls is str:
+            if name in _PLAIN_STR_METHODS:
+                if len(obj) >= CHARS_PER_STEP:
+                    charge_size(obj)  # as _guard_keys charges it
+                return getattr(obj, name)
+        elif cls is LoopContext:
+            if name in _LOOP_ATTRIBUTES:
+                return getattr(obj, name)
+        elif cls is dict:
+            if name in DICT_METHODS:
+                if name == "get":
+                    return _KeyGuarded(obj.get)
+                if name == "copy":
+                    charge_size(obj)
+                return getattr(obj, name)
+        elif isinstance(obj, Namespace) and name[:1] != "_":
+            value = obj.get(name)
+            return self.environment.undefined(obj=obj, name=name) if value is MISSING else value
         environment = self.environment
         if isinstance(obj, _DATA_TYPES):
             method = get_method(obj, name, environment)
@@ -410,7 +541,21 @@ class AttributePolicy:
         return self._special_attribute(obj, name)
 
     def getitem(self, obj: Any, key: Any) -> Any:
-        if type(key) is tuple:
+        cls = type(key)
+        if cls is str:
+            # A string never has a string item, and a dict's miss need not raise: both go
+            # straight to the attribute fallback below.
+            if type(obj) is str:
+                if key in STR_METHODS:
+                    return self._item_fallback(obj, key)
+                # (what _item_fallback answers for a name that is no method of a str)
+                if key[:1] == "_" or hasattr(obj, key):
+                    return unsafe(obj, key)
+                return self.environment.undefined(obj=obj, name=key)
+            if type(obj) is dict:
+                value = obj.get(key, _NO_ITEM)
+                return self._item_fallback(obj, key) if value is _NO_ITEM else value
+        elif cls is tuple:
             check_key(key)
         try:
             return obj[key]
@@ -419,15 +564,19 @@ class AttributePolicy:
         except SecurityError:
             raise
         if isinstance(key, str):
-            if isinstance(obj, _DATA_TYPES):
-                method = get_method(obj, key, self.environment)
-                if method is not MISSING:
-                    return _guard_keys(obj, key, method)
-                if key[:1] == "_" or hasattr(obj, key):
-                    return unsafe(obj, key)
-                return self.environment.undefined(obj=obj, name=key)
-            return self._special_attribute(obj, key)
+            return self._item_fallback(obj, key)
         return self.environment.undefined(obj=obj, name=key)
+
+    def _item_fallback(self, obj: Any, key: str) -> Any:
+        # ``x['y']`` where x has no item y: the attribute, as in Jinja.
+        if isinstance(obj, _DATA_TYPES):
+            method = get_method(obj, key, self.environment)
+            if method is not MISSING:
+                return _guard_keys(obj, key, method)
+            if key[:1] == "_" or hasattr(obj, key):
+                return unsafe(obj, key)
+            return self.environment.undefined(obj=obj, name=key)
+        return self._special_attribute(obj, key)
 
     def _special_attribute(self, obj: Any, name: str) -> Any:
         undefined = self.environment.undefined

@@ -1,0 +1,309 @@
+"""The shortcuts taken for speed answer exactly as the general code they bypass: same values,
+same errors, same steps charged to the budget."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import minijinja_py as mj
+from minijinja_py import Limits, sandbox
+from minijinja_py.errors import LimitError, SecurityError, UndefinedError
+from minijinja_py.ops import COMPARISONS, make_add
+from minijinja_py.runtime import LoopContext, Markup, Undefined, escape
+from minijinja_py.sandbox import AttributePolicy, Budget, check_printable
+
+# ---------------------------------------------------------------------------------------------
+# check_printable: the quick measure of small structures against the full walk
+
+leaves = st.one_of(
+    st.text(max_size=12),
+    st.integers(),
+    st.none(),
+    st.booleans(),
+    st.text(max_size=4).map(Markup),
+)
+keys = st.one_of(st.text(max_size=6), st.integers(), st.tuples(st.text(max_size=3)))
+structures = st.recursive(
+    leaves,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=6),
+        st.lists(inner, max_size=4).map(tuple),
+        st.dictionaries(keys, inner, max_size=5),
+    ),
+    max_leaves=40,
+).filter(lambda v: type(v) in (list, tuple, dict))
+
+
+def _outcome(value, limits: Limits, full_walk: bool, monkeypatch) -> tuple:
+    if full_walk:
+        monkeypatch.setattr(sandbox, "_SMALL_NODES", 0)
+    budget = Budget(limits)
+    token = sandbox.enter_render(budget)
+    try:
+        check_printable(value)
+        result: tuple = ("ok", budget.steps)
+    except LimitError as error:
+        result = ("error", str(error), budget.steps)
+    finally:
+        sandbox.leave_render(token)
+        monkeypatch.undo()
+    return result
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    value=structures,
+    max_string=st.integers(1, 400),
+    max_items=st.integers(1, 40),
+    max_steps=st.integers(1, 60),
+)
+def test_quick_measure_is_the_full_walk(value, max_string, max_items, max_steps):
+    limits = Limits(max_string=max_string, max_items=max_items, max_steps=max_steps)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        quick = _outcome(value, limits, False, monkeypatch)
+        full = _outcome(value, limits, True, monkeypatch)
+    assert quick == full
+
+
+@pytest.mark.parametrize("count", [2000, 2047, 2048, 4095, 5000, 10_000])
+def test_charges_around_the_quick_measure_bound(count, monkeypatch):
+    # A dict of n str items is 2n + 1 nodes: both sides of the 4095-node bound.
+    value = {str(i): "x" for i in range(count)}
+    limits = Limits()
+    assert _outcome(value, limits, False, monkeypatch) == _outcome(value, limits, True, monkeypatch)
+
+
+# ---------------------------------------------------------------------------------------------
+# the budget, scaled to the context when first needed
+
+
+def test_scaled_budget_read_before_and_after_steps():
+    budget = Budget(Limits(max_steps=10, max_steps_growth=1))
+    budget.scale_to({"messages": [{}] * 3, "name": "x"})
+    assert (budget.budget, budget.items) == (19, 3)
+    budget.charge(19)
+    with pytest.raises(LimitError, match=r"budget of 19 steps .* x 3\*\*2 for a context of 3"):
+        budget.charge(1)
+
+
+def test_scaled_budget_fires_at_the_same_step():
+    env = mj.Environment(limits=Limits(max_steps=1000, max_steps_growth=1))
+    template = env.from_string("{% for i in range(n) %}.{% endfor %}")
+    items = list(range(40))  # 1000 + 40**2 = 2600 steps
+    assert len(template.render(n=2590, items=items)) == 2590
+    with pytest.raises(LimitError, match="budget of 2600 steps"):
+        template.render(n=2700, items=items)
+    with pytest.raises(LimitError, match=r"exceeded max_steps \(1000\)"):
+        template.render(n=1200)
+
+
+# ---------------------------------------------------------------------------------------------
+# attribute and item lookups
+
+
+@pytest.fixture
+def policy():
+    return AttributePolicy(mj.Environment())
+
+
+def _general_getattr(policy, obj, name):
+    # The general path, reached by a name of a str subclass (not a str): same answers.
+    class Name(str):
+        __slots__ = ()
+
+    return policy.getattr(obj, Name(name))
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, Undefined) or isinstance(b, Undefined):
+        return (
+            type(a) is type(b)
+            and a._undefined_message == b._undefined_message
+            and a._undefined_exception is b._undefined_exception
+        )
+    if callable(a):
+        # (a wrapper made per lookup, such as str.format's, is another object each time)
+        wrapped = getattr(a, "__wrapped__", None)
+        return type(a) is type(b) and (
+            repr(a) == repr(b) or (wrapped is not None and wrapped == b.__wrapped__)
+        )
+    return a == b
+
+
+@pytest.mark.parametrize(
+    "obj",
+    ["text", "x" * 3000, {"get": 1, "role": "user"}, {}, LoopContext([1, 2], 0, None)],
+)
+@pytest.mark.parametrize(
+    "name",
+    ["strip", "upper", "format", "join", "encode", "get", "items", "copy", "keys", "role",
+     "index0", "last", "length", "cycle", "_items", "mro", "nope"],
+)  # fmt: skip
+def test_getattr_shortcuts(policy, obj, name):
+    assert _same(policy.getattr(obj, name), _general_getattr(policy, obj, name))
+
+
+def test_getattr_namespace(policy):
+    ns = mj.environment.ChatNamespace(a=1)
+    assert policy.getattr(ns, "a") == 1
+    assert isinstance(policy.getattr(ns, "b"), Undefined)
+    with pytest.raises(SecurityError):
+        policy.getattr(ns, "_attrs") + 1
+
+
+def test_getattr_charges_a_long_string_as_before():
+    budget = Budget(Limits())
+    token = sandbox.enter_render(budget)
+    try:
+        AttributePolicy(mj.Environment()).getattr("x" * 5000, "strip")
+    finally:
+        sandbox.leave_render(token)
+    assert budget.steps == 4
+
+
+@pytest.mark.parametrize(
+    "obj, key",
+    [
+        ("text", "type"),
+        ("text", "upper"),
+        ("text", "encode"),
+        ("text", "_x"),
+        ("text", "format"),
+        ({"a": 1}, "a"),
+        ({"a": 1}, "b"),
+        ({"a": 1}, "items"),
+        ({"a": 1}, "_b"),
+        ({"a": 1}, "mro"),
+    ],
+)
+def test_getitem_shortcuts(policy, obj, key):
+    class Key(str):
+        __slots__ = ()
+
+    assert _same(policy.getitem(obj, key), policy.getitem(obj, Key(key)))
+
+
+def test_getitem_undefined_messages(policy):
+    with pytest.raises(UndefinedError, match="'str object' has no attribute 'type'"):
+        str(policy.getitem("text", "type") + 1)
+    with pytest.raises(SecurityError, match="unsafe"):
+        policy.getitem("text", "encode")()
+
+
+# ---------------------------------------------------------------------------------------------
+# operators and escaping
+
+
+@pytest.mark.parametrize(
+    "a, b", [("a", "b"), ("x" * 2000, "y"), ([1] * 100, [1] * 100), (1, 2.0), (None, "a")]
+)
+@pytest.mark.parametrize("op", ["==", "!=", "<", "<=", ">", ">="])
+def test_comparisons_charge_big_operands(a, b, op):
+    import operator
+
+    budget = Budget(Limits())
+    token = sandbox.enter_render(budget)
+    try:
+        try:
+            got: object = COMPARISONS[op](a, b)
+        except TypeError as error:
+            got = str(error)
+    finally:
+        sandbox.leave_render(token)
+    python = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+              ">": operator.gt, ">=": operator.ge}[op]  # fmt: skip
+    try:
+        expected: object = python(a, b)
+    except TypeError as error:
+        expected = str(error)
+    assert got == expected
+    sizes = {str: 1024, list: 64, tuple: 64, dict: 64}
+    steps = sum(len(v) // sizes[type(v)] for v in (a, b) if type(v) in sizes)
+    assert budget.steps == steps
+
+
+def _checked_add(limits: Limits):
+    # The operator as first written: every sum of sized values through check_length.
+    from minijinja_py.sandbox import CHARS_PER_STEP, charge_size, check_int, check_length
+
+    def add(a, b):
+        if isinstance(a, (str, list, tuple)) and isinstance(b, (str, list, tuple)):
+            check_length(len(a) + len(b), limits, "string" if isinstance(a, str) else "list")
+        result = a + b
+        if type(result) is int:
+            check_int(result, limits)
+        elif type(result) is str and len(result) > CHARS_PER_STEP:
+            charge_size(result)
+        return result
+
+    return add
+
+
+def _add_outcome(add, limits, a, b) -> tuple:
+    budget = Budget(limits)
+    token = sandbox.enter_render(budget)
+    try:
+        result: object = add(a, b)
+    except (LimitError, TypeError) as error:
+        result = f"{type(error).__name__}: {error}"
+    finally:
+        sandbox.leave_render(token)
+    return result, type(result), budget.steps
+
+
+@pytest.mark.parametrize("max_string", [5, 1023, 1024, 10_000_000])
+@pytest.mark.parametrize("length", [3, 6, 63, 64, 1023, 1024, 3000])
+def test_add_checks_as_check_length(max_string, length):
+    limits = Limits(max_string=max_string, max_items=max_string)
+    pairs = [
+        ("a" * length, "b"),
+        (["a"] * length, ["b"]),
+        (("a",) * length, ("b",)),
+        (Markup("<"), "<" * length),
+        ("a" * length, ["b"]),
+        (2**length, 2**length),
+    ]
+    for a, b in pairs:
+        expected = _add_outcome(_checked_add(limits), limits, a, b)
+        assert _add_outcome(make_add(limits), limits, a, b) == expected
+
+
+@pytest.mark.parametrize("value", ["plain", "<a href='x'>&\"", Markup("<b>"), 3, None, Undefined()])
+def test_escape(value):
+    result = escape(value)
+    assert type(result) is Markup
+    if isinstance(value, Markup):
+        assert result == value
+    else:
+        text = str(value)
+        for char, entity in (("&", "&amp;"), (">", "&gt;"), ("<", "&lt;"), ("'", "&#39;"),
+                             ('"', "&#34;")):  # fmt: skip
+            text = text.replace(char, entity)
+        assert result == text
+    assert type(Markup("<") + "<") is Markup and Markup("<") + "<" == "<&lt;"
+    assert type("<" + Markup("<")) is Markup and "<" + Markup("<") == "&lt;<"
+
+
+# ---------------------------------------------------------------------------------------------
+# the chat preset's tojson, with a reused encoder
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"indent": 2}, {"indent": 4}, {"indent": -1}, {"indent": True}, {"indent": 0},
+     {"indent": "\t"}, {"sort_keys": True}, {"ensure_ascii": True}, {"separators": (",", ":")},
+     {"indent": 4, "sort_keys": True}],
+)  # fmt: skip
+def test_chat_tojson_as_json_dumps(kwargs):
+    import json
+
+    from minijinja_py.filters import chat_tojson
+
+    value = {"b": ["é", 1.5, None, True, {"c": (1, 2)}], "a": "<&>"}
+    expected = json.dumps(value, **{"ensure_ascii": False, **kwargs})
+    assert chat_tojson(value, **kwargs) == expected
+    assert chat_tojson(value, **kwargs) == expected  # the encoder again
+    with pytest.raises(TypeError, match="is not JSON serializable"):
+        chat_tojson({1, 2}, **kwargs)
