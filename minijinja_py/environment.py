@@ -195,7 +195,8 @@ class Template:
     def _compile(
         cls, environment: Environment, source: str, globals: Mapping[str, Any] | None
     ) -> Template:
-        from .compiler import Compiler, Frame, RenderState
+        from .compiler import Compiler
+        from .frames import Frame, RenderState
         from .parser import parse
 
         self = super().__new__(cls)
@@ -251,7 +252,7 @@ class Template:
         # Filters and operators find the budget through a context variable (see sandbox).
         token = enter_render(state)
         try:
-            self._run(root, out)
+            self._run.run(root, out)
         except TemplateError as error:
             raise self._placed(error) from None
         except RecursionError:

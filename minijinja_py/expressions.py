@@ -1,0 +1,725 @@
+"""The evaluators of expressions: small slotted objects whose ``eval(frame)`` gives a value.
+
+The compiler builds one tree of them per template and decides everything that does not depend
+on the data (which class, which operator, which filter function) while building it, so that an
+evaluator only computes.  A tree of objects holding their operands in slots is several times
+smaller than the equivalent closures (no function object, closure tuple and cell each) and
+calls as fast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .errors import TemplateError, TemplateRuntimeError
+from .frames import SCALARS, Frame, costly, located
+from .ops import to_string
+from .runtime import Undefined, wants_environment
+from .sandbox import CHARS_PER_STEP as SHORT
+from .sandbox import Limits, charge_size, check_key, check_length
+
+Charge = Callable[[Any, Any], None]
+
+
+class Const:
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def eval(self, frame: Frame) -> Any:
+        return self.value
+
+
+class FreshConst:
+    """A folded container: each evaluation gets its own, as Jinja's generated code does (and
+    the copy is charged as building it would be)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def eval(self, frame: Frame) -> Any:
+        value = self.value
+        charge_size(value)
+        return fresh(value)
+
+
+def fresh(value: Any) -> Any:
+    """A copy of a folded constant whose containers are new objects."""
+    kind = type(value)
+    if kind is list:
+        return [fresh(item) for item in value]
+    if kind is dict:
+        return {key: fresh(item) for key, item in value.items()}
+    if kind is set:
+        return set(value)
+    if kind is tuple:
+        return tuple(fresh(item) for item in value)
+    return value
+
+
+class Name:
+    __slots__ = ("name", "undefined")
+
+    def __init__(self, name: str, undefined: type) -> None:
+        self.name = name
+        self.undefined = undefined
+
+    def eval(self, frame: Frame) -> Any:
+        name = self.name
+        scope: Frame | None = frame
+        while scope is not None:
+            variables = scope.vars
+            if name in variables:
+                return variables[name]
+            scope = scope.parent
+        return self.undefined(name=name)
+
+
+class TupleLit:
+    __slots__ = ("items",)
+
+    def __init__(self, items: tuple) -> None:
+        self.items = items
+
+    def eval(self, frame: Frame) -> Any:
+        return tuple([item.eval(frame) for item in self.items])
+
+
+class ListLit:
+    __slots__ = ("items",)
+
+    def __init__(self, items: tuple) -> None:
+        self.items = items
+
+    def eval(self, frame: Frame) -> Any:
+        return [item.eval(frame) for item in self.items]
+
+
+class DictLit:
+    __slots__ = ("pairs", "pos")
+
+    def __init__(self, pairs: tuple, pos: int) -> None:
+        self.pairs = pairs
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        try:
+            return {check_key(key.eval(frame)): value.eval(frame) for key, value in self.pairs}
+        except TypeError as error:
+            raise located(error, self.pos) from None
+
+
+class GetKeyOrAttr:
+    """``obj.name`` where ``name`` cannot be a dict method: a dict's key is found directly
+    (Jinja looks attributes up before items, so ``d.items`` is never compiled to this)."""
+
+    __slots__ = ("obj", "attr", "pos", "policy_getattr", "undefined")
+
+    def __init__(self, obj: Any, attr: str, pos: int, policy_getattr: Any, undefined: type):
+        self.obj = obj
+        self.attr = attr
+        self.pos = pos
+        self.policy_getattr = policy_getattr
+        self.undefined = undefined
+
+    def eval(self, frame: Frame) -> Any:
+        value = self.obj.eval(frame)
+        if value.__class__ is dict:
+            try:
+                return value[self.attr]
+            except KeyError:
+                return self.undefined(obj=value, name=self.attr)
+        try:
+            return self.policy_getattr(value, self.attr)
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class NameKeyOrAttr(GetKeyOrAttr):
+    """``name.key`` (``message.role``): the variable's lookup done here, one call fewer."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, obj: Name, attr: str, pos: int, policy_getattr: Any, undefined: type):
+        GetKeyOrAttr.__init__(self, obj, attr, pos, policy_getattr, undefined)
+        self.name = obj.name
+
+    def eval(self, frame: Frame) -> Any:
+        name = self.name
+        scope: Frame | None = frame
+        while scope is not None:
+            variables = scope.vars
+            if name in variables:
+                value = variables[name]
+                break
+            scope = scope.parent
+        else:
+            value = self.undefined(name=name)
+        if value.__class__ is dict:
+            try:
+                return value[self.attr]
+            except KeyError:
+                return self.undefined(obj=value, name=self.attr)
+        try:
+            return self.policy_getattr(value, self.attr)
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class GetAttr:
+    __slots__ = ("obj", "attr", "pos", "policy_getattr")
+
+    def __init__(self, obj: Any, attr: str, pos: int, policy_getattr: Any) -> None:
+        self.obj = obj
+        self.attr = attr
+        self.pos = pos
+        self.policy_getattr = policy_getattr
+
+    def eval(self, frame: Frame) -> Any:
+        value = self.obj.eval(frame)
+        try:
+            return self.policy_getattr(value, self.attr)
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class GetItem:
+    __slots__ = ("obj", "key", "pos", "policy_getitem")
+
+    def __init__(self, obj: Any, key: Any, pos: int, policy_getitem: Any) -> None:
+        self.obj = obj
+        self.key = key
+        self.pos = pos
+        self.policy_getitem = policy_getitem
+
+    def eval(self, frame: Frame) -> Any:
+        value = self.obj.eval(frame)
+        index = self.key.eval(frame)
+        # message['role'] and items[0]: found directly; a miss takes the sandbox's path.
+        kind = value.__class__
+        if (kind is dict and index.__class__ is str) or (kind is list and index.__class__ is int):
+            try:
+                return value[index]
+            except LookupError:
+                pass
+        try:
+            return self.policy_getitem(value, index)
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class Slice:
+    """The ``slice`` object of ``[a:b:c]``."""
+
+    __slots__ = ("start", "stop", "step")
+
+    def __init__(self, start: Any, stop: Any, step: Any) -> None:
+        self.start = start
+        self.stop = stop
+        self.step = step
+
+    def eval(self, frame: Frame) -> Any:
+        start, stop, step = self.start, self.stop, self.step
+        return slice(
+            start.eval(frame) if start is not None else None,
+            stop.eval(frame) if stop is not None else None,
+            step.eval(frame) if step is not None else None,
+        )
+
+
+class GetSlice:
+    """``x[a:b]`` subscripted directly, as Jinja does: slicing None fails, not undefined."""
+
+    __slots__ = ("obj", "bounds", "pos")
+
+    def __init__(self, obj: Any, bounds: Slice, pos: int) -> None:
+        self.obj = obj
+        self.bounds = bounds
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        value = self.obj.eval(frame)
+        bounds = self.bounds.eval(frame)
+        try:
+            result = value[bounds]
+        except Exception as error:
+            raise located(error, self.pos) from None
+        charge_size(result)  # a slice is a copy
+        return result
+
+
+class Arguments:
+    """The arguments of a call or filter: ``eval`` gives ``(args, kwargs)``."""
+
+    __slots__ = ("positional", "keywords", "star", "dstar")
+
+    def __init__(self, positional: tuple, keywords: tuple, star: Any, dstar: Any) -> None:
+        self.positional = positional
+        self.keywords = keywords
+        self.star = star
+        self.dstar = dstar
+
+    def eval(self, frame: Frame) -> tuple[list, dict]:
+        args = [a.eval(frame) for a in self.positional]
+        if self.star is not None:
+            extra = self.star.eval(frame)
+            try:
+                args.extend(extra)
+            except TypeError:
+                kind = type(extra).__name__
+                raise TypeError(f"Value after * must be an iterable, not {kind}") from None
+        kwargs = {k: v.eval(frame) for k, v in self.keywords}
+        if self.dstar is not None:
+            mapping = self.dstar.eval(frame)
+            if not hasattr(mapping, "keys"):
+                kind = type(mapping).__name__
+                raise TypeError(f"argument after ** must be a mapping, not {kind}")
+            for key in mapping.keys():
+                if key in kwargs:
+                    raise TypeError(f"got multiple values for keyword argument {key!r}")
+                kwargs[key] = mapping[key]
+        return args, kwargs
+
+
+class CallEmpty:
+    __slots__ = ("func", "environment", "pos")
+
+    def __init__(self, func: Any, environment: Any, pos: int) -> None:
+        self.func = func
+        self.environment = environment
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        target = self.func.eval(frame)
+        frame.state.step()
+        try:
+            # pass_environment marks a global as well as a filter, as in Jinja.
+            result = target(self.environment) if wants_environment(target) else target()
+        except Exception as error:
+            raise located(error, self.pos) from None
+        charge_size(result)  # what a method built (split, upper, copy) counts
+        return result
+
+
+class Call:
+    __slots__ = ("func", "arguments", "environment", "pos")
+
+    def __init__(self, func: Any, arguments: Arguments, environment: Any, pos: int) -> None:
+        self.func = func
+        self.arguments = arguments
+        self.environment = environment
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        target = self.func.eval(frame)
+        try:
+            args, kwargs = self.arguments.eval(frame)
+            frame.state.step()
+            if wants_environment(target):
+                args.insert(0, self.environment)
+            result = target(*args, **kwargs)
+        except Exception as error:
+            raise located(error, self.pos) from None
+        charge_size(result)
+        return result
+
+
+# ---------------------------------------------------------------- filters and tests
+# An applier's ``apply(frame, value)`` runs one filter or test on a value already computed:
+# the links of a ``{% filter %}`` block's chain, and filters given arguments.
+
+
+class MissingFunction:
+    """A filter or test unknown when compiling inside an ``if``: only reaching it fails."""
+
+    __slots__ = ("message", "pos")
+
+    def __init__(self, message: str, pos: int) -> None:
+        self.message = message
+        self.pos = pos
+
+    def apply(self, frame: Frame, value: Any) -> Any:
+        raise located(TemplateRuntimeError(self.message), self.pos)
+
+
+class ApplyBare:
+    """A filter or test without arguments (``environment`` is passed first when it asks)."""
+
+    __slots__ = ("func", "environment", "charge", "pos")
+
+    def __init__(self, func: Any, environment: Any, charge: Charge, pos: int) -> None:
+        self.func = func
+        self.environment = environment  # None unless the function wants it
+        self.charge = charge
+        self.pos = pos
+
+    def apply(self, frame: Frame, value: Any) -> Any:
+        try:
+            if costly(value):
+                self.charge(value, None)
+            if self.environment is None:
+                result = self.func(value)
+            else:
+                result = self.func(self.environment, value)
+        except Exception as error:
+            raise located(error, self.pos) from None
+        if costly(result):
+            self.charge(None, result)
+        return result
+
+
+class ApplyWithArguments:
+    __slots__ = ("func", "environment", "arguments", "charge", "pos")
+
+    def __init__(
+        self, func: Any, environment: Any, arguments: Arguments, charge: Charge, pos: int
+    ) -> None:
+        self.func = func
+        self.environment = environment  # None unless the function wants it
+        self.arguments = arguments
+        self.charge = charge
+        self.pos = pos
+
+    def apply(self, frame: Frame, value: Any) -> Any:
+        try:
+            args, kwargs = self.arguments.eval(frame)
+            if costly(value):
+                self.charge(value, None)
+            if self.environment is None:
+                result = self.func(value, *args, **kwargs)
+            else:
+                result = self.func(self.environment, value, *args, **kwargs)
+        except Exception as error:
+            raise located(error, self.pos) from None
+        if costly(result):
+            self.charge(None, result)
+        return result
+
+
+class FilterChain:
+    __slots__ = ("appliers",)
+
+    def __init__(self, appliers: tuple) -> None:
+        self.appliers = appliers
+
+    def apply(self, frame: Frame, value: Any) -> Any:
+        for applier in self.appliers:
+            value = applier.apply(frame, value)
+        return value
+
+
+class Applied:
+    """``value|f(...)`` or ``value is t(...)`` through an applier."""
+
+    __slots__ = ("value", "applier")
+
+    def __init__(self, value: Any, applier: Any) -> None:
+        self.value = value
+        self.applier = applier
+
+    def eval(self, frame: Frame) -> Any:
+        return self.applier.apply(frame, self.value.eval(frame))
+
+
+class ApplyFree:
+    """``x|trim``, ``x is defined``: a function whose work is never charged, in one call."""
+
+    __slots__ = ("value", "func", "pos")
+
+    def __init__(self, value: Any, func: Any, pos: int) -> None:
+        self.value = value
+        self.func = func
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        operand = self.value.eval(frame)
+        try:
+            return self.func(operand)
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class ApplyCharged:
+    """A filter or test without arguments whose big inputs and outputs are charged."""
+
+    __slots__ = ("value", "func", "charge", "pos")
+
+    def __init__(self, value: Any, func: Any, charge: Charge, pos: int) -> None:
+        self.value = value
+        self.func = func
+        self.charge = charge
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        operand = self.value.eval(frame)
+        try:
+            # Short strings and scalars cost nothing: skip the charging call for them.
+            kind = operand.__class__
+            if not ((kind is str and len(operand) < SHORT) or kind in SCALARS):
+                self.charge(operand, None)
+            result = self.func(operand)
+        except Exception as error:
+            raise located(error, self.pos) from None
+        kind = result.__class__
+        if not ((kind is str and len(result) < SHORT) or kind in SCALARS):
+            self.charge(None, result)
+        return result
+
+
+# ---------------------------------------------------------------- operators
+
+
+class Not:
+    __slots__ = ("operand", "pos")
+
+    def __init__(self, operand: Any, pos: int) -> None:
+        self.operand = operand
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        value = self.operand.eval(frame)
+        try:
+            return not value
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class Sign:
+    """Unary ``-`` or ``+``."""
+
+    __slots__ = ("operand", "negate", "pos")
+
+    def __init__(self, operand: Any, negate: bool, pos: int) -> None:
+        self.operand = operand
+        self.negate = negate
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        value = self.operand.eval(frame)
+        try:
+            return -value if self.negate else +value
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class BinOp:
+    __slots__ = ("left", "right", "op", "pos")
+
+    def __init__(self, left: Any, right: Any, op: Callable[[Any, Any], Any], pos: int) -> None:
+        self.left = left
+        self.right = right
+        self.op = op
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        a = self.left.eval(frame)
+        b = self.right.eval(frame)
+        try:
+            return self.op(a, b)
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class Add(BinOp):
+    """Joining two short strings is most of what chat templates compute: done inline, and
+    everything else (sizes, numbers, lists) left to the checked operator."""
+
+    __slots__ = ()
+
+    def eval(self, frame: Frame) -> Any:
+        a = self.left.eval(frame)
+        b = self.right.eval(frame)
+        if a.__class__ is str and b.__class__ is str and len(a) + len(b) <= SHORT:
+            return a + b
+        try:
+            return self.op(a, b)
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class AddChain:
+    """``a + b + c + ...`` in one evaluator, still evaluated and added left to right."""
+
+    __slots__ = ("first", "operands", "add")
+
+    def __init__(self, first: Any, operands: tuple, add: Callable[[Any, Any], Any]) -> None:
+        self.first = first
+        self.operands = operands  # (position of the `+`, operand) pairs
+        self.add = add
+
+    def eval(self, frame: Frame) -> Any:
+        total = self.first.eval(frame)
+        for pos, operand in self.operands:
+            value = operand.eval(frame)
+            if (
+                total.__class__ is str
+                and value.__class__ is str
+                and len(total) + len(value) <= SHORT
+            ):
+                total = total + value
+                continue
+            try:
+                total = self.add(total, value)
+            except Exception as error:
+                raise located(error, pos) from None
+        return total
+
+
+class Concat:
+    """``a ~ b ~ c``."""
+
+    __slots__ = ("items", "pos", "limits")
+
+    def __init__(self, items: tuple, pos: int, limits: Limits) -> None:
+        self.items = items
+        self.pos = pos
+        self.limits = limits
+
+    def eval(self, frame: Frame) -> Any:
+        try:
+            parts = []
+            total = 0
+            for item in self.items:
+                value = item.eval(frame)
+                text = value if value.__class__ is str else to_string(value)
+                total += len(text)
+                parts.append(text)
+            check_length(total, self.limits)
+            return "".join(parts)
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class CompareEqual:
+    """``a == b`` or ``a != b``."""
+
+    __slots__ = ("first", "second", "equal", "checked", "pos")
+
+    def __init__(self, first: Any, second: Any, equal: bool, checked: Any, pos: int) -> None:
+        self.first = first
+        self.second = second
+        self.equal = equal
+        self.checked = checked
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        a = self.first.eval(frame)
+        b = self.second.eval(frame)
+        # A short string, a number or None compares with anything in bounded time,
+        # so only other values go through the operator that charges the budget.
+        kind = a.__class__
+        try:
+            if (kind is str and len(a) <= SHORT) or kind in SCALARS:
+                return a == b if self.equal else a != b
+            return self.checked(a, b)
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class CompareOne:
+    __slots__ = ("first", "second", "op", "pos")
+
+    def __init__(self, first: Any, second: Any, op: Any, pos: int) -> None:
+        self.first = first
+        self.second = second
+        self.op = op
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        a = self.first.eval(frame)
+        b = self.second.eval(frame)
+        try:
+            return self.op(a, b)
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class CompareChain:
+    """``a < b < c``: each operand evaluated once, stopping at the first false link."""
+
+    __slots__ = ("first", "rest", "pos")
+
+    def __init__(self, first: Any, rest: tuple, pos: int) -> None:
+        self.first = first
+        self.rest = rest  # (operator, operand) pairs
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        left = self.first.eval(frame)
+        try:
+            for op, operand in self.rest:
+                right = operand.eval(frame)
+                result = op(left, right)
+                if not result:
+                    return result
+                left = right
+            return result
+        except TemplateError:
+            raise
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class And:
+    __slots__ = ("left", "right", "pos")
+
+    def __init__(self, left: Any, right: Any, pos: int) -> None:
+        self.left = left
+        self.right = right
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        value = self.left.eval(frame)
+        try:
+            if not value:
+                return value
+        except Exception as error:
+            raise located(error, self.pos) from None
+        return self.right.eval(frame)
+
+
+class Or:
+    __slots__ = ("left", "right", "pos")
+
+    def __init__(self, left: Any, right: Any, pos: int) -> None:
+        self.left = left
+        self.right = right
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        value = self.left.eval(frame)
+        try:
+            if value:
+                return value
+        except Exception as error:
+            raise located(error, self.pos) from None
+        return self.right.eval(frame)
+
+
+class CondExpr:
+    __slots__ = ("test", "then", "otherwise", "pos")
+
+    def __init__(self, test: Any, then: Any, otherwise: Any, pos: int) -> None:
+        self.test = test
+        self.then = then
+        self.otherwise = otherwise
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        value = self.test.eval(frame)
+        try:
+            truth = bool(value)
+        except Exception as error:
+            raise located(error, self.pos) from None
+        if truth:
+            return self.then.eval(frame)
+        if self.otherwise is None:
+            # Always the lenient Undefined, whatever the environment's class, as in Jinja.
+            return Undefined(
+                "the inline if-expression evaluated to false and no else section was defined."
+            )
+        return self.otherwise.eval(frame)

@@ -1,0 +1,69 @@
+"""What a render carries from node to node: scopes, the render's state, loop control, errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import LimitError, TemplateError, TemplateRuntimeError
+from .sandbox import CHARS_PER_STEP as SHORT
+from .sandbox import Budget, Limits, recursion_error
+
+
+class RenderState(Budget):
+    """What one render counts (steps, output size, depth: see Budget) and collects."""
+
+    __slots__ = ("root_out", "spans", "root")
+
+    def __init__(self, limits: Limits, root_out: list) -> None:
+        Budget.__init__(self, limits)
+        self.root: Frame | None = None
+        self.root_out = root_out
+        self.spans: list[tuple[int, int]] = []
+
+
+class Frame:
+    """One scope: its own variables, the enclosing scope, and the render's state."""
+
+    __slots__ = ("vars", "parent", "state")
+
+    def __init__(self, variables: dict, parent: Frame | None, state: RenderState) -> None:
+        self.vars = variables
+        self.parent = parent
+        self.state = state
+
+
+class BreakLoop(Exception):
+    pass
+
+
+class ContinueLoop(Exception):
+    pass
+
+
+BREAK = BreakLoop()
+CONTINUE = ContinueLoop()
+
+# Values whose comparison, truth and printing take bounded time whatever they hold.
+SCALARS = frozenset([int, float, bool, type(None)])
+
+
+def costly(value: Any) -> bool:
+    """Whether a filter's input or output is big enough to be charged (see sandbox)."""
+    kind = value.__class__
+    return not ((kind is str and len(value) < SHORT) or kind in SCALARS)
+
+
+def located(error: BaseException, pos: int | None) -> TemplateError:
+    """The engine's error for ``error``, placed at ``pos`` unless an inner node placed it."""
+    if isinstance(error, TemplateError):
+        if error.offset is None:
+            error.offset = pos
+        return error
+    if isinstance(error, RecursionError):
+        result: TemplateError = recursion_error()
+    elif isinstance(error, MemoryError):
+        result = LimitError("out of memory")
+    else:
+        result = TemplateRuntimeError(str(error) or type(error).__name__)
+    result.offset = pos
+    return result

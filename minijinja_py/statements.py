@@ -1,0 +1,551 @@
+"""The evaluators of statements: slotted objects whose ``run(frame, out)`` appends text to ``out``.
+
+Like the expression evaluators (see expressions.py) they hold their parts in slots, decided
+once by the compiler.  Assignment targets are objects too, with ``assign(frame, value)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import LimitError, TemplateRuntimeError
+from .frames import BREAK, CONTINUE, BreakLoop, ContinueLoop, Frame, located
+from .ops import to_string
+from .runtime import MISSING, LoopContext, Macro, Namespace, Undefined
+from .sandbox import Limits, check_stack
+
+
+class Nothing:
+    __slots__ = ()
+
+    def run(self, frame: Frame, out: list) -> None:
+        return None
+
+
+NOTHING = Nothing()
+
+
+class Text:
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def run(self, frame: Frame, out: list) -> None:
+        text = self.text
+        frame.state.grow(len(text))
+        out.append(text)
+
+
+class Output:
+    """``{{ expr }}``."""
+
+    __slots__ = ("expr", "pos", "max_output")
+
+    def __init__(self, expr: Any, pos: int, max_output: int) -> None:
+        self.expr = expr
+        self.pos = pos
+        self.max_output = max_output
+
+    def run(self, frame: Frame, out: list) -> None:
+        value = self.expr.eval(frame)
+        if value.__class__ is not str:
+            try:
+                value = to_string(value)
+            except Exception as error:
+                raise located(error, self.pos) from None
+        # Budget.grow and Budget.step, inlined: this runs for every printed value.
+        state = frame.state
+        state.size += len(value)
+        state.steps += 1
+        if state.size > self.max_output:
+            state.grow(0)
+        if state.steps >= state.next_clock:
+            state.check()
+        out.append(value)
+
+
+class Pair:
+    """A body of two statements."""
+
+    __slots__ = ("first", "second")
+
+    def __init__(self, first: Any, second: Any) -> None:
+        self.first = first
+        self.second = second
+
+    def run(self, frame: Frame, out: list) -> None:
+        self.first.run(frame, out)
+        self.second.run(frame, out)
+
+
+class Sequence:
+    """A body: statements, with text kept as plain strings between them."""
+
+    __slots__ = ("items", "max_output")
+
+    def __init__(self, items: tuple, max_output: int) -> None:
+        self.items = items
+        self.max_output = max_output
+
+    def run(self, frame: Frame, out: list) -> None:
+        for item in self.items:
+            if item.__class__ is str:
+                state = frame.state
+                state.size += len(item)
+                if state.size > self.max_output:
+                    state.grow(0)  # raises, naming the limit
+                out.append(item)
+            else:
+                item.run(frame, out)
+
+
+class If:
+    __slots__ = ("test", "body", "otherwise", "pos")
+
+    def __init__(self, test: Any, body: Any, otherwise: Any, pos: int) -> None:
+        self.test = test
+        self.body = body
+        self.otherwise = otherwise
+        self.pos = pos
+
+    def run(self, frame: Frame, out: list) -> None:
+        value = self.test.eval(frame)
+        try:
+            truth = value if value.__class__ is bool else bool(value)
+        except Exception as error:
+            raise located(error, self.pos) from None
+        if truth:
+            self.body.run(frame, out)
+        else:
+            self.otherwise.run(frame, out)
+
+
+class For:
+    __slots__ = ("iterable", "target", "condition", "body", "otherwise", "recursive", "pos")
+
+    def __init__(
+        self,
+        iterable: Any,
+        target: Any,
+        condition: Any,
+        body: Any,
+        otherwise: Any,
+        recursive: bool,
+        pos: int,
+    ) -> None:
+        self.iterable = iterable
+        self.target = target
+        self.condition = condition
+        self.body = body
+        self.otherwise = otherwise
+        self.recursive = recursive
+        self.pos = pos
+
+    def run(self, frame: Frame, out: list) -> None:
+        values = self.iterable.eval(frame)
+        self.loop(frame, out, values, 0, self.recurse_from(frame) if self.recursive else None)
+
+    def recurse_from(self, frame: Frame) -> Any:
+        def again(values: Any, depth0: int) -> str:
+            captured: list = []
+            self.loop(frame, captured, values, depth0, again)
+            return "".join(captured)
+
+        return again
+
+    def loop(self, frame: Frame, out: list, values: Any, depth0: int, recurse: Any) -> None:
+        state = frame.state
+        try:
+            items = _as_list(values, state.limits)
+        except Exception as error:
+            raise located(error, self.pos) from None
+        target = self.target
+        otherwise = self.otherwise
+        condition = self.condition
+        if condition is not None:
+            kept = []
+            for item in items:
+                test_frame = Frame({}, frame, state)
+                target.assign(test_frame, item)
+                if condition.eval(test_frame):
+                    kept.append(item)
+            items = kept
+        if not items:
+            if otherwise is not None:
+                otherwise.run(Frame({}, frame, state), out)
+            return
+        loop = LoopContext(items, depth0, recurse)
+        recursive = self.recursive
+        if recursive:
+            state.depth += 1
+            if state.depth > state.limits.max_recursion:
+                raise located(
+                    LimitError(
+                        "recursive loops nest deeper than max_recursion"
+                        f" ({state.limits.max_recursion})"
+                    ),
+                    self.pos,
+                )
+            check_stack(state.limits)
+        # Jinja runs `else` unless some iteration ran its body to the end: a `break` in the
+        # first iteration, or `continue` in every one, still leads to `else`.
+        completed = False
+        body = self.body
+        try:
+            for item in items:
+                state.steps += 1  # Budget.step, inlined for every iteration
+                if state.steps >= state.next_clock:
+                    state.check()
+                loop.index0 += 1
+                inner = Frame({"loop": loop}, frame, state)
+                target.assign(inner, item)
+                try:
+                    body.run(inner, out)
+                except ContinueLoop:
+                    continue
+                except BreakLoop:
+                    break
+                completed = True
+        finally:
+            if recursive:
+                state.depth -= 1
+        if not completed and otherwise is not None:
+            otherwise.run(Frame({}, frame, state), out)
+
+
+def _as_list(values: Any, limits: Limits) -> list:
+    """The items a for loop walks: a dict's keys, a string's characters, nothing for undefined."""
+    if values.__class__ is list:
+        return values
+    if isinstance(values, Undefined):
+        return list(iter(values))
+    if isinstance(values, (dict, str, tuple, range)):
+        return list(values)
+    items = []
+    for item in values:
+        items.append(item)
+        if len(items) > limits.max_items:
+            raise LimitError(f"an iterable of more than {limits.max_items} items exceeds max_items")
+    return items
+
+
+# ---------------------------------------------------------------- assignment
+
+
+class AssignName:
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def assign(self, frame: Frame, value: Any) -> None:
+        frame.vars[self.name] = value
+
+
+class AssignTuple:
+    __slots__ = ("parts", "pos")
+
+    def __init__(self, parts: tuple, pos: int) -> None:
+        self.parts = parts
+        self.pos = pos
+
+    def assign(self, frame: Frame, value: Any) -> None:
+        try:
+            values = list(value)
+        except TypeError:
+            message = f"cannot unpack non-iterable {type(value).__name__} object"
+            raise located(TemplateRuntimeError(message), self.pos) from None
+        except Exception as error:
+            raise located(error, self.pos) from None
+        count = len(self.parts)
+        if len(values) != count:
+            message = (
+                f"not enough values to unpack (expected {count}, got {len(values)})"
+                if len(values) < count
+                else f"too many values to unpack (expected {count})"
+            )
+            raise located(TemplateRuntimeError(message), self.pos)
+        for part, item in zip(self.parts, values, strict=True):
+            part.assign(frame, item)
+
+
+class AssignAttr:
+    """``{% set ns.attr = value %}``."""
+
+    __slots__ = ("lookup", "attr", "pos")
+
+    def __init__(self, lookup: Any, attr: str, pos: int) -> None:
+        self.lookup = lookup
+        self.attr = attr
+        self.pos = pos
+
+    def assign(self, frame: Frame, value: Any) -> None:
+        namespace = self.lookup.eval(frame)
+        if not isinstance(namespace, Namespace):
+            raise located(
+                TemplateRuntimeError("cannot assign attribute on non-namespace object"), self.pos
+            )
+        namespace.set(self.attr, value)
+
+
+class Assign:
+    __slots__ = ("value", "target")
+
+    def __init__(self, value: Any, target: Any) -> None:
+        self.value = value
+        self.target = target
+
+    def run(self, frame: Frame, out: list) -> None:
+        self.target.assign(frame, self.value.eval(frame))
+
+
+class AssignToName:
+    """``{% set name = value %}``, the common case, without the target's call."""
+
+    __slots__ = ("value", "name")
+
+    def __init__(self, value: Any, name: str) -> None:
+        self.value = value
+        self.name = name
+
+    def run(self, frame: Frame, out: list) -> None:
+        frame.vars[self.name] = self.value.eval(frame)
+
+
+class AssignBlock:
+    """``{% set name %}...{% endset %}``."""
+
+    __slots__ = ("body", "target", "filters")
+
+    def __init__(self, body: Any, target: Any, filters: Any) -> None:
+        self.body = body
+        self.target = target
+        self.filters = filters
+
+    def run(self, frame: Frame, out: list) -> None:
+        captured: list = []
+        self.body.run(Frame({}, frame, frame.state), captured)
+        self.target.assign(frame, self.filters.apply(frame, "".join(captured)))
+
+
+def _joined(value: Any, pos: int) -> str:
+    if not isinstance(value, str):
+        # Jinja joins a call block's or filter block's result with the output as it is.
+        message = f"sequence item 0: expected str instance, {type(value).__name__} found"
+        raise located(TemplateRuntimeError(message), pos)
+    return value
+
+
+class FilterBlock:
+    __slots__ = ("body", "filters", "pos")
+
+    def __init__(self, body: Any, filters: Any, pos: int) -> None:
+        self.body = body
+        self.filters = filters
+        self.pos = pos
+
+    def run(self, frame: Frame, out: list) -> None:
+        captured: list = []
+        self.body.run(Frame({}, frame, frame.state), captured)
+        value = _joined(self.filters.apply(frame, "".join(captured)), self.pos)
+        frame.state.grow(len(value))
+        out.append(value)
+
+
+class With:
+    __slots__ = ("assignments", "body")
+
+    def __init__(self, assignments: tuple, body: Any) -> None:
+        self.assignments = assignments  # (target, value) pairs
+        self.body = body
+
+    def run(self, frame: Frame, out: list) -> None:
+        inner = Frame({}, frame, frame.state)
+        values = [value.eval(frame) for _, value in self.assignments]
+        for (target, _), value in zip(self.assignments, values, strict=True):
+            target.assign(inner, value)
+        self.body.run(inner, out)
+
+
+class Generation:
+    """transformers' ``{% generation %}``: the body's text, its span recorded."""
+
+    __slots__ = ("body",)
+
+    def __init__(self, body: Any) -> None:
+        self.body = body
+
+    def run(self, frame: Frame, out: list) -> None:
+        state = frame.state
+        captured: list = []
+        self.body.run(Frame({}, frame, state), captured)
+        text = "".join(captured)
+        # Spans are offsets in the final text, as transformers computes them: the length
+        # of what the template has emitted at its top level so far.
+        start = sum(map(len, state.root_out))
+        state.spans.append((start, start + len(text)))
+        out.append(text)
+
+
+class Block:
+    __slots__ = ("body", "scoped")
+
+    def __init__(self, body: Any, scoped: bool) -> None:
+        self.body = body
+        self.scoped = scoped
+
+    def run(self, frame: Frame, out: list) -> None:
+        # A block sees the template's own variables; the enclosing loop's only if scoped.
+        state = frame.state
+        self.body.run(Frame({}, frame if self.scoped else state.root, state), out)
+
+
+class Break:
+    __slots__ = ()
+
+    def run(self, frame: Frame, out: list) -> None:
+        raise BREAK
+
+
+class Continue:
+    __slots__ = ()
+
+    def run(self, frame: Frame, out: list) -> None:
+        raise CONTINUE
+
+
+# ---------------------------------------------------------------- macros
+
+
+class MacroDefinition:
+    """What a ``{% macro %}`` (or a call block's caller) compiles to; ``build`` makes the
+    callable Macro bound to the scope it is defined in."""
+
+    __slots__ = (
+        "name",
+        "names",
+        "defaults",
+        "body",
+        "catch_varargs",
+        "catch_kwargs",
+        "catch_caller",
+        "undefined",
+    )
+
+    def __init__(
+        self,
+        name: str | None,
+        names: tuple[str, ...],
+        defaults: tuple,
+        body: Any,
+        catch: tuple[bool, bool, bool],
+        undefined: type,
+    ) -> None:
+        self.name = name
+        self.names = names
+        self.defaults = defaults  # an evaluator or None per parameter
+        self.body = body
+        self.catch_varargs, self.catch_kwargs, self.catch_caller = catch
+        self.undefined = undefined
+
+    def build(self, definition_frame: Frame) -> Macro:
+        def invoke(*args: Any, **kwargs: Any) -> str:
+            return self.invoke(definition_frame, args, kwargs)
+
+        return Macro(
+            self.name,
+            self.names,
+            (),
+            self.catch_varargs,
+            self.catch_kwargs,
+            self.catch_caller,
+            invoke,
+        )
+
+    def invoke(self, definition_frame: Frame, args: tuple, kwargs: dict) -> str:
+        name, names, undefined = self.name, self.names, self.undefined
+        count = len(names)
+        state = definition_frame.state
+        variables: dict[str, Any] = {}
+        frame = Frame(variables, definition_frame, state)
+        if len(args) > count and not self.catch_varargs:
+            raise TemplateRuntimeError(f"macro {name!r} takes not more than {count} argument(s)")
+        for index, param in enumerate(names):
+            if index < len(args):
+                variables[param] = args[index]
+            elif param in kwargs:
+                variables[param] = kwargs.pop(param)
+            elif self.defaults[index] is not None:
+                variables[param] = self.defaults[index].eval(frame)
+            else:
+                variables[param] = undefined(f"parameter {param!r} was not provided", name=param)
+        caller = MISSING if "caller" in names else kwargs.pop("caller", MISSING)
+        if caller is not MISSING and not self.catch_caller and self.catch_kwargs:
+            kwargs["caller"] = caller  # an ordinary keyword for this macro
+            caller = MISSING
+        if caller is not MISSING:
+            if not self.catch_caller:
+                raise TemplateRuntimeError(
+                    f"macro {name!r} was invoked with two values for the special"
+                    " caller argument. This is most likely a bug."
+                )
+            variables["caller"] = caller
+        elif self.catch_caller and "caller" not in variables:
+            variables["caller"] = undefined("No caller defined", name="caller")
+        if kwargs and not self.catch_kwargs:
+            key = next(iter(kwargs))
+            raise TemplateRuntimeError(f"macro {name!r} takes no keyword argument {key!r}")
+        if self.catch_varargs:
+            variables["varargs"] = tuple(args[count:])
+        if self.catch_kwargs:
+            variables["kwargs"] = kwargs
+        state.step()
+        state.depth += 1
+        try:
+            if state.depth > state.limits.max_recursion:
+                raise LimitError(
+                    f"macro calls nest deeper than max_recursion ({state.limits.max_recursion})"
+                )
+            check_stack(state.limits)
+            out: list = []
+            self.body.run(frame, out)
+        finally:
+            state.depth -= 1
+        return "".join(out)
+
+
+class DefineMacro:
+    __slots__ = ("name", "definition")
+
+    def __init__(self, name: str, definition: MacroDefinition) -> None:
+        self.name = name
+        self.definition = definition
+
+    def run(self, frame: Frame, out: list) -> None:
+        frame.vars[self.name] = self.definition.build(frame)
+
+
+class CallBlock:
+    """``{% call macro(...) %}body{% endcall %}``: the body is the macro's ``caller``."""
+
+    __slots__ = ("caller", "func", "arguments", "pos")
+
+    def __init__(self, caller: MacroDefinition, func: Any, arguments: Any, pos: int) -> None:
+        self.caller = caller
+        self.func = func
+        self.arguments = arguments
+        self.pos = pos
+
+    def run(self, frame: Frame, out: list) -> None:
+        target = self.func.eval(frame)
+        args, kwargs = self.arguments.eval(frame)
+        kwargs["caller"] = self.caller.build(frame)
+        frame.state.step()
+        try:
+            value = target(*args, **kwargs)
+        except Exception as error:
+            raise located(error, self.pos) from None
+        text = _joined(value, self.pos)
+        frame.state.grow(len(text))
+        out.append(text)
