@@ -10,6 +10,7 @@ template raised it, or as ValueError for transformers' own checks).
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import pytest
@@ -19,6 +20,21 @@ from .corpus import context, corpus_missing, pairs, template_source
 utils = pytest.importorskip("transformers.utils.chat_template_utils")
 
 _PAIRS = pairs()
+
+
+class _PinnedClock(datetime.datetime):
+    """Both engines read the time through ``datetime.now``; a second that ticks between the
+    reference's render and ours would make templates printing the time disagree."""
+
+    @classmethod
+    def now(cls, tz: Any = None) -> Any:
+        return cls(2026, 1, 15, 12, 0, 0, tzinfo=tz)
+
+
+@pytest.fixture(autouse=True)
+def _pinned_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(utils, "datetime", _PinnedClock)  # transformers' module-level import
+    monkeypatch.setattr(datetime, "datetime", _PinnedClock)  # ours imports it when called
 _RENDER_OPTIONS = ("tools", "documents", "add_generation_prompt")
 
 
@@ -104,3 +120,14 @@ def test_render_matches_transformers(pair):
     expected = _reference(pair, return_assistant_tokens_mask=True)
     got = _ours(pair, spans=True)
     assert _agree(expected, got), (expected, got)
+
+
+def test_both_engines_read_the_pinned_clock():
+    if corpus_missing():
+        pytest.skip(corpus_missing())
+    pair = next(
+        p for p in _PAIRS if p.template == "hunyuan-a13b-vllm" and "tools" in p.conversation
+    )
+    for outcome in (_reference(pair), _ours(pair)):
+        assert outcome[0] == "ok"
+        assert "当前时间：2026-01-15 12:00:00" in outcome[1]
