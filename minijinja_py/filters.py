@@ -24,7 +24,7 @@ from .methods import (
     check_width,
     markup_mod,
 )
-from .runtime import Markup, Undefined, pass_environment
+from .runtime import Markup, Undefined, pass_environment, wants_environment
 from .runtime import escape as html_escape
 from .sandbox import charge_work, check_key
 
@@ -144,18 +144,24 @@ def make_multi_attrgetter(
 
 def do_upper(s: Any) -> str:
     """``{{ "hi"|upper }}`` -> ``HI``"""
+    if type(s) is str:  # (neither converted nor markup)
+        return str.upper(s)
     s = _soft_str(s)
     return _like(s, str.upper(s))
 
 
 def do_lower(s: Any) -> str:
     """``{{ "Hi"|lower }}`` -> ``hi``"""
+    if type(s) is str:  # (neither converted nor markup)
+        return str.lower(s)
     s = _soft_str(s)
     return _like(s, str.lower(s))
 
 
 def do_capitalize(s: Any) -> str:
     """``{{ "hello WORLD"|capitalize }}`` -> ``Hello world``"""
+    if type(s) is str:  # (neither converted nor markup)
+        return str.capitalize(s)
     s = _soft_str(s)
     return _like(s, str.capitalize(s))
 
@@ -178,6 +184,8 @@ def do_center(value: Any, width: int = 80) -> str:
 
 def do_trim(value: Any, chars: str | None = None) -> str:
     """``{{ "  x  "|trim }}`` -> ``x``; ``{{ "xxaxx"|trim("x") }}`` -> ``a``"""
+    if type(value) is str:  # (neither converted nor markup)
+        return str.strip(value, chars)
     value = _soft_str(value)
     return _like(value, str.strip(value, chars))
 
@@ -928,6 +936,44 @@ def do_attr(env: Any, obj: Any, name: str) -> Any:
     return env.getattr(obj, name)
 
 
+def _registered(env: Any, kind: str, name: Any, args: tuple, kwargs: dict) -> Callable[[Any], Any]:
+    """``item -> env.call_filter(name, item, args, kwargs)`` (or ``call_test``) with the filter
+    or test looked up once rather than for each item; an unknown name still fails only when
+    the first item is given to it."""
+    method = "call_filter" if kind == "filter" else "call_test"
+    call = getattr(env, method)
+    environment = _environment_class()
+    if (
+        getattr(type(env), method, None) is not getattr(environment, method)
+        or getattr(type(env), "_call_registered", None) is not environment._call_registered
+    ):
+        return lambda item: call(name, item, args, kwargs)  # the caller's own environment
+    try:
+        func = (env.filters if kind == "filter" else env.tests).get(name)
+    except TypeError:  # unhashable: let the first item meet the error
+        return lambda item: call(name, item, args, kwargs)
+    if func is None:
+        return lambda item: call(name, item, args, kwargs)  # raises "No test named ..."
+    if wants_environment(func):
+        return lambda item: func(env, item, *args, **kwargs)
+    if not args and not kwargs:
+        return func
+    return lambda item: func(item, *args, **kwargs)
+
+
+def _environment_class() -> type:
+    # environment imports this module's FILTERS when it first builds an environment
+    global _ENVIRONMENT
+    if _ENVIRONMENT is None:
+        from .environment import Environment
+
+        _ENVIRONMENT = Environment
+    return _ENVIRONMENT
+
+
+_ENVIRONMENT: type | None = None
+
+
 @_generator_name("sync_do_map")
 def _map_items(env: Any, value: Any, args: tuple, kwargs: dict) -> Iterator[Any]:
     if not value:
@@ -942,9 +988,7 @@ def _map_items(env: Any, value: Any, args: tuple, kwargs: dict) -> Iterator[Any]
         if not args:
             raise FilterArgumentError("map requires a filter argument")
         name, args = args[0], args[1:]
-
-        def func(item: Any) -> Any:
-            return env.call_filter(name, item, args, kwargs)
+        func = _registered(env, "filter", name, args, kwargs)
 
     for item in value:
         yield func(item)
@@ -974,10 +1018,7 @@ def select_or_reject(
 
     if args:
         name, args = args[0], args[1:]
-
-        def check(item: Any) -> Any:
-            return env.call_test(name, item, args, kwargs)
-
+        check = _registered(env, "test", name, args, kwargs)
     else:
         check = bool
 

@@ -307,3 +307,52 @@ def test_chat_tojson_as_json_dumps(kwargs):
     assert chat_tojson(value, **kwargs) == expected  # the encoder again
     with pytest.raises(TypeError, match="is not JSON serializable"):
         chat_tojson({1, 2}, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------
+# select/reject/map: the test or filter looked up once per application
+
+
+@pytest.mark.parametrize(
+    "source, per_item",
+    [
+        ("{{ xs|selectattr('a', 'equalto', 1)|list }}", True),
+        ("{{ xs|rejectattr('a')|list }}", False),
+        ("{{ xs|map(attribute='a')|list }}", False),
+        ("{{ ['a', 'b']|map('upper')|join }}", True),
+        ("{{ ['a', 'b']|map('replace', 'a', 'c')|join }}", True),
+        ("{{ [1, 2, 3]|select('odd')|list }}", True),
+        ("{{ [1, 2, 3]|select('divisibleby', 2)|list }}", True),
+        ("{{ [1, 2, 3]|reject('in', [1, 2])|list }}", True),
+        ("{{ [1]|select('nope')|list }}", True),
+        ("{{ []|select('nope')|list }}", False),
+        ("{{ [1]|map('nope')|list }}", True),
+        ("{{ [1]|select([1])|list }}", True),
+        ("{{ [1]|select('odd', 2)|list }}", True),
+        ("{{ [1]|select('shout')|list }}", True),
+        ("{{ ['a']|map('shout')|list }}", True),
+    ],
+)
+def test_registered_lookups(source, per_item):
+    class Counting(mj.Environment):
+        # an environment of the caller's own: its call_test/call_filter still run per item
+        def call_test(self, name, value, args=(), kwargs=None):
+            self.calls += 1
+            return super().call_test(name, value, args, kwargs)
+
+        def call_filter(self, name, value, args=(), kwargs=None):
+            self.calls += 1
+            return super().call_filter(name, value, args, kwargs)
+
+    def outcome(env):
+        env.filters["shout"] = mj.pass_environment(lambda environment, s: s.upper() + "!")
+        env.tests["shout"] = mj.pass_environment(lambda environment, s: environment is env)
+        try:
+            return env.from_string(source).render(xs=[{"a": 1}, {"a": 0}])
+        except mj.TemplateError as error:
+            return f"{type(error).__name__}: {error.message}"
+
+    plain, counting = mj.Environment(), Counting()
+    counting.calls = 0
+    assert outcome(plain) == outcome(counting)
+    assert (counting.calls > 0) is per_item
