@@ -366,6 +366,9 @@ class Compiler:
             # through the sandbox's getitem, where such a slice is undefined instead.)
             return e.GetSlice(obj, self.expr_Slice(node.key), node.pos)
         key = self.expr_Slice(node.key) if isinstance(node.key, n.Slice) else self.expr(node.key)
+        if type(key) is e.Const:
+            kind = e.NameConstItem if type(obj) is e.Name else e.GetConstItem
+            return kind(obj, key.value, node.pos, self.policy_getitem)
         return e.GetItem(obj, key, node.pos, self.policy_getitem)
 
     def expr_Slice(self, node: n.Slice) -> e.Slice:
@@ -472,6 +475,8 @@ class Compiler:
         rest = tuple((COMPARISONS[op], self.expr(operand)) for op, operand in node.ops)
         if len(rest) == 1:
             (checked, second), word = rest[0], node.ops[0][0]
+            if word in ("==", "!=") and type(second) is e.Const:
+                return e.CompareConst(first, second.value, word == "==", checked, node.pos)
             if word in ("==", "!="):
                 return e.CompareEqual(first, second, word == "==", checked, node.pos)
             return e.CompareOne(first, second, checked, node.pos)

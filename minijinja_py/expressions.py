@@ -212,6 +212,64 @@ class GetItem:
             raise located(error, self.pos) from None
 
 
+class GetConstItem:
+    """``obj['key']`` or ``obj[0]``: a constant key, looked up without evaluating it."""
+
+    __slots__ = ("obj", "key", "pos", "policy_getitem", "fast")
+
+    def __init__(self, obj: Any, key: Any, pos: int, policy_getitem: Any) -> None:
+        self.obj = obj
+        self.key = key
+        self.pos = pos
+        self.policy_getitem = policy_getitem
+        # The container type a direct lookup may be tried on (see GetItem.eval).
+        self.fast = dict if key.__class__ is str else list if key.__class__ is int else None
+
+    def eval(self, frame: Frame) -> Any:
+        value = self.obj.eval(frame)
+        if value.__class__ is self.fast:
+            try:
+                return value[self.key]
+            except LookupError:
+                pass
+        try:
+            return self.policy_getitem(value, self.key)
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class NameConstItem(GetConstItem):
+    """``message['role']``: the variable's lookup done here, one call fewer."""
+
+    __slots__ = ("name", "undefined")
+
+    def __init__(self, obj: Name, key: Any, pos: int, policy_getitem: Any) -> None:
+        GetConstItem.__init__(self, obj, key, pos, policy_getitem)
+        self.name = obj.name
+        self.undefined = obj.undefined
+
+    def eval(self, frame: Frame) -> Any:
+        name = self.name
+        scope: Frame | None = frame
+        while scope is not None:
+            variables = scope.vars
+            if name in variables:
+                value = variables[name]
+                break
+            scope = scope.parent
+        else:
+            value = self.undefined(name=name)
+        if value.__class__ is self.fast:
+            try:
+                return value[self.key]
+            except LookupError:
+                pass
+        try:
+            return self.policy_getitem(value, self.key)
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
 class Slice:
     """The ``slice`` object of ``[a:b:c]``."""
 
@@ -616,6 +674,31 @@ class CompareEqual:
             if (kind is str and len(a) <= SHORT) or kind in SCALARS:
                 return a == b if self.equal else a != b
             return self.checked(a, b)
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class CompareConst:
+    """``a == 'user'`` or ``a != 0``: the constant side needs no evaluation, and comparing
+    with a short string, a number or None takes bounded time whatever ``a`` is, as long as
+    ``a`` is one of those too (anything else goes through the charging operator)."""
+
+    __slots__ = ("first", "value", "equal", "checked", "pos")
+
+    def __init__(self, first: Any, value: Any, equal: bool, checked: Any, pos: int) -> None:
+        self.first = first
+        self.value = value
+        self.equal = equal
+        self.checked = checked
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        a = self.first.eval(frame)
+        kind = a.__class__
+        try:
+            if (kind is str and len(a) <= SHORT) or kind in SCALARS:
+                return a == self.value if self.equal else a != self.value
+            return self.checked(a, self.value)
         except Exception as error:
             raise located(error, self.pos) from None
 

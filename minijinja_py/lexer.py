@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from sys import intern
 
 from .blocks import open_blocks, tag_failure
 from .errors import TemplateSyntaxError
@@ -253,7 +254,8 @@ class Lexer:
             pos = match.end()
             start = pos - len(value)
             if group == "NAME":
-                tokens.append(Token(keywords.get(value, "NAME"), value, start))
+                # Interned: a compiled template keeps one copy of each name it reads.
+                tokens.append(Token(keywords.get(value, "NAME"), intern(value), start))
             elif group == "OP":
                 if value in _CLOSERS:
                     balance.append(_CLOSERS[value])

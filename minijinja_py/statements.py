@@ -192,14 +192,19 @@ class For:
         # first iteration, or `continue` in every one, still leads to `else`.
         completed = False
         body = self.body
+        # `for message in messages`: the variable goes straight into the iteration's scope.
+        name = target.name if target.__class__ is AssignName else None
         try:
             for item in items:
                 state.steps += 1  # Budget.step, inlined for every iteration
                 if state.steps >= state.next_clock:
                     state.check()
                 loop.index0 += 1
-                inner = Frame({"loop": loop}, frame, state)
-                target.assign(inner, item)
+                if name is not None:
+                    inner = Frame({"loop": loop, name: item}, frame, state)
+                else:
+                    inner = Frame({"loop": loop}, frame, state)
+                    target.assign(inner, item)
                 try:
                     body.run(inner, out)
                 except ContinueLoop:
