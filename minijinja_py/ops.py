@@ -125,7 +125,7 @@ def make_binops(limits: Limits) -> dict[str, Callable[[Any, Any], Any]]:
     }
 
 
-def _contains(container: Any, item: Any) -> bool:
+def _in(item: Any, container: Any) -> bool:
     if type(item) is tuple:
         check_key(item)  # a dict or set would hash it
     cls = type(container)
@@ -137,7 +137,7 @@ def _contains(container: Any, item: Any) -> bool:
     return item in container
 
 
-def _not_contains(container: Any, item: Any) -> bool:
+def _not_in(item: Any, container: Any) -> bool:
     if type(item) is tuple:
         check_key(item)
     cls = type(container)
@@ -208,8 +208,8 @@ COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
     "<=": _le,
     ">": _gt,
     ">=": _ge,
-    "in": lambda a, b: _contains(b, a),
-    "notin": lambda a, b: _not_contains(b, a),
+    "in": _in,
+    "notin": _not_in,
 }
 
 

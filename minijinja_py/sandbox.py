@@ -173,16 +173,12 @@ class Budget:
 _CURRENT: ContextVar[Budget | None] = ContextVar("minijinja_py_budget", default=None)
 
 
-def current_budget() -> Budget | None:
-    return _CURRENT.get()
-
-
-def enter_render(budget: Budget) -> Token:
-    return _CURRENT.set(budget)
-
-
-def leave_render(token: Token) -> None:
-    _CURRENT.reset(token)
+# The context variable's own methods, without a Python frame around each (every render
+# enters and leaves once): current_budget() -> Budget | None, enter_render(budget) -> Token,
+# leave_render(token).
+current_budget: Callable[[], Budget | None] = _CURRENT.get
+enter_render: Callable[[Budget], Token] = _CURRENT.set
+leave_render: Callable[[Token], None] = _CURRENT.reset
 
 
 def current_limits() -> Limits:
@@ -468,6 +464,8 @@ class _KeyGuarded:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         for arg in args:
+            if type(arg) is str:  # the usual key: nothing nested to check
+                continue
             if type(arg) is tuple:
                 check_key(arg)
             elif isinstance(arg, (list, set, frozenset, dict)):
