@@ -92,7 +92,7 @@ class Compiler:
             return s.NOTHING
         if len(items) == 1:
             only = items[0]
-            return s.Text(only) if type(only) is str else only
+            return s.Text(only, self.limits.max_output) if type(only) is str else only
         if len(items) == 2 and type(items[0]) is not str and type(items[1]) is not str:
             return s.Pair(items[0], items[1])
         return s.Sequence(tuple(items), self.limits.max_output)
@@ -110,7 +110,7 @@ class Compiler:
         return method(node)
 
     def stmt_Data(self, node: n.Data) -> Any:
-        return s.Text(node.text)
+        return s.Text(node.text, self.limits.max_output)
 
     def stmt_Output(self, node: n.Output) -> Any:
         self.folding = _is_constant(node.expr, self.constant_memo)

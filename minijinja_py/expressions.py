@@ -15,7 +15,7 @@ from typing import Any
 from .errors import TemplateError, TemplateRuntimeError
 from .frames import SCALARS, Frame, costly, located
 from .ops import to_string
-from .runtime import Undefined, wants_environment
+from .runtime import Macro, Undefined, wants_environment
 from .sandbox import CHARS_PER_STEP as SHORT
 from .sandbox import Limits, charge_size, check_key, check_length
 
@@ -355,8 +355,13 @@ class CallEmpty:
         target = self.func.eval(frame)
         frame.state.step()
         try:
-            # pass_environment marks a global as well as a filter, as in Jinja.
-            result = target(self.environment) if wants_environment(target) else target()
+            if target.__class__ is Macro:
+                result = target._invoke()  # the template's own macro: straight to its body
+            elif wants_environment(target):
+                # pass_environment marks a global as well as a filter, as in Jinja.
+                result = target(self.environment)
+            else:
+                result = target()
         except Exception as error:
             raise located(error, self.pos) from None
         charge_size(result)  # what a method built (split, upper, copy) counts
@@ -377,9 +382,12 @@ class Call:
         try:
             args, kwargs = self.arguments.eval(frame)
             frame.state.step()
-            if wants_environment(target):
-                args.insert(0, self.environment)
-            result = target(*args, **kwargs)
+            if target.__class__ is Macro:
+                result = target._invoke(*args, **kwargs)  # the template's own macro
+            else:
+                if wants_environment(target):
+                    args.insert(0, self.environment)
+                result = target(*args, **kwargs)
         except Exception as error:
             raise located(error, self.pos) from None
         charge_size(result)
@@ -612,7 +620,8 @@ class AddChain:
     def eval(self, frame: Frame) -> Any:
         total = self.first.eval(frame)
         for pos, operand in self.operands:
-            value = operand.eval(frame)
+            # The literal pieces of '<|im_start|>' + role + '\n' are read, not called.
+            value = operand.value if operand.__class__ is Const else operand.eval(frame)
             if (
                 total.__class__ is str
                 and value.__class__ is str

@@ -6,6 +6,7 @@ once by the compiler.  Assignment targets are objects too, with ``assign(frame, 
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from .errors import LimitError, TemplateRuntimeError
@@ -26,14 +27,18 @@ NOTHING = Nothing()
 
 
 class Text:
-    __slots__ = ("text",)
+    __slots__ = ("text", "max_output")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, max_output: int) -> None:
         self.text = text
+        self.max_output = max_output
 
     def run(self, frame: Frame, out: list) -> None:
         text = self.text
-        frame.state.grow(len(text))
+        state = frame.state
+        state.size += len(text)  # Budget.grow, inlined
+        if state.size > self.max_output:
+            state.grow(0)  # raises, naming the limit
         out.append(text)
 
 
@@ -455,9 +460,6 @@ class MacroDefinition:
         self.undefined = undefined
 
     def build(self, definition_frame: Frame) -> Macro:
-        def invoke(*args: Any, **kwargs: Any) -> str:
-            return self.invoke(definition_frame, args, kwargs)
-
         return Macro(
             self.name,
             self.names,
@@ -465,15 +467,55 @@ class MacroDefinition:
             self.catch_varargs,
             self.catch_kwargs,
             self.catch_caller,
-            invoke,
+            partial(self.invoke, definition_frame),
         )
 
-    def invoke(self, definition_frame: Frame, args: tuple, kwargs: dict) -> str:
+    def invoke(self, definition_frame: Frame, /, *args: Any, **kwargs: Any) -> str:
+        state = definition_frame.state
+        names = self.names
+        if kwargs or len(args) > len(names) or self.catch_varargs or self.catch_kwargs:
+            frame = self.bind(definition_frame, args, kwargs)
+        else:
+            # Positional arguments only, no varargs/kwargs to collect: most macro calls.
+            variables = dict(zip(names, args, strict=False))  # fewer args than names is fine
+            frame = Frame(variables, definition_frame, state)
+            for index in range(len(args), len(names)):
+                self.bind_missing(frame, index)
+            if self.catch_caller:
+                variables.setdefault("caller", self.undefined("No caller defined", name="caller"))
+        state.step()
+        state.depth += 1
+        try:
+            if state.depth > state.limits.max_recursion:
+                raise LimitError(
+                    f"macro calls nest deeper than max_recursion ({state.limits.max_recursion})"
+                )
+            if state.depth > 1:
+                # A first level cannot recurse; from the second on, make sure Python's stack
+                # has room (see check_stack).
+                check_stack(state.limits)
+            out: list = []
+            self.body.run(frame, out)
+        finally:
+            state.depth -= 1
+        return "".join(out)
+
+    def bind_missing(self, frame: Frame, index: int) -> None:
+        """A parameter without an argument: its default (which may read the parameters
+        before it), or undefined."""
+        param = self.names[index]
+        default = self.defaults[index]
+        if default is not None:
+            frame.vars[param] = default.eval(frame)
+        else:
+            frame.vars[param] = self.undefined(f"parameter {param!r} was not provided", name=param)
+
+    def bind(self, definition_frame: Frame, args: tuple, kwargs: dict) -> Frame:
+        """The macro's scope for any mix of positional, keyword and extra arguments."""
         name, names, undefined = self.name, self.names, self.undefined
         count = len(names)
-        state = definition_frame.state
         variables: dict[str, Any] = {}
-        frame = Frame(variables, definition_frame, state)
+        frame = Frame(variables, definition_frame, definition_frame.state)
         if len(args) > count and not self.catch_varargs:
             raise TemplateRuntimeError(f"macro {name!r} takes not more than {count} argument(s)")
         for index, param in enumerate(names):
@@ -481,10 +523,8 @@ class MacroDefinition:
                 variables[param] = args[index]
             elif param in kwargs:
                 variables[param] = kwargs.pop(param)
-            elif self.defaults[index] is not None:
-                variables[param] = self.defaults[index].eval(frame)
             else:
-                variables[param] = undefined(f"parameter {param!r} was not provided", name=param)
+                self.bind_missing(frame, index)
         caller = MISSING if "caller" in names else kwargs.pop("caller", MISSING)
         if caller is not MISSING and not self.catch_caller and self.catch_kwargs:
             kwargs["caller"] = caller  # an ordinary keyword for this macro
@@ -505,19 +545,7 @@ class MacroDefinition:
             variables["varargs"] = tuple(args[count:])
         if self.catch_kwargs:
             variables["kwargs"] = kwargs
-        state.step()
-        state.depth += 1
-        try:
-            if state.depth > state.limits.max_recursion:
-                raise LimitError(
-                    f"macro calls nest deeper than max_recursion ({state.limits.max_recursion})"
-                )
-            check_stack(state.limits)
-            out: list = []
-            self.body.run(frame, out)
-        finally:
-            state.depth -= 1
-        return "".join(out)
+        return frame
 
 
 class DefineMacro:
