@@ -213,7 +213,7 @@ class Template:
                 error.source = normalised
             raise
         # Neither the tree nor the normalised text is kept: a compiled template is its
-        # closures, and the rare caller who asks for the tree gets it parsed again.
+        # evaluators, and the rare caller who asks for the tree gets it parsed again.
         return self
 
     @property
