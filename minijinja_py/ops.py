@@ -128,12 +128,15 @@ def make_binops(limits: Limits) -> dict[str, Callable[[Any, Any], Any]]:
 def _in(item: Any, container: Any) -> bool:
     if type(item) is tuple:
         check_key(item)  # a dict or set would hash it
+    # A list or string is searched from one end: a big one costs steps (what charge_size
+    # charges; it charges nothing for a dict, a short one, or any other container).
     cls = type(container)
     if cls is str:
         if len(container) >= CHARS_PER_STEP:
-            charge_size(container)  # a list or string is searched from one end
-    elif cls is not dict:
-        charge_size(container)
+            charge_size(container)
+    elif cls is list or cls is tuple:
+        if len(container) >= ITEMS_PER_STEP:
+            charge_size(container)
     return item in container
 
 
@@ -144,8 +147,9 @@ def _not_in(item: Any, container: Any) -> bool:
     if cls is str:
         if len(container) >= CHARS_PER_STEP:
             charge_size(container)
-    elif cls is not dict:
-        charge_size(container)
+    elif cls is list or cls is tuple:
+        if len(container) >= ITEMS_PER_STEP:
+            charge_size(container)
     return item not in container
 
 

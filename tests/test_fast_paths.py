@@ -356,3 +356,42 @@ def test_registered_lookups(source, per_item):
     counting.calls = 0
     assert outcome(plain) == outcome(counting)
     assert (counting.calls > 0) is per_item
+
+
+@pytest.mark.parametrize(
+    "item, container",
+    [
+        ("a", "abc"),
+        ("a", "x" * 5000),
+        (1, [1] * 10),
+        (1, [2] * 200),
+        (1, (2,) * 200),
+        ("k", {str(i): i for i in range(500)}),
+        (("t",), {("t",): 1}),
+        (1, range(1000)),
+        ("a", None),
+    ],
+)
+@pytest.mark.parametrize("op", ["in", "notin"])
+def test_containment_charges_as_before(item, container, op):
+    from minijinja_py.sandbox import charge_size, check_key
+
+    def reference(a, b):  # as first written: every container but a dict charged by size
+        if type(a) is tuple:
+            check_key(a)
+        if type(b) is not dict:
+            charge_size(b)
+        return (a in b) if op == "in" else (a not in b)
+
+    def outcome(compare):
+        budget = Budget(Limits())
+        token = sandbox.enter_render(budget)
+        try:
+            result: object = compare(item, container)
+        except TypeError as error:
+            result = str(error)
+        finally:
+            sandbox.leave_render(token)
+        return result, budget.steps
+
+    assert outcome(COMPARISONS[op]) == outcome(reference)
