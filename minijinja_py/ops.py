@@ -37,6 +37,15 @@ def make_add(limits: Limits) -> Callable[[Any, Any], Any]:
     short_list = min(ITEMS_PER_STEP, limits.max_items + 1)
 
     def add(a: Any, b: Any) -> Any:
+        if type(a) is str and type(b) is str:
+            # (the general path below, for the usual case: two plain strings)
+            length = len(a) + len(b)
+            if length >= short_string:
+                check_length(length, limits)
+            result = a + b
+            if length > CHARS_PER_STEP:
+                charge_size(result)
+            return result
         if isinstance(a, _SIZED) and isinstance(b, _SIZED):
             length = len(a) + len(b)
             if isinstance(a, str):
