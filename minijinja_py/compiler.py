@@ -22,6 +22,10 @@ from .ops import COMPARISONS, make_binops, to_string
 from .runtime import MISSING, Markup, wants_environment
 from .sandbox import Limits, _no_charge, charge_for, enter_render, leave_render
 
+_LOOP = frozenset(["loop"])
+# Names a scope receives without an assignment in the template's text.
+_IMPLICIT_NAMES = frozenset(["loop", "caller", "varargs", "kwargs"])
+
 # The checked operators depend only on the limits: one set per Limits, shared by templates.
 _BINOPS: dict[Limits, dict[str, Any]] = {}
 
@@ -40,6 +44,23 @@ def _references(nodes_: Iterable[Any], names: frozenset[str]) -> set[str]:
             for slot in type(node).__slots__:
                 stack.append(getattr(node, slot))
     return found
+
+
+def _assigned_names(nodes_: Iterable[Any]) -> frozenset[str]:
+    """Every name a scope of the template may hold: targets of set, for and with, macro names
+    and parameters, and the implicit ones; any other name read is the context's."""
+    found = set(_IMPLICIT_NAMES)
+    stack = list(nodes_)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (n.TargetName, n.Param, n.Macro)):
+            found.add(node.name)
+        if isinstance(node, (tuple, list)):
+            stack.extend(node)
+        elif isinstance(node, (n.Node, n.Arguments, n.Param)):
+            for slot in type(node).__slots__:
+                stack.append(getattr(node, slot))
+    return frozenset(found)
 
 
 class Compiler:
@@ -70,11 +91,15 @@ class Compiler:
         self.fold_state: RenderState | None = None
         # One evaluator per distinct constant and per distinct name, shared by every use.
         self.constants: dict[tuple[type, Any], Any] = {}
-        self.names: dict[str, e.Name] = {}
+        self.names: dict[str, Any] = {}
+        # Every name the template could ever store in a scope (see _assigned_names); the
+        # others are read straight from the render's context.  None: assume any name may be.
+        self.assigned: frozenset[str] | None = None
 
     # ------------------------------------------------------------ statements
 
     def template(self, tree: n.Template) -> Any:
+        self.assigned = _assigned_names(tree.body)
         return self.body(tree.body)
 
     def body(self, nodes_: tuple[n.Node, ...]) -> Any:
@@ -137,7 +162,11 @@ class Compiler:
         self.loop_depth -= 1
         otherwise = self.body(node.otherwise) if node.otherwise else None
         self.soft = soft
-        return s.For(iterable, target, condition, body, otherwise, node.recursive, node.pos)
+        # Like Jinja, a loop whose body never reads `loop` keeps no loop object.
+        uses_loop = node.recursive or "loop" in _references(node.body, _LOOP)
+        return s.For(
+            iterable, target, condition, body, otherwise, node.recursive, uses_loop, node.pos
+        )
 
     def _refuse_loop_target(self, target: n.Node) -> None:
         names = [target] if not isinstance(target, n.TargetTuple) else list(target.items)
@@ -330,10 +359,14 @@ class Compiler:
     def expr_Const(self, node: n.Const) -> Any:
         return self.constant(node.value)
 
-    def expr_Name(self, node: n.Name) -> e.Name:
+    def expr_Name(self, node: n.Name) -> Any:
         evaluator = self.names.get(node.name)
         if evaluator is None:
-            evaluator = self.names[node.name] = e.Name(node.name, self.undefined)
+            if self.assigned is not None and node.name not in self.assigned:
+                evaluator = e.ContextName(node.name, self.undefined)
+            else:
+                evaluator = e.Name(node.name, self.undefined)
+            self.names[node.name] = evaluator
         return evaluator
 
     def expr_TupleLit(self, node: n.TupleLit) -> Any:

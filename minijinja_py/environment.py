@@ -248,6 +248,7 @@ class Template:
         # Context over globals in one dict: a name the template reads is one lookup away.
         root = Frame({}, Frame({**global_vars, **context}, None, state), state)
         state.root = root
+        state.context = root.parent.vars
         state.scale_to(context)
         # Filters and operators find the budget through a context variable (see sandbox).
         token = enter_render(state)

@@ -15,7 +15,7 @@ from typing import Any
 from .errors import TemplateError, TemplateRuntimeError
 from .frames import SCALARS, Frame, costly, located
 from .ops import to_string
-from .runtime import Macro, Undefined, wants_environment
+from .runtime import MISSING, Macro, Undefined, wants_environment
 from .sandbox import CHARS_PER_STEP as SHORT
 from .sandbox import Limits, charge_size, check_key, check_length
 
@@ -79,6 +79,23 @@ class Name:
         return self.undefined(name=name)
 
 
+class ContextName:
+    """A name the template never assigns: it can only be a variable of the render's context
+    or a global, found in one lookup instead of a walk through the scopes."""
+
+    __slots__ = ("name", "undefined")
+
+    def __init__(self, name: str, undefined: type) -> None:
+        self.name = name
+        self.undefined = undefined
+
+    def eval(self, frame: Frame) -> Any:
+        variables = frame.state.context
+        if self.name in variables:
+            return variables[self.name]
+        return self.undefined(name=self.name)
+
+
 class TupleLit:
     __slots__ = ("items",)
 
@@ -129,10 +146,8 @@ class GetKeyOrAttr:
     def eval(self, frame: Frame) -> Any:
         value = self.obj.eval(frame)
         if value.__class__ is dict:
-            try:
-                return value[self.attr]
-            except KeyError:
-                return self.undefined(obj=value, name=self.attr)
+            found = value.get(self.attr, MISSING)  # a missing key is common: no KeyError
+            return self.undefined(obj=value, name=self.attr) if found is MISSING else found
         try:
             return self.policy_getattr(value, self.attr)
         except Exception as error:
@@ -160,10 +175,8 @@ class NameKeyOrAttr(GetKeyOrAttr):
         else:
             value = self.undefined(name=name)
         if value.__class__ is dict:
-            try:
-                return value[self.attr]
-            except KeyError:
-                return self.undefined(obj=value, name=self.attr)
+            found = value.get(self.attr, MISSING)  # a missing key is common: no KeyError
+            return self.undefined(obj=value, name=self.attr) if found is MISSING else found
         try:
             return self.policy_getattr(value, self.attr)
         except Exception as error:
@@ -231,7 +244,7 @@ class GetConstItem:
             try:
                 return value[self.key]
             except LookupError:
-                pass
+                pass  # the sandbox's getitem makes the undefined value
         try:
             return self.policy_getitem(value, self.key)
         except Exception as error:
@@ -263,7 +276,7 @@ class NameConstItem(GetConstItem):
             try:
                 return value[self.key]
             except LookupError:
-                pass
+                pass  # the sandbox's getitem makes the undefined value
         try:
             return self.policy_getitem(value, self.key)
         except Exception as error:
@@ -353,7 +366,10 @@ class CallEmpty:
 
     def eval(self, frame: Frame) -> Any:
         target = self.func.eval(frame)
-        frame.state.step()
+        state = frame.state
+        state.steps += 1  # Budget.step, inlined: calls are frequent
+        if state.steps >= state.next_clock:
+            state.check()
         try:
             if target.__class__ is Macro:
                 result = target._invoke()  # the template's own macro: straight to its body
@@ -364,7 +380,8 @@ class CallEmpty:
                 result = target()
         except Exception as error:
             raise located(error, self.pos) from None
-        charge_size(result)  # what a method built (split, upper, copy) counts
+        if not (result.__class__ is str and len(result) < SHORT):
+            charge_size(result)  # what a method built (split, upper, copy) counts
         return result
 
 
@@ -381,7 +398,10 @@ class Call:
         target = self.func.eval(frame)
         try:
             args, kwargs = self.arguments.eval(frame)
-            frame.state.step()
+            state = frame.state
+            state.steps += 1  # Budget.step, inlined
+            if state.steps >= state.next_clock:
+                state.check()
             if target.__class__ is Macro:
                 result = target._invoke(*args, **kwargs)  # the template's own macro
             else:
@@ -390,7 +410,8 @@ class Call:
                 result = target(*args, **kwargs)
         except Exception as error:
             raise located(error, self.pos) from None
-        charge_size(result)
+        if not (result.__class__ is str and len(result) < SHORT):
+            charge_size(result)
         return result
 
 

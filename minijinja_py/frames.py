@@ -12,11 +12,14 @@ from .sandbox import Budget, Limits, recursion_error
 class RenderState(Budget):
     """What one render counts (steps, output size, depth: see Budget) and collects."""
 
-    __slots__ = ("root_out", "spans", "root")
+    __slots__ = ("root_out", "spans", "root", "context")
 
     def __init__(self, limits: Limits, root_out: list) -> None:
         Budget.__init__(self, limits)
         self.root: Frame | None = None
+        # The render's variables and globals in one dict: where every name that the template
+        # never assigns is found (see ContextName).
+        self.context: dict = {}
         self.root_out = root_out
         self.spans: list[tuple[int, int]] = []
 

@@ -127,7 +127,16 @@ class If:
 
 
 class For:
-    __slots__ = ("iterable", "target", "condition", "body", "otherwise", "recursive", "pos")
+    __slots__ = (
+        "iterable",
+        "target",
+        "condition",
+        "body",
+        "otherwise",
+        "recursive",
+        "uses_loop",
+        "pos",
+    )
 
     def __init__(
         self,
@@ -137,6 +146,7 @@ class For:
         body: Any,
         otherwise: Any,
         recursive: bool,
+        uses_loop: bool,
         pos: int,
     ) -> None:
         self.iterable = iterable
@@ -145,6 +155,7 @@ class For:
         self.body = body
         self.otherwise = otherwise
         self.recursive = recursive
+        self.uses_loop = uses_loop
         self.pos = pos
 
     def run(self, frame: Frame, out: list) -> None:
@@ -180,7 +191,7 @@ class For:
             if otherwise is not None:
                 otherwise.run(Frame({}, frame, state), out)
             return
-        loop = LoopContext(items, depth0, recurse)
+        loop = LoopContext(items, depth0, recurse) if self.uses_loop else None
         recursive = self.recursive
         if recursive:
             state.depth += 1
@@ -204,12 +215,19 @@ class For:
                 state.steps += 1  # Budget.step, inlined for every iteration
                 if state.steps >= state.next_clock:
                     state.check()
-                loop.index0 += 1
-                if name is not None:
-                    inner = Frame({"loop": loop, name: item}, frame, state)
+                if loop is None:
+                    if name is not None:
+                        inner = Frame({name: item}, frame, state)
+                    else:
+                        inner = Frame({}, frame, state)
+                        target.assign(inner, item)
                 else:
-                    inner = Frame({"loop": loop}, frame, state)
-                    target.assign(inner, item)
+                    loop.index0 += 1
+                    if name is not None:
+                        inner = Frame({"loop": loop, name: item}, frame, state)
+                    else:
+                        inner = Frame({"loop": loop}, frame, state)
+                        target.assign(inner, item)
                 try:
                     body.run(inner, out)
                 except ContinueLoop:

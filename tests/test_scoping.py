@@ -127,6 +127,32 @@ CONTEXT_SHADOWING = [
     ('{% macro m() %}{{ range }}{% endmacro %}{{ m() }}', SPECIAL, 'R'),
 ]
 
+TREE = {'tree': [{'n': 'a', 'c': [{'n': 'b', 'c': []}]}, {'n': 'c', 'c': []}]}
+
+# names the compiler resolves once: a name never assigned is read from the context directly,
+# and a loop whose body never reads `loop` keeps no loop object
+RESOLVED_WHEN_COMPILING = [
+    ("{% macro m() %}{{ x }}{% endmacro %}{% set x = 'tpl' %}{{ m() }}", CTX, 'tpl'),
+    ('{% macro m() %}{{ items }}{% endmacro %}{% for i in [1] %}{{ m() }}{% endfor %}', CTX, '[1, 2, 3]'),
+    ("{% macro m() %}{{ caller() }}{% endmacro %}{% for i in 'ab' %}{% call m() %}{{ loop.index }}{{ i }}{% endcall %}{% endfor %}", None, '1a2b'),
+    ('{% for i in [1, 2] %}{% for j in [3] %}{{ loop.index }}{% endfor %}{% endfor %}', None, '11'),
+    ('{% for i in [1, 2] %}{% macro m() %}{{ loop.index }}{% endmacro %}{{ m() }}{% endfor %}', None, '12'),
+    ('{% for i in [1, 2] %}{{ i }}{% endfor %}{{ loop }}', SPECIAL, '12L'),
+    ('{% for i in [1] %}{{ caller }}{{ varargs }}{% endfor %}', SPECIAL, 'CV'),
+    ('{% if false %}{% set x = 1 %}{% endif %}{{ x }}', CTX, 'ctx'),
+    ('{% for x in tree recursive %}{{ x.n }}{% if x.c %}({{ loop(x.c) }}){% endif %}{% endfor %}', TREE, 'a(b)c'),
+    ('{{ range(3) | list }}{{ items | length }}', CTX, '[0, 1, 2]3'),
+    ("{% for i in [1, 2] %}{% filter upper %}{{ loop.cycle('a', 'b') }}{% endfilter %}{% endfor %}", None, 'AB'),
+    ('{% for i in [1, 2] %}{% set x = i %}{% endfor %}{{ x }}', CTX, 'ctx'),
+    ('{% for i in [1, 2] if loop is undefined %}{{ i }}{% endfor %}', None, '12'),
+    ('{% for i in [] %}{% else %}{{ loop is defined }}{% endfor %}', None, 'False'),
+]
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(RESOLVED_WHEN_COMPILING))
+def test_names_resolved_when_compiling(configs, source, context, expected):
+    check(configs, source, context, expected)
+
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(LOOP_SCOPE))
 def test_loop_scope(configs, source, context, expected):
