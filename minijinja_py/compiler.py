@@ -147,8 +147,10 @@ class Compiler:
         soft, self.soft = self.soft, True
         test = self.expr(node.test)
         body = self.body(node.body)
-        otherwise = self.body(node.otherwise)
+        otherwise = self.body(node.otherwise) if node.otherwise else None
         self.soft = soft
+        if type(test) is e.CompareConst:
+            return s.IfCompareConst(test, body, otherwise, node.pos)
         return s.If(test, body, otherwise, node.pos)
 
     def stmt_For(self, node: n.For) -> Any:

@@ -10,9 +10,11 @@ from functools import partial
 from typing import Any
 
 from .errors import LimitError, TemplateRuntimeError
-from .frames import BREAK, CONTINUE, BreakLoop, ContinueLoop, Frame, located
+from .expressions import CompareConst
+from .frames import BREAK, CONTINUE, SCALARS, BreakLoop, ContinueLoop, Frame, located
 from .ops import to_string
 from .runtime import MISSING, LoopContext, Macro, Namespace, Undefined
+from .sandbox import CHARS_PER_STEP as SHORT
 from .sandbox import Limits, check_stack
 
 
@@ -111,7 +113,7 @@ class If:
     def __init__(self, test: Any, body: Any, otherwise: Any, pos: int) -> None:
         self.test = test
         self.body = body
-        self.otherwise = otherwise
+        self.otherwise = otherwise  # None when there is no else branch
         self.pos = pos
 
     def run(self, frame: Frame, out: list) -> None:
@@ -122,7 +124,41 @@ class If:
             raise located(error, self.pos) from None
         if truth:
             self.body.run(frame, out)
-        else:
+        elif self.otherwise is not None:
+            self.otherwise.run(frame, out)
+
+
+class IfCompareConst(If):
+    """``{% if message['role'] == 'user' %}``: the comparison of CompareConst, done here."""
+
+    __slots__ = ("first", "value", "equal", "checked", "compare_pos")
+
+    def __init__(self, test: CompareConst, body: Any, otherwise: Any, pos: int) -> None:
+        If.__init__(self, test, body, otherwise, pos)
+        self.first = test.first
+        self.value = test.value
+        self.equal = test.equal
+        self.checked = test.checked
+        self.compare_pos = test.pos
+
+    def run(self, frame: Frame, out: list) -> None:
+        a = self.first.eval(frame)
+        kind = a.__class__
+        try:
+            if (kind is str and len(a) <= SHORT) or kind in SCALARS:
+                truth = a == self.value if self.equal else a != self.value
+            else:
+                truth = self.checked(a, self.value)
+        except Exception as error:
+            raise located(error, self.compare_pos) from None
+        if truth.__class__ is not bool:
+            try:
+                truth = bool(truth)
+            except Exception as error:
+                raise located(error, self.pos) from None
+        if truth:
+            self.body.run(frame, out)
+        elif self.otherwise is not None:
             self.otherwise.run(frame, out)
 
 
