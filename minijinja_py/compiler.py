@@ -8,13 +8,13 @@ source code is generated and nothing is ``exec``-ed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
 from . import expressions as e
 from . import nodes as n
 from . import statements as s
+from .analysis import Analysis, analyse
 from .errors import TemplateSyntaxError
 from .frames import Frame, RenderState
 from .methods import DICT_METHODS
@@ -22,45 +22,8 @@ from .ops import COMPARISONS, make_binops, to_string
 from .runtime import MISSING, Markup, wants_environment
 from .sandbox import Limits, _no_charge, charge_for, enter_render, leave_render
 
-_LOOP = frozenset(["loop"])
-# Names a scope receives without an assignment in the template's text.
-_IMPLICIT_NAMES = frozenset(["loop", "caller", "varargs", "kwargs"])
-
 # The checked operators depend only on the limits: one set per Limits, shared by templates.
 _BINOPS: dict[Limits, dict[str, Any]] = {}
-
-
-def _references(nodes_: Iterable[Any], names: frozenset[str]) -> set[str]:
-    """Which of ``names`` the subtree reads as variables (for varargs/kwargs/caller)."""
-    found: set[str] = set()
-    stack = list(nodes_)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, n.Name) and node.name in names:
-            found.add(node.name)
-        if isinstance(node, (tuple, list)):
-            stack.extend(node)
-        elif isinstance(node, (n.Node, n.Arguments, n.Param)):
-            for slot in type(node).__slots__:
-                stack.append(getattr(node, slot))
-    return found
-
-
-def _assigned_names(nodes_: Iterable[Any]) -> frozenset[str]:
-    """Every name a scope of the template may hold: targets of set, for and with, macro names
-    and parameters, and the implicit ones; any other name read is the context's."""
-    found = set(_IMPLICIT_NAMES)
-    stack = list(nodes_)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (n.TargetName, n.Param, n.Macro)):
-            found.add(node.name)
-        if isinstance(node, (tuple, list)):
-            stack.extend(node)
-        elif isinstance(node, (n.Node, n.Arguments, n.Param)):
-            for slot in type(node).__slots__:
-                stack.append(getattr(node, slot))
-    return frozenset(found)
 
 
 class Compiler:
@@ -95,11 +58,13 @@ class Compiler:
         # Every name the template could ever store in a scope (see _assigned_names); the
         # others are read straight from the render's context.  None: assume any name may be.
         self.assigned: frozenset[str] | None = None
+        self.analysis: Analysis | None = None
 
     # ------------------------------------------------------------ statements
 
     def template(self, tree: n.Template) -> Any:
-        self.assigned = _assigned_names(tree.body)
+        self.analysis = analyse(tree, self.limits)  # also refuses a tree nested too deeply
+        self.assigned = self.analysis.assigned
         return self.body(tree.body)
 
     def body(self, nodes_: tuple[n.Node, ...]) -> Any:
@@ -165,7 +130,7 @@ class Compiler:
         otherwise = self.body(node.otherwise) if node.otherwise else None
         self.soft = soft
         # Like Jinja, a loop whose body never reads `loop` keeps no loop object.
-        uses_loop = node.recursive or "loop" in _references(node.body, _LOOP)
+        uses_loop = node.recursive or "loop" in self.analysis.reads(node)
         return s.For(
             iterable, target, condition, body, otherwise, node.recursive, uses_loop, node.pos
         )
@@ -196,11 +161,11 @@ class Compiler:
         return s.AssignBlock(body, target, self.filter_chain(node.filters))
 
     def stmt_Macro(self, node: n.Macro) -> Any:
-        definition = self.macro(node.name, node.params, node.body, node.pos)
+        definition = self.macro(node, node.name)
         return s.DefineMacro(node.name, definition)
 
     def stmt_CallBlock(self, node: n.CallBlock) -> Any:
-        caller = self.macro(None, node.params, node.body, node.pos)
+        caller = self.macro(node, None)
         call = node.call
         func = self.expr(call.func)
         return s.CallBlock(caller, func, self.arguments(call.arguments), node.pos)
@@ -259,24 +224,19 @@ class Compiler:
 
     # ------------------------------------------------------------ macros
 
-    def macro(
-        self,
-        name: str | None,
-        params: tuple[n.Param, ...],
-        body_nodes: tuple[n.Node, ...],
-        pos: int,
-    ) -> s.MacroDefinition:
-        _check_parameters(params, pos)
+    def macro(self, node: n.Macro | n.CallBlock, name: str | None) -> s.MacroDefinition:
+        params = node.params
+        _check_parameters(params, node.pos)
         soft, self.soft = self.soft, False
         loop_depth, self.loop_depth = self.loop_depth, 0
-        body = self.body(body_nodes)
+        body = self.body(node.body)
         defaults = tuple(self.expr(p.default) if p.default is not None else None for p in params)
         self.soft = soft
         self.loop_depth = loop_depth
         names = tuple(p.name for p in params)
         # The implicit varargs/kwargs/caller exist only when the body reads them and no
         # parameter has the name.
-        used = _references(body_nodes, frozenset(["varargs", "kwargs", "caller"])) - set(names)
+        used = self.analysis.reads(node) - set(names)
         catch = ("varargs" in used, "kwargs" in used, "caller" in used)
         return s.MacroDefinition(name, names, defaults, body, catch, self.undefined)
 

@@ -13,7 +13,6 @@ from .sandbox import (
     SandboxedDict,
     SandboxedNamespace,
     check_key,
-    check_nesting,
     check_pairs,
     enter_render,
     leave_render,
@@ -206,7 +205,6 @@ class Template:
         self.globals = dict(globals or {})
         normalised, tree = parse(source, environment._lex_options)
         try:
-            check_nesting(tree, environment.limits)
             self._run = Compiler(environment).template(tree)
         except TemplateError as error:
             if error.source is None:

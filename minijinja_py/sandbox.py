@@ -657,37 +657,7 @@ def check_int(value: int, limits: Limits) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
-# depth: of the syntax tree, of the Python stack, of data
-
-
-def check_nesting(tree: Any, limits: Limits) -> None:
-    """Refuse a syntax tree nested deeper than ``max_nesting``, before compiling it.
-
-    The parser is iterative, but compiling and running the tree recurse once or twice per
-    level, so ``((((...))))``, ``- - - x``, ``a|f|f|f...`` or a thousand nested ``if`` blocks
-    would otherwise end in Python's RecursionError.  The walk itself uses an explicit stack.
-    """
-    from .errors import TemplateSyntaxError
-    from .nodes import _Frozen
-
-    limit = limits.max_nesting
-    stack: list[tuple[Any, int]] = [(tree, 1)]
-    pop, push = stack.pop, stack.append
-    while stack:
-        node, depth = pop()
-        if isinstance(node, _Frozen):
-            if depth > limit:
-                error = TemplateSyntaxError(f"the template nests deeper than max_nesting ({limit})")
-                error.offset = getattr(node, "pos", None)
-                raise error
-            for field in node._fields:
-                value = getattr(node, field)
-                if isinstance(value, (_Frozen, tuple, list)):
-                    push((value, depth + 1))
-        elif isinstance(node, (tuple, list)):
-            for item in node:
-                if isinstance(item, (_Frozen, tuple, list)):
-                    push((item, depth))
+# depth: of the Python stack, of data (the syntax tree's depth is checked in analysis.py)
 
 
 # Frames kept free below Python's recursion limit when a macro or recursive loop goes one

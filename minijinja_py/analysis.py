@@ -1,0 +1,79 @@
+"""One walk over a syntax tree before it is compiled: the nesting limit, and what the compiler
+needs to know about names.
+
+The parser is iterative, but compiling and running the tree recurse once or twice per level, so
+``((((...))))``, ``- - - x``, ``a|f|f|f...`` or a thousand nested ``if`` blocks would otherwise
+end in Python's RecursionError; the walk itself uses an explicit stack.  The same walk collects
+every name a scope of the template can hold (the compiler reads any other name straight from
+the render's context) and, for each loop, macro and call block, which of the implicit names
+(``loop``, ``varargs``, ``kwargs``, ``caller``) its body reads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import nodes as n
+from .errors import TemplateSyntaxError
+from .sandbox import Limits
+
+# Names a scope receives without an assignment in the template's text.
+IMPLICIT_NAMES = frozenset(["loop", "caller", "varargs", "kwargs"])
+
+_OWNERS = (n.For, n.Macro, n.CallBlock)  # the statements whose body may read implicit names
+_NAMING = (n.TargetName, n.Param, n.Macro)  # the nodes that put a name into a scope
+
+
+class Analysis:
+    __slots__ = ("assigned", "implicit_reads")
+
+    def __init__(self, assigned: frozenset[str], implicit_reads: dict[int, set[str]]) -> None:
+        self.assigned = assigned
+        self.implicit_reads = implicit_reads
+
+    def reads(self, owner: n.Node) -> set[str]:
+        """The implicit names the body of a for, macro or call block node reads."""
+        return self.implicit_reads[id(owner)]
+
+
+def analyse(tree: n.Template, limits: Limits) -> Analysis:
+    """Raise TemplateSyntaxError if ``tree`` nests deeper than ``max_nesting``; else what the
+    compiler needs (see the module's docstring)."""
+    limit = limits.max_nesting
+    assigned = set(IMPLICIT_NAMES)
+    implicit_reads: dict[int, set[str]] = {}
+    frozen = n._Frozen
+    # Entries: (node, depth, the chain of bodies enclosing it as (reads, outer) pairs or None).
+    stack: list[tuple[Any, int, Any]] = [(tree, 1, None)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, depth, owners = pop()
+        if isinstance(node, frozen):
+            if depth > limit:
+                error = TemplateSyntaxError(f"the template nests deeper than max_nesting ({limit})")
+                error.offset = getattr(node, "pos", None)
+                raise error
+            cls = node.__class__
+            if cls is n.Name:
+                if node.name in IMPLICIT_NAMES:
+                    while owners is not None:
+                        owners[0].add(node.name)
+                        owners = owners[1]
+                continue
+            if isinstance(node, _NAMING):
+                assigned.add(node.name)
+            body_owners = owners
+            if isinstance(node, _OWNERS):
+                reads: set[str] = set()
+                implicit_reads[id(node)] = reads
+                body_owners = (reads, owners)
+            depth += 1
+            for field in node._fields:
+                value = getattr(node, field)
+                if isinstance(value, (frozen, tuple, list)):
+                    push((value, depth, body_owners if field == "body" else owners))
+        elif isinstance(node, (tuple, list)):
+            for item in node:
+                if isinstance(item, (frozen, tuple, list)):
+                    push((item, depth, owners))
+    return Analysis(frozenset(assigned), implicit_reads)
