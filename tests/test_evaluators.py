@@ -1,0 +1,126 @@
+"""The specialised evaluators the compiler picks for common shapes give the general path's
+results: constant comparisons (also inside ``if``), constant subscripts and attribute lookups
+on a variable, ``+`` chains with literal pieces, names read straight from the context, and
+macros called with positional arguments only.
+
+Expected values were obtained from Jinja2 3.1.6 and are hard-coded
+(``MINIJINJA_TESTS_REFERENCE=1`` makes ``check`` assert that Jinja2 still agrees).
+Each case runs in the plain and the chat configuration (see engine_cases).
+"""
+
+from __future__ import annotations
+
+import pytest
+from engine_cases import Err, check, params
+
+LONG = "w" * 2000  # past the length below which strings are compared and joined inline
+
+COMPARISONS = [
+    ("{% if x == 'a' %}y{% else %}n{% endif %}", None, "n"),
+    ("{% if x != 'a' %}y{% endif %}", {"x": LONG}, "y"),
+    ("{% if x == 'a' %}y{% else %}n{% endif %}", {"x": ["a"]}, "n"),
+    ("{% if x == 1 %}y{% endif %}", {"x": True}, "y"),
+    ("{% if x == 1 %}y{% endif %}", {"x": 1.0}, "y"),
+    ("{{ x == 'a' }}{{ x != 'a' }}", {"x": "a"}, "TrueFalse"),
+    ("{% if x.y.z == 1 %}y{% endif %}", None, Err("UndefinedError", "'x' is undefined")),
+    ("{% if x.y == 1 %}y{% endif %}", None, Err("UndefinedError", "'x' is undefined")),
+]
+
+LOOKUPS = [
+    ("{{ m['missing'] is defined }}{{ m['role'] }}", {"m": {"role": "user"}}, "Falseuser"),
+    ("{{ xs[5] is defined }}{{ xs[0] }}{{ xs[-1] }}", {"xs": [1, 2, 3]}, "False13"),
+    ("{{ t[0] }}{{ d[1] }}{{ s[0] }}", {"t": (7, 8), "d": {1: "one"}, "s": "str"}, "7ones"),
+    ("{{ d['a'] }}", {"d": 5}, ""),
+    (
+        "{{ m.role }}{{ m.items is defined }}{{ m.missing is defined }}",
+        {"m": {"role": "user", "items": 1}},
+        "userTrueFalse",
+    ),
+    ("{{ loop is defined }}{% for i in [1] %}{% endfor %}{{ i is defined }}", None, "FalseFalse"),
+    ("{{ f() }}", None, Err("UndefinedError", "'f' is undefined")),
+]
+
+ADDITION = [
+    (
+        "{{ 'a' + x + 'b' }}",
+        {"x": 1},
+        Err("TemplateRuntimeError", 'can only concatenate str (not "int") to str'),
+    ),
+    ("{{ (s + 'x' + s) | length }}", {"s": LONG}, "4001"),
+    ("{{ 'a' + 'b' + x }}", {"x": "c"}, "abc"),
+]
+
+MACRO_CALLS = [
+    (
+        "{% macro m(a, b=a ~ '!') %}{{ a }}{{ b }}{% endmacro %}"
+        "{{ m('x') }}{{ m('x', 'y') }}{{ m(b='z', a='w') }}",
+        None,
+        "xx!xywz",
+    ),
+    (
+        "{% macro m(a) %}{{ a }}{% endmacro %}{{ m() }}|{{ m(1, 2) }}",
+        None,
+        Err("TemplateRuntimeError", "macro 'm' takes not more than 1 argument(s)"),
+    ),
+    ("{% macro m(a) %}{{ varargs }}{% endmacro %}{{ m(1, 2) }}", None, "(2,)"),
+    (
+        "{% macro m() %}{{ caller() }}{% endmacro %}{% call m() %}c{% endcall %}{{ m.caller }}",
+        None,
+        "cTrue",
+    ),
+]
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(COMPARISONS))
+def test_constant_comparisons(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(LOOKUPS))
+def test_lookups(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(ADDITION))
+def test_addition_chains(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(MACRO_CALLS))
+def test_macro_calls(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(
+    ("source", "evaluator"),
+    [
+        ("{% if x == 'a' %}y{% endif %}", "IfCompareConst"),
+        ("{{ x != 1 }}", "CompareConst"),
+        ("{% for m in ms %}{{ m['role'] }}{% endfor %}", "NameConstItem"),
+        ("{% for m in ms %}{{ m.role }}{% endfor %}", "NameKeyOrAttr"),
+        ("{{ m['role'] }}", "GetConstItem"),
+        ("{{ m.role }}", "GetKeyOrAttr"),
+        ("{{ 'a' + x + 'b' }}", "AddChain"),
+        ("{{ x }}", "ContextName"),
+        ("{% set x = 1 %}{{ x }}", "Name"),
+    ],
+)
+def test_the_compiler_picks_the_specialised_evaluator(source, evaluator):
+    """The cases above exercise these evaluators only if the compiler chooses them."""
+    import minijinja_py
+
+    root = minijinja_py.Environment().from_string(source)._run
+    found = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (tuple, list)):
+            stack.extend(node)
+            continue
+        found.add(type(node).__name__)
+        for cls in type(node).__mro__:
+            for slot in getattr(cls, "__slots__", ()):
+                child = getattr(node, slot, None)
+                if type(child).__module__.startswith("minijinja_py") or isinstance(child, tuple):
+                    stack.append(child)
+    assert evaluator in found
