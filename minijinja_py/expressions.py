@@ -335,7 +335,8 @@ class Arguments:
         self.dstar = dstar
 
     def eval(self, frame: Frame) -> tuple[list, dict]:
-        args = [a.eval(frame) for a in self.positional]
+        # Literal arguments (`f(x, "", 0)`) are read, not called.
+        args = [a.value if a.__class__ is Const else a.eval(frame) for a in self.positional]
         if self.star is not None:
             extra = self.star.eval(frame)
             try:
@@ -618,8 +619,9 @@ class Add(BinOp):
     __slots__ = ()
 
     def eval(self, frame: Frame) -> Any:
-        a = self.left.eval(frame)
-        b = self.right.eval(frame)
+        left, right = self.left, self.right  # literal sides are read, not called
+        a = left.value if left.__class__ is Const else left.eval(frame)
+        b = right.value if right.__class__ is Const else right.eval(frame)
         if a.__class__ is str and b.__class__ is str and len(a) + len(b) <= SHORT:
             return a + b
         try:
@@ -743,8 +745,10 @@ class CompareOne:
         self.pos = pos
 
     def eval(self, frame: Frame) -> Any:
-        a = self.first.eval(frame)
-        b = self.second.eval(frame)
+        # `'type' in param`, `n > 0`: a literal side is read, not called.
+        first, second = self.first, self.second
+        a = first.value if first.__class__ is Const else first.eval(frame)
+        b = second.value if second.__class__ is Const else second.eval(frame)
         try:
             return self.op(a, b)
         except Exception as error:
