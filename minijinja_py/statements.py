@@ -315,6 +315,12 @@ class AssignTuple:
         self.pos = pos
 
     def assign(self, frame: Frame, value: Any) -> None:
+        parts = self.parts
+        if value.__class__ is tuple and len(value) == len(parts):
+            # `for key, value in d.items()`: pairs that fit, unpacked without a copy.
+            for part, item in zip(parts, value, strict=True):
+                part.assign(frame, item)
+            return
         try:
             values = list(value)
         except TypeError:
