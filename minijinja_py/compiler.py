@@ -55,16 +55,13 @@ class Compiler:
         # One evaluator per distinct constant and per distinct name, shared by every use.
         self.constants: dict[tuple[type, Any], Any] = {}
         self.names: dict[str, Any] = {}
-        # Every name the template could ever store in a scope (see _assigned_names); the
-        # others are read straight from the render's context.  None: assume any name may be.
-        self.assigned: frozenset[str] | None = None
+        # What one walk of the tree found (see analysis.py); set by template().
         self.analysis: Analysis | None = None
 
     # ------------------------------------------------------------ statements
 
     def template(self, tree: n.Template) -> Any:
         self.analysis = analyse(tree, self.limits)  # also refuses a tree nested too deeply
-        self.assigned = self.analysis.assigned
         return self.body(tree.body)
 
     def body(self, nodes_: tuple[n.Node, ...]) -> Any:
@@ -324,7 +321,8 @@ class Compiler:
     def expr_Name(self, node: n.Name) -> Any:
         evaluator = self.names.get(node.name)
         if evaluator is None:
-            if self.assigned is not None and node.name not in self.assigned:
+            # A name no scope of the template can hold is the context's (or a global).
+            if self.analysis is not None and node.name not in self.analysis.assigned:
                 evaluator = e.ContextName(node.name, self.undefined)
             else:
                 evaluator = e.Name(node.name, self.undefined)

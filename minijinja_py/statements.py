@@ -252,18 +252,15 @@ class For:
                 if state.steps >= state.next_clock:
                     state.check()
                 if loop is None:
-                    if name is not None:
-                        inner = Frame({name: item}, frame, state)
-                    else:
-                        inner = Frame({}, frame, state)
-                        target.assign(inner, item)
+                    variables = {}
                 else:
                     loop.index0 += 1
-                    if name is not None:
-                        inner = Frame({"loop": loop, name: item}, frame, state)
-                    else:
-                        inner = Frame({"loop": loop}, frame, state)
-                        target.assign(inner, item)
+                    variables = {"loop": loop}
+                inner = Frame(variables, frame, state)
+                if name is not None:
+                    variables[name] = item
+                else:
+                    target.assign(inner, item)
                 try:
                     body.run(inner, out)
                 except ContinueLoop:
