@@ -192,38 +192,106 @@ def _describe_parse_error(error: _ParseFailure, source: str, tokens: list) -> Te
     elif token.type.startswith("TAG_"):
         message = tag_failure(str(token.value), stack)
     else:
-        previous = tokens[index - 1] if index > 0 else None
-        message = _unexpected_message(token, set(error.expected), previous)
+        message = _unexpected_message(token, set(error.expected), tokens[:index])
     result = TemplateSyntaxError(message)
     result.source = source
     result.offset = offset
     return result
 
 
-def _unexpected_message(token: Token, expected: set[str], previous: Token | None) -> str:
+# After these a Jinja tag parses a tuple of expressions, where nothing at all is reported as
+# "Expected an expression" (elsewhere a missing operand is an "unexpected" token).
+_TUPLE_STARTS = frozenset(["_VAR_BEGIN", "TAG_IF", "TAG_ELIF", "TAG_SET", "TAG_FOR", "_ASSIGN", "IN"])
+_TAG_ENDS = frozenset(["_VAR_END", "_BLOCK_END"])
+_OPENERS = {"_LPAR": "_RPAR", "_LSQB": "_RSQB", "_LBRACE": "_RBRACE"}
+
+
+def _unexpected_message(token: Token, expected: set[str], before: list[Token]) -> str:
     """Jinja's wording: what an expression or a tag was waiting for, and what came."""
     got = _describe_token(token)
+    previous = before[-1] if before else None
+    tag = _current_tag(before)
     if (
         previous is not None
-        and previous.type in ("TAG_SET", "TAG_FOR")
+        and previous.type in ("TAG_SET", "TAG_FOR", "TAG_WITH")
         and token.type in ("INT", "FLOAT", "STRING")
     ):
         return "can't assign to 'const'"
+    if token.type in _TAG_ENDS and previous is not None:
+        if previous.type in _TUPLE_STARTS or (tag == "TAG_WITH" and previous.type == "_COMMA"):
+            return f"Expected an expression, got {got!r}"
+        if previous.type == "TAG_CALL":
+            return f"unexpected {got!r}"  # Jinja parses the call as an expression
+    # What Jinja's statement parsers wait for after a target.
+    if tag == "TAG_FOR" and "IN" in expected and not _seen_in_tag(before, "IN"):
+        return f"expected token 'in', got {got!r}"
+    if tag == "TAG_WITH" and "_ASSIGN" in expected:
+        return f"expected token '=', got {got!r}"
+    if tag == "TAG_WITH" and "_COMMA" in expected and _innermost_bracket(before) is None:
+        return f"expected token ',', got {got!r}"
     if "STRING" in expected and not expected & {"_VAR_END", "_BLOCK_END", "_RPAR"}:
-        return f"Expected an expression, got {got!r}"
+        return f"unexpected {got!r}"
     if "NAME" in expected and "STRING" not in expected:
         return (
             "expected name or number"
             if "INT" in expected
             else (f"expected token 'name', got {got!r}")
         )
+    bracket = _innermost_bracket(before)
+    if bracket is not None and expected & {"_COMMA", _OPENERS[bracket.type]}:
+        # Jinja's parser inside (), [] or {} waits for the separator.
+        if bracket.type == "_LBRACE" and "COLON" in expected:
+            return f"expected token ':', got {got!r}"
+        return f"expected token ',', got {got!r}"
+    # The LALR states of a print tag and a block tag are shared: name the tag we are in.
+    in_print = tag == "_VAR_BEGIN"
     for closing in ("_VAR_END", "_BLOCK_END", "_RPAR", "_RSQB", "_RBRACE"):
+        if closing in _TAG_ENDS and (closing == "_VAR_END") != in_print:
+            continue
         if closing in expected:
             return f"expected token {_describe_terminal(closing)!r}, got {got!r}"
     named = sorted(_describe_terminal(t) for t in expected if t.isupper() or t.startswith("_"))
     if len(named) == 1:
         return f"expected token {named[0]!r}, got {got!r}"
     return f"unexpected {got!r}"
+
+
+def _current_tag(before: list[Token]) -> str | None:
+    """The token that opened the tag being parsed: ``_VAR_BEGIN`` or a block tag's TAG_*."""
+    for token in reversed(before):
+        if token.type == "_VAR_BEGIN" or token.type.startswith("TAG_"):
+            return token.type
+        if token.type in _TAG_ENDS:
+            return None
+    return None
+
+
+def _seen_in_tag(before: list[Token], kind: str) -> bool:
+    """Whether a ``kind`` token already came in the tag being parsed."""
+    for token in reversed(before):
+        if token.type == kind:
+            return True
+        if token.type == "_VAR_BEGIN" or token.type.startswith("TAG_"):
+            return False
+    return False
+
+
+def _innermost_bracket(before: list[Token]) -> Token | None:
+    """The bracket still open at the end of ``before``, within the current tag."""
+    closers = {v: k for k, v in _OPENERS.items()}
+    depth: dict[str, int] = {}
+    for token in reversed(before):
+        kind = token.type
+        if kind == "_VAR_BEGIN" or kind.startswith("TAG_") or kind in _TAG_ENDS:
+            return None
+        if kind in closers:
+            depth[closers[kind]] = depth.get(closers[kind], 0) + 1
+        elif kind in _OPENERS:
+            if depth.get(kind, 0):
+                depth[kind] -= 1
+            else:
+                return token
+    return None
 
 
 _TOKEN_DESCRIPTIONS = {

@@ -151,7 +151,7 @@ NUMBERS = [
     ('{{ 0.0001 }}', None, '0.0001'),
     ('{{ 123e-2 }}', None, '1.23'),
     ('{{ 1_000.000_1 }}', None, '1000.0001'),
-    ('{{ .5 }}', None, Err(cls='TemplateSyntaxError', message="unexpected '.'"), 'F1'),
+    ('{{ .5 }}', None, Err(cls='TemplateSyntaxError', message="unexpected '.'")),
     ('{{ 5. }}', None, Err(cls='TemplateSyntaxError', message='expected name or number')),
     ('{{ 007 }}', None, Err(cls='TemplateSyntaxError', message="expected token 'end of print statement', got 'integer'")),
     ('{{ 1__0 }}', None, Err(cls='TemplateSyntaxError', message="expected token 'end of print statement', got '__0'")),
@@ -192,7 +192,7 @@ CONSTANTS = [
     ("{{ {'a': 1}['a'] }}", None, '1'),
     ('{{ {[1]: 2} }}', None, Err(cls='TemplateRuntimeError', message="unhashable type: 'list'")),
     ('{{ [1, 2 }}', None, Err(cls='TemplateSyntaxError', message="unexpected '}', expected ']'")),
-    ("{{ {'a' 1} }}", None, Err(cls='TemplateSyntaxError', message="expected token ':', got 'integer'"), 'F1'),
+    ("{{ {'a' 1} }}", None, Err(cls='TemplateSyntaxError', message="expected token ':', got 'integer'")),
     ("{{ {'a': 1 }}", None, Err(cls='TemplateSyntaxError', message="unexpected '}'")),
 ]
 
@@ -280,7 +280,7 @@ CONCAT = [
     ("{{ ('a' ~ 'b') * 2 }}", None, 'abab'),
     ('{{ 1 + 2 ~ 3 * 2 }}', None, Err(cls='TemplateRuntimeError', message="unsupported operand type(s) for +: 'int' and 'str'")),
     ("{{ 'n=' ~ s | upper }}", None, 'n='),
-    ("{{ ~ 'a' }}", None, Err(cls='TemplateSyntaxError', message="unexpected '~'"), 'F1'),
+    ("{{ ~ 'a' }}", None, Err(cls='TemplateSyntaxError', message="unexpected '~'")),
 ]
 
 # not/and/or: Python truthiness, operand values, short-circuit
@@ -375,8 +375,8 @@ COMPARE = [
     ("{{ 'a' in none }}", None, Err(cls='TemplateRuntimeError', message="argument of type 'NoneType' is not iterable")),
     ("{{ 1 in 'abc' }}", None, Err(cls='TemplateRuntimeError', message="'in <string>' requires string as left operand, not int")),
     ('{{ [] in {} }}', None, Err(cls='TemplateRuntimeError', message="unhashable type: 'list'")),
-    ('{{ 1 === 1 }}', None, Err(cls='TemplateSyntaxError', message="unexpected '='"), 'F1'),
-    ('{{ 1 <> 2 }}', None, Err(cls='TemplateSyntaxError', message="unexpected '>'"), 'F1'),
+    ('{{ 1 === 1 }}', None, Err(cls='TemplateSyntaxError', message="unexpected '='")),
+    ('{{ 1 <> 2 }}', None, Err(cls='TemplateSyntaxError', message="unexpected '>'")),
     ('{{ 1 =< 2 }}', None, Err(cls='TemplateSyntaxError', message="expected token 'end of print statement', got '='")),
 ]
 
@@ -547,7 +547,7 @@ CONDITIONAL = [
     ("{{ 'a' ~ 'b' if true else 'c' }}", None, 'ab'),
     ("{{ 'yes' if 1 < 2 and 2 < 3 }}", None, 'yes'),
     ("{{ 'a' if undefined_thing else 'b' }}", None, 'b'),
-    ('{{ 1 if true else }}', None, Err(cls='TemplateSyntaxError', message="unexpected 'end of print statement'"), 'F1'),
+    ('{{ 1 if true else }}', None, Err(cls='TemplateSyntaxError', message="unexpected 'end of print statement'")),
     ("{{ 'a' | upper if true }}", None, 'A'),
 ]
 
@@ -656,7 +656,7 @@ CALLS = [
     ('{{ dict(y=1, 2) }}', None, Err(cls='TemplateSyntaxError', message='invalid syntax for function call expression')),
     ("{{ dict(**{'a': 1}, b) }}", None, Err(cls='TemplateSyntaxError', message='invalid syntax for function call expression')),
     ('{{ dict(*[], 1) }}', None, Err(cls='TemplateSyntaxError', message='invalid syntax for function call expression')),
-    ('{{ dict(1=2) }}', None, Err(cls='TemplateSyntaxError', message="expected token ',', got '='"), 'F1'),
+    ('{{ dict(1=2) }}', None, Err(cls='TemplateSyntaxError', message="expected token ',', got '='")),
     ("{{ dict(a=1, **{'a': 2}) }}", None, Err(cls='TemplateRuntimeError', message="jinja2.sandbox.SandboxedEnvironment.call() got multiple values for keyword argument 'a'"), 'F25'),
 ]
 
@@ -732,7 +732,7 @@ COMBINATIONS = [
     ('{{ not 0 == 1 and 2 }}', None, '2'),
     ("{{ 1 if 1 in [1] and 'a' is string else 0 }}", None, '1'),
     ('{{ -1 ** 0.5 }}', None, '(6.123233995736766e-17+1j)'),
-    ('{{ [x for x in y] }}', None, Err(cls='TemplateSyntaxError', message="expected token ',', got 'for'"), 'F1'),
+    ('{{ [x for x in y] }}', None, Err(cls='TemplateSyntaxError', message="expected token ',', got 'for'")),
     ('{{ lambda: 1 }}', None, Err(cls='TemplateSyntaxError', message="expected token 'end of print statement', got ':'")),
     ('{{ x := 1 }}', None, Err(cls='TemplateSyntaxError', message="expected token 'end of print statement', got ':'")),
     ('{{ 1 is not none is true }}', None, Err(cls='TemplateSyntaxError', message='You cannot chain multiple tests with is')),
@@ -949,7 +949,7 @@ DELIMITERS = [
     ('{{ x|default(-1) }}', None, '-1'),
     ('{% if -1 -%}a{%- endif %}', None, 'a'),
     ('{{+ 1 }}', None, '1'),
-    ('{{ 1 +}}', None, Err(cls='TemplateSyntaxError', message="unexpected 'end of print statement'"), 'F1'),
+    ('{{ 1 +}}', None, Err(cls='TemplateSyntaxError', message="unexpected 'end of print statement'")),
 ]
 
 # semantics other engines got wrong (DESIGN.md), and methods vs filters; Ours(...) marks the deliberate allow-list differences (Jinja2's sandbox allows these methods)
