@@ -70,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
     compared = same = 0
     differences: Counter[tuple[str, str]] = Counter()
+    example: dict[tuple[str, str], str] = {}
     for _ in range(args.cases):
         tag = mutated_tag(rng, sources)
         if tag is None:
@@ -82,10 +83,13 @@ def main(argv: list[str] | None = None) -> int:
         if got == expected:
             same += 1
         else:
-            differences[(expected[1], got[1] if got else "(compiles)")] += 1
+            key = (expected[1], got[1] if got else "(compiles)")
+            differences[key] += 1
+            example.setdefault(key, tag)
     print(f"{compared} syntax errors, identical message: {same} ({100 * same / compared:.1f}%)")
     for (expected_text, got_text), count in differences.most_common(args.show):
         print(f"{count:5}  Jinja2: {expected_text!r}\n       ours:   {got_text!r}")
+        print(f"       e.g.    {example[(expected_text, got_text)]!r}")
     return 0
 
 

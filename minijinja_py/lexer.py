@@ -125,12 +125,15 @@ class Lexer:
         self.scanner = scanner
         self.options = options
         self.block_end = "block_trim" if options.trim_blocks else "block"
+        self.tokens: list[Token] = []
         self.comment_suffix = "\n" if options.trim_blocks else ""
 
     def tokenize(self, source: str) -> tuple[str, list[Token]]:
         """Return the normalised source (as Jinja normalises newlines) and its tokens."""
         source = normalise_newlines(source, self.options)
+        # Kept on the lexer: when scanning fails, the parser still sees the tokens before.
         tokens: list[Token] = []
+        self.tokens = tokens
         pos = 0
         line_starting = True
         end = len(source)

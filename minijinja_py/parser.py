@@ -170,7 +170,11 @@ def _machinery() -> tuple[_Machine, TagScanner]:
 def parse(source: str, options: LexOptions) -> tuple[str, n.Template]:
     """Parse ``source``; return the normalised source (offsets refer to it) and the tree."""
     machine, scanner = _machinery()
-    normalised, tokens = Lexer(scanner, options).tokenize(source)
+    lexer = Lexer(scanner, options)
+    try:
+        normalised, tokens = lexer.tokenize(source)
+    except TemplateSyntaxError as error:
+        raise _earlier_parse_error(machine, lexer.tokens, error) from None
     try:
         return normalised, machine.run(tokens, len(normalised))
     except TemplateSyntaxError as error:
@@ -179,6 +183,22 @@ def parse(source: str, options: LexOptions) -> tuple[str, n.Template]:
         raise
     except _ParseFailure as failure:
         raise _describe_parse_error(failure, normalised, tokens) from None
+
+
+def _earlier_parse_error(
+    machine: _Machine, tokens: list[Token], scan_error: TemplateSyntaxError
+) -> TemplateSyntaxError:
+    """The error Jinja reports when its lexer fails: its parser pulls one token at a time, so
+    a parse error at a token before the place the lexer fails comes first."""
+    source = scan_error.source or ""
+    try:
+        machine.run(tokens, len(source))
+    except _ParseFailure as failure:
+        if failure.token.type != "$END":
+            return _describe_parse_error(failure, source, tokens)
+    except TemplateSyntaxError:
+        pass  # a rule of the tree builder; the lexer's error stands
+    return scan_error
 
 
 def _describe_parse_error(error: _ParseFailure, source: str, tokens: list) -> TemplateSyntaxError:
@@ -204,6 +224,9 @@ def _describe_parse_error(error: _ParseFailure, source: str, tokens: list) -> Te
 _TUPLE_STARTS = frozenset(["_VAR_BEGIN", "TAG_IF", "TAG_ELIF", "TAG_SET", "TAG_FOR", "_ASSIGN", "IN"])
 _TAG_ENDS = frozenset(["_VAR_END", "_BLOCK_END"])
 _OPENERS = {"_LPAR": "_RPAR", "_LSQB": "_RSQB", "_LBRACE": "_RBRACE"}
+_ELEMENT_STARTS = frozenset([*_OPENERS, "_COMMA"])
+# Tokens after which "(" calls rather than groups.
+_CALLABLE_ENDS = frozenset(["NAME", "_RPAR", "_RSQB", "STRING"])
 
 
 def _unexpected_message(token: Token, expected: set[str], before: list[Token]) -> str:
@@ -222,6 +245,10 @@ def _unexpected_message(token: Token, expected: set[str], before: list[Token]) -
             return f"Expected an expression, got {got!r}"
         if previous.type == "TAG_CALL":
             return f"unexpected {got!r}"  # Jinja parses the call as an expression
+    if previous is not None and previous.type in ("TAG_SET", "TAG_FOR") and "NAME" in expected:
+        return f"unexpected {got!r}"  # Jinja parses a target as an expression first
+    if previous is not None and previous.type in _ELEMENT_STARTS and "STRING" in expected:
+        return f"unexpected {got!r}"  # where an element of a call, list or dict starts
     # What Jinja's statement parsers wait for after a target.
     if tag == "TAG_FOR" and "IN" in expected and not _seen_in_tag(before, "IN"):
         return f"expected token 'in', got {got!r}"
@@ -237,12 +264,18 @@ def _unexpected_message(token: Token, expected: set[str], before: list[Token]) -
             if "INT" in expected
             else (f"expected token 'name', got {got!r}")
         )
-    bracket = _innermost_bracket(before)
-    if bracket is not None and expected & {"_COMMA", _OPENERS[bracket.type]}:
-        # Jinja's parser inside (), [] or {} waits for the separator.
+    opened = _innermost_bracket(before)
+    if opened is not None:
+        # Jinja's parser inside (), [] or {} waits for the separator: ':' after a dict key,
+        # ')' closing a parenthesised expression, ',' between arguments and items.
+        bracket = before[opened]
         if bracket.type == "_LBRACE" and "COLON" in expected:
             return f"expected token ':', got {got!r}"
-        return f"expected token ',', got {got!r}"
+        if expected & {"_COMMA", _OPENERS[bracket.type]}:
+            called = opened > 0 and before[opened - 1].type in _CALLABLE_ENDS
+            if bracket.type == "_LPAR" and not called:
+                return f"expected token ')', got {got!r}"
+            return f"expected token ',', got {got!r}"
     # The LALR states of a print tag and a block tag are shared: name the tag we are in.
     in_print = tag == "_VAR_BEGIN"
     for closing in ("_VAR_END", "_BLOCK_END", "_RPAR", "_RSQB", "_RBRACE"):
@@ -276,12 +309,12 @@ def _seen_in_tag(before: list[Token], kind: str) -> bool:
     return False
 
 
-def _innermost_bracket(before: list[Token]) -> Token | None:
-    """The bracket still open at the end of ``before``, within the current tag."""
+def _innermost_bracket(before: list[Token]) -> int | None:
+    """The index in ``before`` of the bracket still open at its end, within the current tag."""
     closers = {v: k for k, v in _OPENERS.items()}
     depth: dict[str, int] = {}
-    for token in reversed(before):
-        kind = token.type
+    for index in range(len(before) - 1, -1, -1):
+        kind = before[index].type
         if kind == "_VAR_BEGIN" or kind.startswith("TAG_") or kind in _TAG_ENDS:
             return None
         if kind in closers:
@@ -290,7 +323,7 @@ def _innermost_bracket(before: list[Token]) -> Token | None:
             if depth.get(kind, 0):
                 depth[kind] -= 1
             else:
-                return token
+                return index
     return None
 
 

@@ -929,7 +929,7 @@ DELIMITERS = [
     ("{{ '}}' ~ '{%' }}", None, '}}{%'),
     ("{% if '%}' %}y{% endif %}", None, 'y'),
     ('{{ 1 }}}', None, '1}'),
-    ('{{{ 1 }}', None, Err(cls='TemplateSyntaxError', message="expected token ':', got '}'"), 'F1'),
+    ('{{{ 1 }}', None, Err(cls='TemplateSyntaxError', message="expected token ':', got '}'")),
     ("{{ '{{' }}{{ '}}' }}", None, '{{}}'),
     ('{#{#}#}', None, '#}'),
     ('{# a #} #}', None, ' #}'),
