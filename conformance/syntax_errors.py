@@ -15,6 +15,7 @@ import random
 import re
 import sys
 from collections import Counter
+from collections.abc import Callable
 
 from .corpus import corpus_missing, template_names, template_source
 from .reference import reference_environment
@@ -44,9 +45,9 @@ def mutated_tag(rng: random.Random, sources: list[str]) -> str | None:
     return tag[: victim.start()] + extra + " " + tag[victim.start() :]
 
 
-def _message(compile_: object, source: str) -> tuple[str, str] | None:
+def _message(compile_: Callable[[str], object], source: str) -> tuple[str, str] | None:
     try:
-        compile_(source)  # type: ignore[operator]
+        compile_(source)
     except Exception as error:  # noqa: BLE001 - classifying failures is the point
         return type(error).__name__, str(getattr(error, "message", error))
     return None

@@ -9,6 +9,7 @@ source code is generated and nothing is ``exec``-ed.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 from . import expressions as e
@@ -22,8 +23,9 @@ from .ops import COMPARISONS, make_binops, to_string
 from .runtime import MISSING, Markup, wants_environment
 from .sandbox import Limits, _no_charge, charge_for, enter_render, leave_render
 
-# The checked operators depend only on the limits: one set per Limits, shared by templates.
-_BINOPS: dict[Limits, dict[str, Any]] = {}
+# The checked operators depend only on the limits: one set per Limits, shared by templates
+# (bounded, so that a caller making new Limits per request does not grow it forever).
+_binops_for = lru_cache(maxsize=16)(make_binops)
 
 
 class Compiler:
@@ -35,10 +37,7 @@ class Compiler:
         # Bound once: each `policy.getattr` read would make a new method object to keep.
         self.policy_getattr = environment.policy.getattr
         self.policy_getitem = environment.policy.getitem
-        binops = _BINOPS.get(self.limits)
-        if binops is None:
-            binops = _BINOPS[self.limits] = make_binops(self.limits)
-        self.binops = binops
+        self.binops = _binops_for(self.limits)
         self.undefined = environment.undefined
         # Jinja reports an unknown filter or test when it compiles the template, unless it
         # sits inside an `if` or a conditional expression, where only reaching it fails.

@@ -150,16 +150,7 @@ def _in(item: Any, container: Any) -> bool:
 
 
 def _not_in(item: Any, container: Any) -> bool:
-    if type(item) is tuple:
-        check_key(item)
-    cls = type(container)
-    if cls is str:
-        if len(container) >= CHARS_PER_STEP:
-            charge_size(container)
-    elif cls is list or cls is tuple:
-        if len(container) >= ITEMS_PER_STEP:
-            charge_size(container)
-    return item not in container
+    return not _in(item, container)  # `not in` is defined as the negation of `in`
 
 
 # Comparing two big lists or strings walks them: charge that to the step budget, so a loop
