@@ -79,7 +79,7 @@ STEPS = "the render exceeded max_steps (200000)"
 RECURSION = (
     "maximum recursion depth exceeded: calls or data nest deeper than max_recursion (100) allows"
 )
-DEEP_TUPLE = "a tuple nested deeper than max_recursion (100)"
+DEEP_VALUE = "a value nested deeper than max_recursion (100)"
 NESTING = "the template nests deeper than max_nesting (100)"
 
 
@@ -226,56 +226,56 @@ ATTACKS = [
         "{% for x in [[1]] recursive %}{{ loop([[x]]) }}{% endfor %}",
         {},
         "LimitError",
-        "recursive loops nest deeper than max_recursion (100)",
+        DEEP_VALUE,
     ),
     (
         "deep-list-printed",
         ns_loop("[ns.x]", 3000) + "{{ ns.x }}",
         {"x0": []},
         "LimitError",
-        RECURSION,
+        DEEP_VALUE,
     ),
     (
         "deep-list-tojson",
         ns_loop("[ns.x]", 3000) + "{{ ns.x|tojson }}",
         {"x0": []},
         "LimitError",
-        RECURSION,
+        DEEP_VALUE,
     ),
     (
         "deep-list-pprint",
         ns_loop("[ns.x]", 3000) + "{{ ns.x|pprint }}",
         {"x0": []},
         "LimitError",
-        RECURSION,
+        DEEP_VALUE,
     ),
     (
         "deep-list-string",
         ns_loop("[ns.x]", 3000) + "{{ ns.x|string|length }}",
         {"x0": []},
         "LimitError",
-        RECURSION,
+        DEEP_VALUE,
     ),
     (
         "deep-list-compared",
         ns_loop("[ns.x]", 3000) + "{{ ns.x == [ns.x] }}",
         {"x0": []},
         "LimitError",
-        RECURSION,
+        DEEP_VALUE,
     ),
     (
         "deep-dict-printed",
         ns_loop("{'a': ns.x}", 3000) + "{{ ns.x }}",
         {"x0": {}},
         "LimitError",
-        RECURSION,
+        DEEP_VALUE,
     ),
     (
         "deep-namespace-printed",
         ns_loop("namespace(a=ns.x)", 5000) + "{{ ns.x }}",
         {"x0": 0},
         "LimitError",
-        RECURSION,
+        DEEP_VALUE,
     ),
     # a chain 60,000 deep (150,000 crash CPython's unguarded recursive hash on an 8 MiB stack)
     (
@@ -284,42 +284,42 @@ ATTACKS = [
         "{% set ns.x = (ns.x,) %}{% endfor %}{% endfor %}{{ {ns.x: 1} }}",
         {},
         "LimitError",
-        DEEP_TUPLE,
+        DEEP_VALUE,
     ),
     (
         "deep-tuple-dict-key",
         ns_loop("(ns.x,)", 150) + "{{ {ns.x: 1} }}",
         {"x0": []},
         "LimitError",
-        DEEP_TUPLE,
+        DEEP_VALUE,
     ),
     (
         "deep-tuple-in-dict",
         ns_loop("(ns.x,)", 150) + "{{ ns.x in {} }}",
         {"x0": []},
         "LimitError",
-        DEEP_TUPLE,
+        DEEP_VALUE,
     ),
     (
         "deep-tuple-get",
         ns_loop("(ns.x,)", 150) + "{{ {}.get(ns.x) }}",
         {"x0": []},
         "LimitError",
-        DEEP_TUPLE,
+        DEEP_VALUE,
     ),
     (
         "deep-tuple-subscript",
         ns_loop("(ns.x,)", 150) + "{{ {}[ns.x] }}",
         {"x0": []},
         "LimitError",
-        DEEP_TUPLE,
+        DEEP_VALUE,
     ),
     (
         "deep-tuple-is-in",
         ns_loop("(ns.x,)", 150) + "{{ ns.x is in {} }}",
         {"x0": []},
         "LimitError",
-        DEEP_TUPLE,
+        DEEP_VALUE,
     ),
     # sizes of strings, lists and integers
     ("str-times", "{{ 'a' * 10**10 }}", {}, "LimitError", too_long(10**10)),
@@ -580,7 +580,7 @@ def test_step_budget_grows_with_the_context():
     assert mj.chat_environment().from_string(source).render(messages=messages) == "ok"
     with pytest.raises(
         mj.LimitError,
-        match=r"budget of 700000 steps \(max_steps \(200000\) \+ max_steps_growth \(2\) x 500\*\*2",
+        match=r"budget of 950000 steps \(max_steps \(200000\) \+ max_steps_growth \(3\) x 500\*\*2",
     ):
         mj.chat_environment().from_string(
             source.replace(
@@ -639,4 +639,4 @@ def test_step_budget_growth_is_capped():
 
     budget = Budget(Limits())
     budget.scale_to({"messages": [{}] * 100_000})
-    assert budget.budget == 200_000 + 2 * 5000**2
+    assert budget.budget == 200_000 + 3 * 5000**2
