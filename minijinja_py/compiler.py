@@ -102,7 +102,7 @@ class Compiler:
         self.folding = _is_constant(node.expr, self.constant_memo)
         expr = self.expr(node.expr)
         self.folding = False
-        return s.Output(expr, node.pos, self.limits.max_output, expression_size(node.expr))
+        return s.Output(expr, node.pos, self.limits.max_output, 1 + expression_size(node.expr))
 
     def stmt_If(self, node: n.If) -> Any:
         soft, self.soft = self.soft, True
@@ -110,7 +110,7 @@ class Compiler:
         body = self.body(node.body)
         otherwise = self.body(node.otherwise) if node.otherwise else None
         self.soft = soft
-        cost = expression_size(node.test)
+        cost = 1 + expression_size(node.test)
         if type(test) is e.CompareConst:
             return s.IfCompareConst(test, body, otherwise, node.pos, cost)
         return s.If(test, body, otherwise, node.pos, cost)
@@ -155,9 +155,12 @@ class Compiler:
             self._refuse_loop_target(node.target)
         value = self.expr(node.value)
         cost = expression_size(node.value, node.target)
+        # A value read from elsewhere (a variable, an item, a slice, a filtered list) is
+        # nested no deeper than what it came from: only others are measured when stored.
+        nests = _may_nest(node.value)
         if isinstance(node.target, n.TargetName):
-            return s.AssignToName(value, node.target.name, cost, node.pos)
-        return s.Assign(value, self.assigner(node.target), cost, node.pos)
+            return s.AssignToName(value, node.target.name, cost, node.pos, nests)
+        return s.Assign(value, self.assigner(node.target), cost, node.pos, nests)
 
     def stmt_AssignBlock(self, node: n.AssignBlock) -> Any:
         body = self.body(node.body)
@@ -500,6 +503,34 @@ class Compiler:
         otherwise = self.expr(node.otherwise) if node.otherwise is not None else None
         self.soft = soft
         return e.CondExpr(test, then, otherwise, node.pos)
+
+
+# Filters whose result nests no deeper than their input.
+_FLAT_FILTERS = frozenset(
+    """list first last default d select reject selectattr rejectattr unique reverse sort trim
+    string lower upper length count join tojson replace safe e escape int float abs round
+    capitalize title striptags indent wordcount truncate center format""".split()
+)
+
+
+def _may_nest(node: n.Node) -> bool:
+    """Whether ``node``'s value may nest deeper than the values it reads (see
+    budget.check_nesting): literals, calls and most filters may."""
+    while True:
+        if isinstance(node, (n.Name, n.Const, n.Concat, n.Compare, n.Unary, n.Test)):
+            return False
+        if isinstance(node, (n.GetAttr, n.GetItem)):
+            node = node.obj
+        elif isinstance(node, n.Filter) and node.name in _FLAT_FILTERS:
+            node = node.value
+        elif isinstance(node, (n.And, n.Or)):
+            return _may_nest(node.left) or _may_nest(node.right)
+        elif isinstance(node, n.CondExpr):
+            return _may_nest(node.then) or (
+                node.otherwise is not None and _may_nest(node.otherwise)
+            )
+        else:
+            return True
 
 
 def _has_arguments(arguments: n.Arguments) -> bool:
