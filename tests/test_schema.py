@@ -6,7 +6,7 @@ from typing import Any, Literal, Optional, Union
 
 import pytest
 
-from minijinja_py.schema import (
+from minijinja_py.chat.schema import (
     DocstringParsingException,
     TypeHintParsingException,
     get_json_schema,
