@@ -243,6 +243,8 @@ def test_check_report(capsys):
         "  requires_typed_content: no\n"
         "  requires_non_null_content: no\n"
         "  supports_generation_spans: yes\n"
+        "  renders: yes\n"
+        "  render_error: None\n"
     )
 
 
