@@ -1,5 +1,6 @@
 """minijinja_py: a pure-Python, sandboxed interpreter for the Jinja of LLM chat templates."""
 
+from .__about__ import __version__ as __version__
 from .environment import Environment, Template, chat_environment
 from .errors import (
     LimitError,
@@ -29,7 +30,6 @@ __all__ = [
     "pass_environment",
 ]
 
-__version__ = "0.1.0"
 
 __all__ += ["ChatTemplate"]
 
