@@ -40,3 +40,16 @@ def test_the_licence_is_mit_in_the_file_and_the_metadata():
     assert metadata["License-Expression"] == "MIT"
     assert "Typing :: Typed" in metadata.get_all("Classifier")
     assert (ROOT / "minijinja_py" / "py.typed").is_file()
+
+
+def test_the_readme_has_no_link_that_breaks_on_pypi():
+    # PyPI renders the README away from the repository: relative links and anchors break there.
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)]*)\)", readme) + re.findall(r'(?:href|src)="([^"]*)"', readme)
+    assert targets
+    assert [t for t in targets if not t.startswith("https://")] == []
+
+
+def test_the_readme_names_the_transformers_version_it_matches():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "transformers **5.23**'s `apply_chat_template`" in readme[:1000]
