@@ -2,6 +2,7 @@
 
 from typing import TYPE_CHECKING
 
+from .__about__ import __version__ as __version__
 from .environment import Environment, Template, chat_environment
 from .errors import (
     LimitError,
@@ -31,11 +32,10 @@ __all__ = [
     "pass_environment",
 ]
 
-__version__ = "0.1.0"
 
 __all__ += ["ChatTemplate"]
 
-if TYPE_CHECKING:  # the chat layer sits above the engine: imported on first use, seen by checkers
+if TYPE_CHECKING:  # for type checkers and the API reference; at run time, imported on first use
     from .chat import ChatTemplate
 
 
