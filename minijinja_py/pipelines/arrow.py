@@ -19,7 +19,14 @@ from typing import Any
 
 from .rows import RowRenderer
 
-__all__ = ["ColumnRenderer", "render_arrow", "render_columns", "result_schema"]
+__all__ = [
+    "ColumnRenderer",
+    "JsonLineRenderer",
+    "records_to_arrow",
+    "render_arrow",
+    "render_columns",
+    "result_schema",
+]
 
 
 def render_columns(
@@ -92,6 +99,19 @@ def render_arrow(renderer: RowRenderer, data: Any) -> Any:
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
 
+def records_to_arrow(renderer: RowRenderer, records: list[dict[str, Any]]) -> Any:
+    """Result rows (pass-through keys and result columns) as an Arrow ``RecordBatch``."""
+    import pyarrow as pa
+
+    names = renderer.passthrough
+    arrays = [pa.array([record[name] for record in records]) for name in names]
+    fields = [pa.field(name, array.type) for name, array in zip(names, arrays, strict=True)]
+    for field in result_schema(renderer):
+        arrays.append(pa.array([record[field.name] for record in records], type=field.type))
+        fields.append(field)
+    return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields))
+
+
 class ColumnRenderer:
     """A picklable callable for batched maps: ``datasets`` ``Dataset.map(batched=True)`` (a dict
     of columns in, a dict out) and Ray Data ``map_batches`` (an Arrow table in, a table out).
@@ -108,3 +128,26 @@ class ColumnRenderer:
         if isinstance(batch, Mapping):
             return render_columns(self.renderer, batch)
         return render_arrow(self.renderer, batch)
+
+
+class JsonLineRenderer:
+    """A picklable callable for Ray Data ``map_batches`` over raw JSON lines: an Arrow table whose
+    ``column`` holds one input line per row (bytes or text) in, the result table out, each line
+    rendered exactly as ``minijinja-py batch`` renders it (the pass-through keys read from the
+    line's object)."""
+
+    def __init__(self, renderer: RowRenderer, column: str = "line") -> None:
+        self.renderer = renderer
+        self.column = column
+
+    def __call__(self, batch: Any) -> Any:
+        import pyarrow as pa
+
+        from .jsonl import _render_line
+
+        lines = batch.column(self.column).to_pylist()
+        records = [
+            _render_line(self.renderer, line if isinstance(line, bytes) else line.encode())
+            for line in lines
+        ]
+        return pa.Table.from_batches([records_to_arrow(self.renderer, records)])

@@ -174,23 +174,10 @@ def render_chunk(renderer: RowRenderer, chunk: Any, output_format: str) -> Chunk
         errors = sum(1 for record in records if record["error"] is not None)
         return Chunk(_encode(records), len(records), errors)
     if batch is None:
-        batch = _records_to_batch(renderer, records or [])
+        from .arrow import records_to_arrow
+
+        batch = records_to_arrow(renderer, records or [])
     return Chunk(batch, batch.num_rows, batch.num_rows - batch.column("error").null_count)
-
-
-def _records_to_batch(renderer: RowRenderer, records: list[dict[str, Any]]) -> Any:
-    import pyarrow as pa
-
-    from .arrow import result_schema
-
-    arrays = [pa.array([record[name] for record in records]) for name in renderer.passthrough]
-    fields = [
-        pa.field(name, array.type) for name, array in zip(renderer.passthrough, arrays, strict=True)
-    ]
-    for field in result_schema(renderer):
-        arrays.append(pa.array([record[field.name] for record in records], type=field.type))
-        fields.append(field)
-    return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields))
 
 
 # -- the driver: in this process, or chunks through a pool of worker processes ------------------
