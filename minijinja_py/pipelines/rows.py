@@ -2,7 +2,8 @@
 
 A row is a mapping (a JSON object, a row of an Arrow table, a ``datasets`` example) that holds:
 
-- ``messages``: the conversation, a list of message objects (or that list as JSON text);
+- ``messages``: the conversation, a list of message objects (or that list, or each message, as
+  JSON text);
 - ``tools`` and ``documents`` (optional): this conversation's tools and documents (or JSON text);
   when absent or null, the renderer's configured ones are used;
 - any other key: a template variable of this conversation, overriding the configured variables.
@@ -160,12 +161,20 @@ def drop_none_fields(value: Any) -> Any:
 
 
 def _data(value: Any, key: str) -> Any:
+    """Conversation data as written, or as JSON text: the whole list, or each of its items (the
+    ``Json`` feature of ``datasets`` stores each message as its own JSON text)."""
     if isinstance(value, str):
-        try:
-            return parse_json(value)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{key!r} holds invalid JSON: {exc}") from None
+        return _parse_field(value, key)
+    if isinstance(value, list) and any(isinstance(item, str) for item in value):
+        return [_parse_field(item, key) if isinstance(item, str) else item for item in value]
     return value
+
+
+def _parse_field(text: str, key: str) -> Any:
+    try:
+        return parse_json(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{key!r} holds invalid JSON: {exc}") from None
 
 
 class RowRenderer:
