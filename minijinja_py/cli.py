@@ -5,8 +5,11 @@
     minijinja-py render --template page.jinja --context vars.json --plain
     minijinja-py check chat.jinja
     minijinja-py batch --model ./Qwen3-0.6B in.jsonl out.jsonl --workers 4
+    minijinja-py batch --model ./Qwen3-0.6B in.parquet out.parquet --id-column id --fail-on-error
+    minijinja-py completion bash
 
-Every failure prints ``error: <message>`` on stderr and exits with status 1.
+Every failure prints ``error: <message>`` on stderr and exits with status 1; ``batch
+--fail-on-error`` exits with status 2 when the run completed but some conversations failed.
 """
 
 from __future__ import annotations

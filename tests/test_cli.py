@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -674,3 +675,39 @@ def test_bash_completion(capsys):
     assert _complete(script, "minijinja-py", "batch", "--fa") == ["--fail-on-error"]
     assert _complete(script, "minijinja-py", "render", "--t") == ["--template", "--tools"]
     assert _complete(script, "minijinja-py", "--v") == ["--version"]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_batch_progress_bar_on_a_terminal(monkeypatch):
+    from types import SimpleNamespace
+
+    from minijinja_py import cli
+
+    clock = iter([100.0, 101.0, 102.0, 104.0])
+    monkeypatch.setattr(cli.time, "perf_counter", lambda: next(clock))
+    source = SimpleNamespace(total=1000, done=0)
+    terminal = _Terminal()
+    meter = cli._Progress(terminal, source)
+    source.done = 250
+    meter.add(SimpleNamespace(rows=300, errors=2))
+    source.done = 1000
+    meter.add(SimpleNamespace(rows=900, errors=0))
+    meter.finish()
+    assert terminal.getvalue() == (
+        "\rbatch: [#######-----------------------]  25% 300 conversations, 2 failed, 300/s, "
+        "ETA 0:03\x1b[K"
+        "\rbatch: [##############################] 100% 1,200 conversations, 2 failed, 600/s, "
+        "ETA 0:00\x1b[K"
+        "\r\x1b[Kbatch: 1,200 conversations (2 errors) in 4.00 s, 300.0/s\n"
+    )
+    # off a terminal: the summary line only
+    clock = iter([0.0, 1.0, 2.0])
+    plain = io.StringIO()
+    meter = cli._Progress(plain, SimpleNamespace(total=None, done=0))
+    meter.add(SimpleNamespace(rows=1, errors=1))
+    meter.finish()
+    assert plain.getvalue() == "batch: 1 conversation (1 error) in 2.00 s, 0.5/s\n"
