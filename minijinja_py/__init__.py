@@ -1,5 +1,7 @@
 """minijinja_py: a pure-Python, sandboxed interpreter for the Jinja of LLM chat templates."""
 
+from typing import TYPE_CHECKING
+
 from .environment import Environment, Template, chat_environment
 from .errors import (
     LimitError,
@@ -32,6 +34,9 @@ __all__ = [
 __version__ = "0.1.0"
 
 __all__ += ["ChatTemplate"]
+
+if TYPE_CHECKING:  # the chat layer sits above the engine: imported on first use, seen by checkers
+    from .chat import ChatTemplate
 
 
 def __getattr__(name: str) -> object:
