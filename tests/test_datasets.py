@@ -87,7 +87,7 @@ def test_map_rows_fingerprint_and_cache(tmp_path):
         "kind": "TemplateError",
         "message": "boom",
         "line": 1,
-        "column": 54,
+        "column": 55,
     }
     assert expected[1]["text"] == "<user>q1"
     assert expected[0]["text"] == "<user>q0<assistant>[calls]"

@@ -53,22 +53,25 @@ def render_columns(
 
 
 def result_schema(renderer: RowRenderer) -> Any:
-    """The Arrow types of the result columns (without the pass-through ones)."""
+    """The Arrow types of the renderer's result columns (without the pass-through ones)."""
     import pyarrow as pa
 
-    error = pa.struct(
-        [
-            ("kind", pa.string()),
-            ("message", pa.string()),
-            ("line", pa.int64()),
-            ("column", pa.int64()),
-        ]
-    )
-    fields = [pa.field("text", pa.string())]
-    if renderer.spans:
-        fields.append(pa.field("assistant_spans", pa.list_(pa.list_(pa.int64()))))
-    fields.append(pa.field("error", error))
-    return pa.schema(fields)
+    types = {
+        "text": pa.string(),
+        "assistant_spans": pa.list_(pa.list_(pa.int64())),
+        # the token columns, for a renderer that makes them
+        "input_ids": pa.list_(pa.int64()),
+        "assistant_masks": pa.list_(pa.int8()),
+        "error": pa.struct(
+            [
+                ("kind", pa.string()),
+                ("message", pa.string()),
+                ("line", pa.int64()),
+                ("column", pa.int64()),
+            ]
+        ),
+    }
+    return pa.schema([pa.field(name, types[name]) for name in renderer.columns])
 
 
 def render_arrow(renderer: RowRenderer, data: Any) -> Any:
@@ -143,11 +146,11 @@ class JsonLineRenderer:
     def __call__(self, batch: Any) -> Any:
         import pyarrow as pa
 
-        from .jsonl import _render_line
+        from .jsonl import render_line
 
         lines = batch.column(self.column).to_pylist()
         records = [
-            _render_line(self.renderer, line if isinstance(line, bytes) else line.encode())
+            render_line(self.renderer, line if isinstance(line, bytes) else line.encode())
             for line in lines
         ]
         return pa.Table.from_batches([records_to_arrow(self.renderer, records)])

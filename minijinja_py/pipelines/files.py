@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import IO, Any
 
-from .jsonl import _encode, _render_line
+from .jsonl import encode_records, render_line
 from .rows import RowRenderer
 
 __all__ = ["Source", "Sink", "file_format", "open_source", "open_sink", "render_stream"]
@@ -163,7 +163,7 @@ def render_chunk(renderer: RowRenderer, chunk: Any, output_format: str) -> Chunk
     records: list[dict[str, Any]] | None = None
     batch: Any = None
     if isinstance(chunk, list):
-        records = [_render_line(renderer, raw) for raw in chunk]
+        records = [render_line(renderer, raw) for raw in chunk]
     else:
         from .arrow import render_arrow
 
@@ -172,7 +172,7 @@ def render_chunk(renderer: RowRenderer, chunk: Any, output_format: str) -> Chunk
         if records is None:
             records = batch.to_pylist()
         errors = sum(1 for record in records if record["error"] is not None)
-        return Chunk(_encode(records), len(records), errors)
+        return Chunk(encode_records(records), len(records), errors)
     if batch is None:
         from .arrow import records_to_arrow
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from .rows import RowRenderer, parse_json
 
-__all__ = ["render_lines"]
+__all__ = ["encode_records", "render_line", "render_lines"]
 
 
 def _line_text(raw: bytes) -> str:
@@ -25,7 +25,8 @@ def _line_text(raw: bytes) -> str:
     return raw.decode("utf-8", "replace")
 
 
-def _render_line(renderer: RowRenderer, raw: bytes) -> dict[str, Any]:
+def render_line(renderer: RowRenderer, raw: bytes) -> dict[str, Any]:
+    """The output record of one raw input line: its pass-through keys, then the result."""
     try:
         value = parse_json(_line_text(raw))
     except Exception as exc:  # invalid JSON, too deep, too long a number: this line's error
@@ -45,7 +46,8 @@ def _dump(record: dict[str, Any]) -> str:
     return text
 
 
-def _encode(records: list[dict[str, Any]]) -> bytes:
+def encode_records(records: list[dict[str, Any]]) -> bytes:
+    """Records as UTF-8 JSON lines (a lone surrogate in a value is kept as a ``\\u`` escape)."""
     if not records:
         return b""
     try:
@@ -57,6 +59,6 @@ def _encode(records: list[dict[str, Any]]) -> bytes:
 def render_lines(renderer: RowRenderer, lines: Iterable[bytes]) -> tuple[bytes, int, int]:
     """The UTF-8 output lines of ``lines`` (raw input lines), with the counts of lines and of
     failed lines."""
-    records = [_render_line(renderer, raw) for raw in lines]
+    records = [render_line(renderer, raw) for raw in lines]
     errors = sum(1 for record in records if record["error"] is not None)
-    return _encode(records), len(records), errors
+    return encode_records(records), len(records), errors

@@ -181,7 +181,8 @@ class RowRenderer:
     """Renders rows of conversations with one chat template and one set of run options.
 
     The template is compiled once per process (pickling carries its source, not the compiled
-    form), never per row.
+    form), never per row. The result columns are :attr:`columns`, filled by ``_result``: token
+    columns (``input_ids``, ``assistant_masks``, typed in :func:`.arrow.result_schema`) join there.
 
     >>> chat = ChatTemplate.from_string("{{ greeting }} {{ messages[0].content }}")
     >>> renderer = RowRenderer(chat, variables={"greeting": "Hi"})
