@@ -711,3 +711,22 @@ def test_batch_progress_bar_on_a_terminal(monkeypatch):
     meter.add(SimpleNamespace(rows=1, errors=1))
     meter.finish()
     assert plain.getvalue() == "batch: 1 conversation (1 error) in 2.00 s, 0.5/s\n"
+
+
+def test_module_batch_stdin_splits_on_newline_only():
+    lines = '[{"role": "user", "content": "a"}]\n{"messages": "x\r"}\r\n[{"role": "user", "content": "b"}]'
+    done = program("batch", "--template", CHATML, "-", "-", "--quiet", stdin=lines)
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert [json.loads(line) for line in done.stdout.decode().splitlines()] == [
+        {"text": "<|im_start|>user\na<|im_end|>\n", "error": None},
+        {
+            "text": None,
+            "error": {
+                "kind": "JSONDecodeError",
+                "message": "Invalid control character at",
+                "line": 1,
+                "column": 16,
+            },
+        },
+        {"text": "<|im_start|>user\nb<|im_end|>\n", "error": None},
+    ]
