@@ -169,3 +169,18 @@ def test_the_engine_does_not_import_the_chat_layer():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert (result.returncode, result.stdout) == (0, "2\n[]\n")
+
+
+def test_a_data_row_holding_a_batch_is_an_error_row():
+    from minijinja_py.pipelines import RowRenderer
+
+    renderer = RowRenderer(ChatTemplate(EACH_MESSAGE))
+    assert renderer.render_row({"messages": [HI, HI]}) == {
+        "text": None,
+        "error": {
+            "kind": "TypeError",
+            "message": "messages must be one conversation here, not a batch of them",
+            "line": None,
+            "column": None,
+        },
+    }
