@@ -626,18 +626,27 @@ class _AstBuilder:
     def block_stmt(self, c):
         tag, name = c[0], str(c[1])
         flags = [item for item in c[2:] if isinstance(item, str)]
+        # Jinja takes `scoped`, then `required`, each once, in that order.
+        allowed = ["scoped", "required"]
         for flag in flags:
-            if flag not in ("scoped", "required"):
+            if flag not in allowed:
                 raise _syntax_failure(
                     f"expected token 'end of statement block', got {flag!r}", tag.start_pos
                 )
+            del allowed[: allowed.index(flag) + 1]
         closing = [t for t in c if getattr(t, "type", None) == "NAME" and t is not c[1]]
         if closing and str(closing[-1]) != name:
             raise _syntax_failure(
                 f"'{name}' expected, got '{closing[-1]}'", closing[-1].start_pos
             )
         body = next(item for item in c if isinstance(item, tuple))
-        return n.Block(tag.start_pos, name, "scoped" in flags, body)
+        required = "required" in flags
+        if required and not all(isinstance(i, n.Data) and i.text.isspace() for i in body):
+            end = next(t for t in c if getattr(t, "type", None) == "TAG_ENDBLOCK")
+            raise _syntax_failure(
+                "Required blocks can only contain comments or whitespace", end.start_pos
+            )
+        return n.Block(tag.start_pos, name, "scoped" in flags, required, body)
 
     def block_flag(self, c):
         return str(c[0])

@@ -1159,7 +1159,7 @@ def test_filters(configs, source, context, expected):
 OPERATOR_WORDS = ("if", "else", "in", "not", "is", "and", "or", "recursive")
 # Words Jinja's parser looks for in tags (`name:endfor`, `name:scoped`, ...): names elsewhere.
 TAG_WORDS = ("elif", "endif", "for", "endfor", "set", "scoped", "required", "with", "block",
-             "macro", "call", "filter", "endset", "raw", "loop", "caller", "varargs")
+             "macro", "call", "filter", "endset", "raw", "loop", "caller", "varargs", "self")
 NAME_PLACES = (
     "{{ W }}", "{{ d.W }}", "{{ d['W'] }}", "{{ W.x }}", "{{ W[0] }}", "{{ W(1) }}",
     "{{ dict(W=1) }}", "{{ dict(a=1, W=2) }}", "{{ dict(W) }}", "{{ [W] }}", "{{ [1, W] }}",
