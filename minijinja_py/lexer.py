@@ -250,10 +250,9 @@ class Lexer:
             if match is None:
                 pos = _SPACES.match(source, pos).end()
                 if pos >= len(source):
-                    what = "print statement" if kind == "{" else "statement block"
-                    raise _syntax_error(
-                        f"unexpected end of template, expected 'end of {what}'.", source, pos
-                    )
+                    # Jinja's lexer stops at the end of the text inside a tag as anywhere;
+                    # its parser then says what the unfinished tag was waiting for.
+                    return pos, False
                 raise _syntax_error(f"unexpected char {source[pos]!r} at {pos}", source, pos)
             group = match.lastgroup
             if group == "END":
