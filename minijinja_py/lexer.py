@@ -270,6 +270,15 @@ class Lexer:
             pos = match.end()
             start = pos - len(value)
             if group == "NAME":
+                if not value.isascii():
+                    value = _jinja_name(value)
+                    if not value:
+                        raise _syntax_error(
+                            f"unexpected char {source[start]!r} at {start}", source, start
+                        )
+                    pos = start + len(value)
+                    if not value.isidentifier():
+                        raise _syntax_error("Invalid character in identifier", source, start)
                 # Interned: a compiled template keeps one copy of each name it reads.
                 tokens.append(Token(keywords.get(value, "NAME"), intern(value), start))
             elif group == "OP":
@@ -286,6 +295,19 @@ class Lexer:
                 tokens.append(Token(operator_names[value], value, start))
             else:
                 tokens.append(Token(group, value, start))
+
+
+_WORD = re.compile(r"\w")
+
+
+def _jinja_name(text: str) -> str:
+    """The longest start of ``text`` made of the characters Jinja's names hold: word
+    characters and those a Python identifier may continue with (combining marks, U+00B7...).
+    Jinja's own table of them dates from an older Unicode; this follows the running Python's."""
+    for index, char in enumerate(text):
+        if not (_WORD.match(char) or ("a" + char).isidentifier()):
+            return text[:index]
+    return text
 
 
 _CLOSING = {
