@@ -44,6 +44,10 @@ class Compiler:
         self.soft = False
         self.loop_depth = 0
         self.block_names: set[str] = set()
+        # The template's blocks by name, and whether it reads `self` (which holds them).
+        self.blocks: dict[str, Any] = {}
+        self.reads_self = False
+        self.block_name: str | None = None  # the block being compiled (its `super`)
         # True while compiling a printed expression that Jinja would fold into a constant.
         self.folding = False
         # _is_constant's answers for this compile (see there).
@@ -61,7 +65,10 @@ class Compiler:
 
     def template(self, tree: n.Template) -> Any:
         self.analysis = analyse(tree, self.limits)  # also refuses a tree nested too deeply
-        return self.body(tree.body)
+        body = self.body(tree.body)
+        if self.reads_self:
+            return s.WithTemplateReference(body, self.blocks)
+        return body
 
     def body(self, nodes_: tuple[n.Node, ...]) -> Any:
         # Text (and printed constants) stay plain strings inside a body: no evaluator each.
@@ -196,9 +203,15 @@ class Compiler:
         self.block_names.add(node.name)
         soft, self.soft = self.soft, False
         loop_depth, self.loop_depth = self.loop_depth, 0
+        outer_block, self.block_name = self.block_name, node.name
         body = self.body(node.body)
-        self.soft, self.loop_depth = soft, loop_depth
-        return s.Block(body, node.scoped)
+        self.soft, self.loop_depth, self.block_name = soft, loop_depth, outer_block
+        if node.required:
+            block: Any = s.RequiredBlock(node.name, node.pos)
+        else:
+            block = s.Block(body, node.scoped)
+        self.blocks[node.name] = block
+        return block
 
     def stmt_Break(self, node: n.Break) -> Any:
         self._require_loop(node, "break")
@@ -322,6 +335,19 @@ class Compiler:
 
     def expr_Name(self, node: n.Name) -> Any:
         evaluator = self.names.get(node.name)
+        if (
+            node.name == "super"
+            and self.block_name is not None
+            and self.analysis is not None
+            and "super" not in self.analysis.assigned
+        ):
+            # Inside a block `super` is its parent's block; a template on its own has none.
+            hint = f"there is no parent block called {self.block_name!r}."
+            return e.Const(self.undefined(hint, name="super"))
+        if evaluator is None and node.name == "self":
+            # The template's blocks, unless the template assigns `self` itself.
+            self.reads_self = True
+            evaluator = self.names["self"] = e.Name("self", self.undefined)
         if evaluator is None:
             # A name no scope of the template can hold is the context's (or a global).
             if self.analysis is not None and node.name not in self.analysis.assigned:

@@ -13,7 +13,7 @@ from .errors import LimitError, TemplateRuntimeError
 from .expressions import CompareConst
 from .frames import BREAK, CONTINUE, SCALARS, BreakLoop, ContinueLoop, Frame, located
 from .ops import to_string
-from .runtime import MISSING, LoopContext, Macro, Namespace, Undefined
+from .runtime import MISSING, LoopContext, Macro, Namespace, TemplateReference, Undefined
 from .sandbox import CHARS_PER_STEP as SHORT
 from .sandbox import Limits, check_stack
 
@@ -490,6 +490,33 @@ class Block:
         self.body.run(Frame({}, frame if self.scoped else state.root, state), out)
 
 
+class RequiredBlock:
+    """``{% block x required %}``: only a template extending this one could fill it."""
+
+    __slots__ = ("name", "pos")
+
+    def __init__(self, name: str, pos: int) -> None:
+        self.name = name
+        self.pos = pos
+
+    def run(self, frame: Frame, out: list) -> None:
+        raise located(TemplateRuntimeError(f"Required block {self.name!r} not found"), self.pos)
+
+
+class WithTemplateReference:
+    """A template that reads ``self``: its top-level scope starts with the blocks in it."""
+
+    __slots__ = ("body", "blocks")
+
+    def __init__(self, body: Any, blocks: dict[str, Any]) -> None:
+        self.body = body
+        self.blocks = blocks
+
+    def run(self, frame: Frame, out: list) -> None:
+        frame.vars["self"] = TemplateReference(self.blocks, frame)
+        self.body.run(frame, out)
+
+
 class Break:
     __slots__ = ()
 
@@ -592,6 +619,9 @@ class MacroDefinition:
     def bind(self, definition_frame: Frame, args: tuple, kwargs: dict) -> Frame:
         """The macro's scope for any mix of positional, keyword and extra arguments."""
         name, names, undefined = self.name, self.names, self.undefined
+        if "self" in kwargs:
+            # Jinja calls a macro through a method whose first parameter is named self.
+            raise TypeError("Macro.__call__() got multiple values for argument 'self'")
         count = len(names)
         variables: dict[str, Any] = {}
         frame = Frame(variables, definition_frame, definition_frame.state)
