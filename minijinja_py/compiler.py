@@ -15,13 +15,13 @@ from typing import Any
 from . import expressions as e
 from . import nodes as n
 from . import statements as s
-from .analysis import Analysis, analyse
+from .analysis import Analysis, analyse, call_depth, expression_size
+from .budget import Limits, _no_charge, charge_for, enter_render, leave_render
 from .errors import TemplateSyntaxError
 from .frames import Frame, RenderState
 from .methods import DICT_METHODS
 from .ops import COMPARISONS, make_binops, to_string
 from .runtime import MISSING, Markup, wants_environment
-from .sandbox import Limits, _no_charge, charge_for, enter_render, leave_render
 
 # The checked operators depend only on the limits: one set per Limits, shared by templates
 # (bounded, so that a caller making new Limits per request does not grow it forever).
@@ -109,7 +109,7 @@ class Compiler:
         self.folding = _is_constant(node.expr, self.constant_memo)
         expr = self.expr(node.expr)
         self.folding = False
-        return s.Output(expr, node.pos, self.limits.max_output)
+        return s.Output(expr, node.pos, self.limits.max_output, expression_size(node.expr))
 
     def stmt_If(self, node: n.If) -> Any:
         soft, self.soft = self.soft, True
@@ -117,9 +117,10 @@ class Compiler:
         body = self.body(node.body)
         otherwise = self.body(node.otherwise) if node.otherwise else None
         self.soft = soft
+        cost = expression_size(node.test)
         if type(test) is e.CompareConst:
-            return s.IfCompareConst(test, body, otherwise, node.pos)
-        return s.If(test, body, otherwise, node.pos)
+            return s.IfCompareConst(test, body, otherwise, node.pos, cost)
+        return s.If(test, body, otherwise, node.pos, cost)
 
     def stmt_For(self, node: n.For) -> Any:
         self._refuse_loop_target(node.target)
@@ -134,8 +135,14 @@ class Compiler:
         self.soft = soft
         # Like Jinja, a loop whose body never reads `loop` keeps no loop object.
         uses_loop = node.recursive or "loop" in self.analysis.reads(node)
+        costs = (
+            expression_size(node.iter, node.target),
+            expression_size(node.condition, node.target),
+            call_depth(node.body) + 1 if node.recursive else 1,
+        )
         return s.For(
-            iterable, target, condition, body, otherwise, node.recursive, uses_loop, node.pos
+            iterable, target, condition, body, otherwise, node.recursive, uses_loop, node.pos,
+            costs,
         )
 
     def _refuse_loop_target(self, target: n.Node) -> None:
@@ -154,9 +161,10 @@ class Compiler:
         if self.loop_depth:
             self._refuse_loop_target(node.target)
         value = self.expr(node.value)
+        cost = expression_size(node.value, node.target)
         if isinstance(node.target, n.TargetName):
-            return s.AssignToName(value, node.target.name)
-        return s.Assign(value, self.assigner(node.target))
+            return s.AssignToName(value, node.target.name, cost, node.pos)
+        return s.Assign(value, self.assigner(node.target), cost, node.pos)
 
     def stmt_AssignBlock(self, node: n.AssignBlock) -> Any:
         body = self.body(node.body)
@@ -247,7 +255,10 @@ class Compiler:
         # parameter has the name.
         used = self.analysis.reads(node) - set(names)
         catch = ("varargs" in used, "kwargs" in used, "caller" in used)
-        return s.MacroDefinition(name, names, defaults, body, catch, self.undefined)
+        # A call binds each parameter; a default is evaluated inside the call's level.
+        defaults_nodes = tuple(p.default for p in params if p.default is not None)
+        costs = (1 + len(names), call_depth(node.body, defaults_nodes) + 1)
+        return s.MacroDefinition(name, names, defaults, body, catch, self.undefined, costs)
 
     # ------------------------------------------------------------ assignment
 
@@ -318,7 +329,9 @@ class Compiler:
             leave_render(token)
 
     def constant(self, value: Any) -> Any:
-        if type(value) in (list, dict, set):
+        if type(value) in (list, dict, set) or (
+            type(value) is tuple and any(type(item) in (list, dict, set) for item in value)
+        ):
             return e.FreshConst(value)
         # 0.0 == -0.0 (and 1 == True): the key tells them apart by type and, for floats, text.
         key = (type(value), repr(value) if type(value) is float else value)

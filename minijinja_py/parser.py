@@ -210,6 +210,20 @@ def _reducer(codes: str, inline: bool, expand1: bool, callback: Any) -> Any:
 
         def collect(values: list) -> list:
             return [values[i] for i in keep]
+    elif codes[0] == "s":
+        # A left-recursive repetition (`body: _node*` becomes `items: items _node`): the
+        # items so far arrive as a list no one else holds, so it grows in place.  Copying
+        # it on every reduction would make a body of n statements cost n**2.
+        rest = tuple(codes[1:])
+
+        def collect(values: list) -> list:
+            children: list = values[0]
+            for code, value in zip(rest, values[1:], strict=True):
+                if code == "k":
+                    children.append(value)
+                elif code == "s":
+                    children.extend(value)
+            return children
     else:
         plan = tuple(codes)
 
