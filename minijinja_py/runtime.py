@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .errors import TemplateRuntimeError, UndefinedError
+from .errors import LimitError, TemplateRuntimeError, UndefinedError
 
 
 class _Missing:
@@ -22,13 +22,24 @@ MISSING: Any = _Missing()
 
 
 def pass_environment(func: Callable) -> Callable:
-    """Mark a filter, test or global so that the environment is passed as its first argument."""
+    """Mark a filter, test or global so that the environment is passed as its first argument.
+
+    Examples:
+        >>> from minijinja_py import Environment
+        >>> @pass_environment
+        ... def describe(env, value):
+        ...     return f"{value} (trim_blocks={env.trim_blocks})"
+        >>> env = Environment()
+        >>> env.filters["describe"] = describe
+        >>> env.from_string("{{ 1|describe }}").render()
+        '1 (trim_blocks=False)'
+    """
     func.jinja_pass_arg = "environment"  # type: ignore[attr-defined]
     return func
 
 
 def wants_environment(func: Callable) -> bool:
-    """True when ``func`` was marked by :func:`pass_environment` (ours or a Jinja2-style marker)."""
+    """True when ``func`` was marked by ``pass_environment`` (ours or a Jinja2-style marker)."""
     marker = getattr(func, "jinja_pass_arg", None)
     if marker is None:
         return False
@@ -59,6 +70,8 @@ _JINJA_TYPE_NAMES = {
     "Cycler": "jinja2.utils.Cycler",
     "Joiner": "jinja2.utils.Joiner",
     "LoopContext": "jinja2.runtime.LoopContext",
+    "TemplateReference": "jinja2.runtime.TemplateReference",
+    "BlockReference": "jinja2.runtime.BlockReference",
     "Macro": "jinja2.runtime.Macro",
     "Undefined": "jinja2.runtime.Undefined",
     "ChainableUndefined": "jinja2.runtime.ChainableUndefined",
@@ -68,7 +81,18 @@ _JINJA_TYPE_NAMES = {
 
 
 class Undefined:
-    """A value that is not there: prints as nothing, iterates as nothing, fails on real use."""
+    """A value that is not there: prints as nothing, iterates as nothing, fails on real use.
+
+    The default of every ``Environment``, as Jinja2's default ``Undefined``: arithmetic, calls
+    and attributes of it raise ``UndefinedError``.
+
+    Examples:
+        >>> from minijinja_py import Template
+        >>> Template("[{{ missing }}]{% for x in missing %}never{% endfor %}").render()
+        '[]'
+        >>> Template("{{ 'set' if missing is defined else 'unset' }}").render()
+        'unset'
+    """
 
     __slots__ = ("_undefined_hint", "_undefined_obj", "_undefined_name", "_undefined_exception")
 
@@ -142,7 +166,14 @@ class Undefined:
 
 
 class ChainableUndefined(Undefined):
-    """An undefined value whose attributes and items are undefined too, instead of failing."""
+    """An undefined value whose attributes and items are undefined too, instead of failing.
+
+    Examples:
+        >>> from minijinja_py import Environment
+        >>> env = Environment(undefined=ChainableUndefined)
+        >>> env.from_string("[{{ user.name.first }}]").render()
+        '[]'
+    """
 
     __slots__ = ()
 
@@ -159,7 +190,17 @@ class ChainableUndefined(Undefined):
 
 
 class StrictUndefined(Undefined):
-    """An undefined value that fails on every use, printing and testing for truth included."""
+    """An undefined value that fails on every use, printing and testing for truth included.
+
+    Examples:
+        >>> from minijinja_py import Environment, UndefinedError
+        >>> env = Environment(undefined=StrictUndefined)
+        >>> try:
+        ...     env.from_string("Hello {{ name }}").render()
+        ... except UndefinedError as error:
+        ...     print(error.message)
+        'name' is undefined
+    """
 
     __slots__ = ()
     __iter__ = __str__ = __len__ = Undefined._fail_with_undefined_error
@@ -238,7 +279,8 @@ class Namespace:
 
     __slots__ = ("_attrs",)
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, /, *args: Any, **kwargs: Any) -> None:
+        # `self` is positional-only: `namespace(self=37)` names an attribute, as in Jinja.
         self._attrs: dict[str, Any] = dict(*args, **kwargs)
 
     def get(self, name: str) -> Any:
@@ -261,17 +303,89 @@ class Namespace:
 
 
 class LoopContext:
-    """The ``loop`` variable of a for loop."""
+    """The ``loop`` variable of a for loop.
 
-    __slots__ = ("_items", "index0", "length", "depth0", "_recurse", "_last_changed")
+    Over a list it reads items by index.  Over anything else (a generator, a filter's lazy
+    result) it pulls one item at a time, as Jinja's does: ``loop.last`` and ``loop.nextitem``
+    take exactly one item ahead, ``loop.length`` takes the rest, and a loop left early leaves
+    the others in the iterator.  Like Jinja's it is itself an iterator of ``(item, loop)``
+    pairs over the items still to come (``dict(loop)``).
+    """
 
-    def __init__(self, items: list, depth0: int, recurse: Callable | None) -> None:
-        self._items = items
+    __slots__ = (
+        "_items", "_iterator", "_length", "_after", "_before", "_current", "_max_items",
+        "index0", "depth0", "_recurse", "_last_changed",
+    )  # fmt: skip
+
+    def __init__(
+        self, values: list | Iterator, depth0: int, recurse: Callable | None, max_items: int = 0
+    ) -> None:
+        if values.__class__ is list:
+            self._items: list | None = values
+            self._iterator: Iterator | None = None
+            self._length: int | None = len(values)
+        else:
+            self._items = None
+            self._iterator = values  # type: ignore[assignment]
+            self._length = None
+        self._after: Any = MISSING  # the item taken ahead, not yet reached
+        self._before: Any = MISSING
+        self._current: Any = MISSING
+        self._max_items = max_items
         self.index0 = -1
-        self.length = len(items)
         self.depth0 = depth0
         self._recurse = recurse
         self._last_changed: Any = MISSING
+
+    def next_item(self) -> Any:
+        """Move to the next item and return it; MISSING at the end."""
+        items = self._items
+        if items is not None:
+            index = self.index0 + 1
+            if index >= self._length:  # type: ignore[operator]
+                return MISSING
+            self.index0 = index
+            return items[index]
+        item = self._after
+        if item is MISSING:
+            item = next(self._iterator, MISSING)  # type: ignore[arg-type]
+            if item is MISSING:
+                return MISSING
+        else:
+            self._after = MISSING
+        self.index0 += 1
+        self._before = self._current
+        self._current = item
+        return item
+
+    def walk(self) -> Iterator[Any]:
+        """The items from here on, each becoming the current one as it is reached."""
+        next_item = self.next_item
+        while True:
+            item = next_item()
+            if item is MISSING:
+                return
+            yield item
+
+    def _peek(self) -> Any:
+        if self._after is MISSING:
+            self._after = next(self._iterator, MISSING)  # type: ignore[arg-type]
+        return self._after
+
+    @property
+    def length(self) -> int:
+        if self._length is None:
+            rest = []
+            limit = self._max_items
+            for item in self._iterator:  # type: ignore[union-attr]
+                rest.append(item)
+                if limit and len(rest) > limit:
+                    raise LimitError(
+                        f"an iterable of more than {limit} items exceeds max_items"
+                    )
+            self._iterator = iter(rest)
+            self._length = len(rest) + self.index0 + 1 + (self._after is not MISSING)
+        return self._length
 
     @property
     def index(self) -> int:
@@ -291,7 +405,9 @@ class LoopContext:
 
     @property
     def last(self) -> bool:
-        return self.index0 == self.length - 1
+        if self._items is not None:
+            return self.index0 == self._length - 1  # type: ignore[operator]
+        return self._peek() is MISSING
 
     @property
     def depth(self) -> int:
@@ -301,13 +417,18 @@ class LoopContext:
     def previtem(self) -> Any:
         if self.index0 <= 0:
             return Undefined("there is no previous item")
-        return self._items[self.index0 - 1]
+        if self._items is not None:
+            return self._items[self.index0 - 1]
+        return self._before
 
     @property
     def nextitem(self) -> Any:
-        if self.index0 + 1 >= self.length:
-            return Undefined("there is no next item")
-        return self._items[self.index0 + 1]
+        if self._items is not None:
+            if self.index0 + 1 >= self._length:  # type: ignore[operator]
+                return Undefined("there is no next item")
+            return self._items[self.index0 + 1]
+        item = self._peek()
+        return Undefined("there is no next item") if item is MISSING else item
 
     def cycle(self, *args: Any) -> Any:
         if not args:
@@ -325,11 +446,62 @@ class LoopContext:
             raise TypeError("The loop must have the 'recursive' marker to be called recursively.")
         return self._recurse(iterable, self.depth0 + 1)
 
+    def __iter__(self) -> LoopContext:
+        return self
+
+    def __next__(self) -> tuple[Any, LoopContext]:
+        item = self.next_item()
+        if item is MISSING:
+            raise StopIteration
+        return item, self
+
     def __len__(self) -> int:
         return self.length
 
     def __repr__(self) -> str:
         return f"<LoopContext {self.index}/{self.length}>"
+
+
+class TemplateReference:
+    """``self``: the template's blocks by name; any other name is undefined, as in Jinja."""
+
+    __slots__ = ("_blocks", "_frame")
+
+    def __init__(self, blocks: dict[str, Any], frame: Any) -> None:
+        self._blocks = blocks
+        self._frame = frame
+
+    def __getitem__(self, name: Any) -> BlockReference:
+        block = self._blocks.get(name) if isinstance(name, str) else None
+        if block is None:
+            raise KeyError(name)
+        return BlockReference(name, block, self._frame)
+
+    def __repr__(self) -> str:
+        return "<TemplateReference None>"  # Jinja names the template: strings have no name
+
+
+class BlockReference:
+    """``self.title``: calling it renders the block (there is no inheritance, so no super)."""
+
+    __slots__ = ("name", "_block", "_frame")
+
+    def __init__(self, name: str, block: Any, frame: Any) -> None:
+        self.name = name
+        self._block = block
+        self._frame = frame
+
+    @property
+    def super(self) -> Undefined:
+        return Undefined(f"there is no parent block called {self.name!r}.", name="super")
+
+    def __call__(self) -> str:
+        out: list[str] = []
+        self._block.run(self._frame, out)
+        return "".join(out)
+
+    def __repr__(self) -> str:
+        return f"<jinja2.runtime.BlockReference object at {id(self):#x}>"
 
 
 class Macro:

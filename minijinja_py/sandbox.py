@@ -326,7 +326,7 @@ class SandboxedNamespace(Namespace):
 
     __slots__ = ()
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, /, *args: Any, **kwargs: Any) -> None:
         super().__init__(*check_pairs(args), **kwargs)
 
 

@@ -15,7 +15,7 @@ from .errors import LimitError, TemplateRuntimeError
 from .expressions import CompareConst
 from .frames import SCALARS, BreakLoop, ContinueLoop, Frame, located
 from .ops import to_string
-from .runtime import MISSING, LoopContext, Macro, Namespace, Undefined
+from .runtime import MISSING, LoopContext, Macro, Namespace, TemplateReference, Undefined
 
 
 class Nothing:
@@ -237,30 +237,25 @@ class For:
 
     def loop(self, frame: Frame, out: list, values: Any, depth0: int, recurse: Any) -> None:
         state = frame.state
+        pos = self.pos
         try:
-            items = _as_list(values, state.limits)
+            source = _loop_source(values, state.limits, pos)
         except Exception as error:
-            raise located(error, self.pos) from None
+            raise located(error, pos) from None
         target = self.target
         otherwise = self.otherwise
-        condition = self.condition
-        if condition is not None:
-            kept = []
-            cost = self.condition_cost
-            for item in items:
-                state.steps += cost  # an item the `if` rejects costs as much as one kept
-                if state.steps >= state.next_clock:
-                    state.check()
-                test_frame = Frame({}, frame, state)
-                target.assign(test_frame, item)
-                if condition.eval(test_frame):
-                    kept.append(item)
-            items = kept
-        if not items:
+        if source.__class__ is list and not source:
             if otherwise is not None:
                 otherwise.run(Frame({}, frame, state), out)
             return
-        loop = LoopContext(items, depth0, recurse) if self.uses_loop else None
+        if self.condition is not None:
+            # Tested as the loop reaches each item, as Jinja's generator does.
+            source = _kept(source, self.condition, self.condition_cost, target, frame)
+        loop = (
+            LoopContext(source, depth0, recurse, state.limits.max_items)
+            if self.uses_loop
+            else None
+        )
         recursive = self.recursive
         if recursive:
             try:
@@ -275,15 +270,11 @@ class For:
         name = target.name if target.__class__ is AssignName else None
         iteration_cost = self.iteration_cost
         try:
-            for item in items:
+            for item in source if loop is None else loop.walk():
                 state.steps += iteration_cost  # Budget.charge, inlined: the body, paid first
                 if state.steps >= state.next_clock:
                     state.check()
-                if loop is None:
-                    variables = {}
-                else:
-                    loop.index0 += 1
-                    variables = {"loop": loop}
+                variables = {} if loop is None else {"loop": loop}
                 inner = Frame(variables, frame, state)
                 if name is not None:
                     variables[name] = item
@@ -304,8 +295,9 @@ class For:
             otherwise.run(Frame({}, frame, state), out)
 
 
-def _as_list(values: Any, limits: Limits) -> list:
-    """The items a for loop walks: a dict's keys, a string's characters, nothing for undefined."""
+def _loop_source(values: Any, limits: Limits, pos: int) -> Any:
+    """What a for loop walks: a list for anything with a size (a dict's keys, a string's
+    characters; nothing for undefined), else the values one at a time, as they come."""
     if values.__class__ is list:
         return values
     if isinstance(values, Undefined):
@@ -314,12 +306,40 @@ def _as_list(values: Any, limits: Limits) -> list:
         if len(values) >= 64:
             check_length(len(values), limits, "list")  # (copied: counted as made)
         return list(values)
-    items = []
-    for item in values:
-        items.append(item)
-        if len(items) > limits.max_items:
-            raise LimitError(f"an iterable of more than {limits.max_items} items exceeds max_items")
-    return items
+    if hasattr(values, "__len__"):
+        items = []
+        for item in values:
+            items.append(item)
+            if len(items) > limits.max_items:
+                raise LimitError(
+                    f"an iterable of more than {limits.max_items} items exceeds max_items"
+                )
+        return items
+    return _one_at_a_time(iter(values), pos)
+
+
+def _one_at_a_time(iterator: Any, pos: int) -> Any:
+    # A failure of the iterator itself is the loop's.
+    while True:
+        try:
+            item = next(iterator)
+        except StopIteration:
+            return
+        except Exception as error:
+            raise located(error, pos) from None
+        yield item
+
+
+def _kept(source: Any, condition: Any, cost: int, target: Any, frame: Frame) -> Any:
+    state = frame.state
+    for item in source:
+        state.steps += cost  # an item the `if` rejects costs as much as one kept
+        if state.steps >= state.next_clock:
+            state.check()
+        test_frame = Frame({}, frame, state)
+        target.assign(test_frame, item)
+        if condition.eval(test_frame):
+            yield item
 
 
 # ---------------------------------------------------------------- assignment
@@ -557,6 +577,33 @@ class Block:
         self.body.run(Frame({}, frame if self.scoped else state.root, state), out)
 
 
+class RequiredBlock:
+    """``{% block x required %}``: only a template extending this one could fill it."""
+
+    __slots__ = ("name", "pos")
+
+    def __init__(self, name: str, pos: int) -> None:
+        self.name = name
+        self.pos = pos
+
+    def run(self, frame: Frame, out: list) -> None:
+        raise located(TemplateRuntimeError(f"Required block {self.name!r} not found"), self.pos)
+
+
+class WithTemplateReference:
+    """A template that reads ``self``: its top-level scope starts with the blocks in it."""
+
+    __slots__ = ("body", "blocks")
+
+    def __init__(self, body: Any, blocks: dict[str, Any]) -> None:
+        self.body = body
+        self.blocks = blocks
+
+    def run(self, frame: Frame, out: list) -> None:
+        frame.vars["self"] = TemplateReference(self.blocks, frame)
+        self.body.run(frame, out)
+
+
 class Break:
     __slots__ = ()
     cost = 1
@@ -668,6 +715,9 @@ class MacroDefinition:
     def bind(self, definition_frame: Frame, args: tuple, kwargs: dict) -> Frame:
         """The macro's scope for any mix of positional, keyword and extra arguments."""
         name, names, undefined = self.name, self.names, self.undefined
+        if "self" in kwargs:
+            # Jinja calls a macro through a method whose first parameter is named self.
+            raise TypeError("Macro.__call__() got multiple values for argument 'self'")
         count = len(names)
         variables: dict[str, Any] = {}
         frame = Frame(variables, definition_frame, definition_frame.state)

@@ -13,9 +13,15 @@ class names).
 from __future__ import annotations
 
 import pickle
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
+import jinja2
 import pytest
-from engine_cases import Err, check, ours, params
+from engine_cases import Err, check, ours, params, python_message, reference
 
 import minijinja_py
 from minijinja_py import (
@@ -26,6 +32,7 @@ from minijinja_py import (
     UndefinedError,
 )
 
+ROOT = Path(__file__).resolve().parents[1]
 DATA = {'d': {'a': 1}, 'l': [1, 2], 's': 'str', 'n': None, 'i': 3}
 
 
@@ -82,11 +89,11 @@ UNCLOSED = [
     ('{% block b %}{% endblock %}', None, ''),
     ('{% block a %}{% endblock %}{% block a %}{% endblock %}', None, Err(cls='TemplateSyntaxError', message="block 'a' defined twice")),
     ('{% block a %}x{% endblock %}', None, 'x'),
-    ('{% block a %}{{ self }}{% endblock %}', None, '<TemplateReference None>', 'F15'),
+    ('{% block a %}{{ self }}{% endblock %}', None, '<TemplateReference None>'),
     ('{% block a scoped %}x{% endblock a %}', None, 'x'),
-    ('{% block a required %}{% endblock %}', None, Err(cls='TemplateRuntimeError', message="Required block 'a' not found"), 'F15'),
+    ('{% block a required %}{% endblock %}', None, Err(cls='TemplateRuntimeError', message="Required block 'a' not found")),
     ('{{ super() }}', None, Err(cls='UndefinedError', message="'super' is undefined")),
-    ('{% block a %}{{ super() }}{% endblock %}', None, Err(cls='UndefinedError', message="there is no parent block called 'a'."), 'F15'),
+    ('{% block a %}{{ super() }}{% endblock %}', None, Err(cls='UndefinedError', message="there is no parent block called 'a'.")),
     ('{% autoescape true %}{% endautoescape %}', None, '', 'F15'),
     ('{% do 1 %}', None, Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'do'.")),
     ('{% trans %}{% endtrans %}', None, Err(cls='TemplateSyntaxError', message="Encountered unknown tag 'trans'.")),
@@ -97,7 +104,7 @@ UNCLOSED = [
     ('{{ 1 }', None, Err(cls='TemplateSyntaxError', message="unexpected '}'")),
     ('{{ 1 %}', None, Err(cls='TemplateSyntaxError', message="unexpected '}'")),
     ('{% if true }}', None, Err(cls='TemplateSyntaxError', message="unexpected '}'")),
-    ('x {{', None, Err(cls='TemplateSyntaxError', message="unexpected 'end of template'"), 'F1'),
+    ('x {{', None, Err(cls='TemplateSyntaxError', message="unexpected 'end of template'")),
     ('x {%', None, Err(cls='TemplateSyntaxError', message='tag name expected')),
     ('x {#', None, 'x '),
     ('{{ 1 }}}}', None, '1}}'),
@@ -212,7 +219,7 @@ RUNTIME = [
     ('{{ i() }}', DATA, Err(cls='TemplateRuntimeError', message="'int' object is not callable")),
     ('{{ 1 / 0 }}', None, Err(cls='TemplateRuntimeError', message='division by zero')),
     ('{{ 1 // 0 }}', None, Err(cls='TemplateRuntimeError', message='integer division or modulo by zero')),
-    ('{{ 1 % 0 }}', None, Err(cls='TemplateRuntimeError', message='integer modulo by zero')),
+    ('{{ 1 % 0 }}', None, Err(cls='TemplateRuntimeError', message=python_message(lambda: 1 % 0))),
     ('{{ 1.5 / 0 }}', None, Err(cls='TemplateRuntimeError', message='float division by zero')),
     ("{{ 'a' + 1 }}", None, Err(cls='TemplateRuntimeError', message='can only concatenate str (not "int") to str')),
     ("{{ 1 + 'a' }}", None, Err(cls='TemplateRuntimeError', message="unsupported operand type(s) for +: 'int' and 'str'")),
@@ -579,7 +586,6 @@ def test_hostile_values_that_jinja2_tolerates():
 
 # Failures Jinja2 lets escape as Python exceptions (or never reaches): ours are TemplateErrors.
 LIMIT_CASES = [
-    ("{{ rec() }}", minijinja_py.LimitError),
     ("{% macro r() %}{{ r() }}{% endmacro %}{{ r() }}", minijinja_py.LimitError),
     ('{{ "x" * 10 ** 9 }}', minijinja_py.LimitError),
     ("{{ 2 ** 10000000000 > 1 }}", minijinja_py.LimitError),
@@ -587,19 +593,58 @@ LIMIT_CASES = [
 ]
 
 
-def _recurse(*args):
-    return _recurse()
-
-
 @pytest.mark.parametrize(("source", "cls"), LIMIT_CASES)
 def test_resource_failures_are_template_errors(source, cls):
     for config in ("plain", "chat"):
         env = ours(config)
-        env.globals["rec"] = _recurse
         with pytest.raises(cls) as info:
             env.from_string(source).render()
         assert isinstance(info.value, TemplateRuntimeError)
         assert info.value.message
+
+
+# A context function that recurses without end.  CPython 3.13.0-3.13.7 do not stop some of these
+# (a function taking *args) at the recursion limit: without the engine's guard the process
+# grows until memory runs out, so each case runs in a child process capped at 1 GiB.
+RUNAWAY_RUNNER = textwrap.dedent(
+    """
+    import resource, sys
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+    sys.path.insert(0, sys.argv[1])
+    import minijinja_py
+
+    def star(*args):
+        return star()
+
+    def keywords(a=0):
+        return keywords(a=0)
+
+    class Thing:
+        def method(self, *args):
+            return self.method()
+
+    env = minijinja_py.Environment()
+    env.globals.update(star=star, keywords=keywords, thing=Thing())
+    try:
+        env.from_string(sys.argv[2]).render()
+    except minijinja_py.TemplateError as error:
+        print(type(error).__name__, error.message)
+    """
+)
+
+
+@pytest.mark.parametrize("source", ["{{ star() }}", "{{ star(1, 2) }}", "{{ keywords() }}",
+                                    "{{ thing.method() }}", "{{ [1] | map('string') | list }}{{ star() }}"])
+def test_runaway_python_recursion_is_a_limit_error(source):
+    proc = subprocess.run(
+        [sys.executable, "-c", RUNAWAY_RUNNER, str(ROOT), source],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr[-500:]
+    assert proc.stdout == (
+        "LimitError maximum recursion depth exceeded: calls or data nest deeper than"
+        " max_recursion (100) allows\n"
+    )
 
 
 def test_duplicate_macro_argument_is_refused():
@@ -652,3 +697,47 @@ HINTS = [
 @pytest.mark.parametrize(("source", "message"), HINTS)
 def test_undefined_hints(source, message):
     check(("plain", "chat"), source, HINT_CONTEXT, Err("UndefinedError", message))
+
+
+# ------------------------------------------------------------------------- unfinished templates
+# Every prefix of these templates, cut after each token, compiled by Jinja2 and by us: where
+# Jinja2 refuses it, ours refuses it with the same message ("unexpected 'end of template'",
+# "unexpected end of template, expected ','.", "expected call", ...).
+
+UNFINISHED_SOURCES = [
+    "{% for m, n in messages if m.role != 'system' recursive %}{{ loop(m.children) }}"
+    "{% else %}{{ none }}{% endfor %}",
+    "{%- set ns = namespace(found=false, items=[1, 2.5, 'x'], d={'a': (1,), 'b': x[1:2]}) -%}"
+    "{% set ns.found = ns.found or x is divisibleby 3 and not y is none %}",
+    "{% macro render(item, indent=2, sep=none) %}{{ caller(item) }}{% endmacro %}"
+    "{% call(x) render(value, indent=4) %}{{ x | tojson(indent=2) }}{% endcall %}",
+    "{% call object_to_fields(a, *rest, **extra) %}{% endcall %}",
+    "{{ '<|im_start|>' + message['role'] ~ '\\n' if message.content is string else -1 * 2 ** 3 }}",
+    "{% if a not in b %}{{ a.b.0 | default('', true) | trim }}{% elif c %}{% endif %}",
+    "{% filter upper %}{% with a = 1, b = [2] %}{{ a }}{% endwith %}{% endfilter %}",
+    "{% block body scoped %}{{ self.body() }}{% endblock body %}",
+]
+_TOKENS = re.compile(r"\{\{-?|-?\}\}|\{%-?|-?%\}|\w+|'[^']*'|\d+\.\d+|\*\*|//|[=!<>]=|\S")
+
+
+def _unfinished() -> list[str]:
+    cases: list[str] = []
+    for source in UNFINISHED_SOURCES:
+        for token in _TOKENS.finditer(source):
+            prefix = source[: token.end()]
+            if prefix not in cases:
+                cases.append(prefix)
+    return cases
+
+
+@pytest.mark.parametrize("source", _unfinished())
+def test_unfinished_templates_are_refused_as_jinja2_refuses_them(source):
+    for config in ("plain", "chat"):
+        try:
+            reference(config).parse(source)
+        except jinja2.TemplateSyntaxError as error:
+            with pytest.raises(TemplateSyntaxError) as ours_error:
+                ours(config).from_string(source)
+            assert ours_error.value.message == error.message, config
+        else:
+            ours(config).from_string(source)

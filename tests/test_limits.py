@@ -76,9 +76,6 @@ def ns_loop(body: str, times: int = 100_000) -> str:
 
 # (id, template, context, error class, exact message)
 STEPS = "the render exceeded max_steps (200000)"
-RECURSION = (
-    "maximum recursion depth exceeded: calls or data nest deeper than max_recursion (100) allows"
-)
 DEEP_VALUE = "a value nested deeper than max_recursion (100)"
 NESTING = "the template nests deeper than max_nesting (100)"
 
@@ -502,7 +499,7 @@ def test_attack_is_stopped(results, name, source, context, kind, message):
     assert result["kind"] == kind, result
     if message is not None:
         assert result["message"] == message
-    else:
+    elif kind != "ok":
         assert "max_" in result["message"] or "maximum" in result["message"], result
     # How long each attack takes is measured, not asserted (timings belong to benchmarks):
     # the subprocess's TIMEOUT is the guard against a hang.

@@ -1,0 +1,484 @@
+"""The :class:`ChatTemplate`: a model's chat template(s) rendered as transformers renders them."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, overload
+
+from ..errors import TemplateError
+from ..sandbox import Limits
+from .capabilities import ChatCapabilities, probe_capabilities
+from .inputs import REASONING_FIELDS, normalise_conversations, to_template_data
+from .loading import load_gguf_files, load_pretrained_files, read_text
+from .schema import tool_to_schema
+
+__all__ = ["ChatTemplate"]
+
+_CONTINUE_TAG = "CONTINUE_FINAL_MESSAGE_TAG "
+
+
+class ChatTemplate:
+    """A model's chat template (or its named set of templates) with the tokenizer's special tokens.
+
+    >>> chat = ChatTemplate.from_string("{% for m in messages %}[{{ m.role }}] {{ m.content }}\\n{% endfor %}")
+    >>> chat.render([{"role": "user", "content": "Hi"}])
+    '[user] Hi\\n'
+    """
+
+    def __init__(
+        self,
+        template: str | Mapping[str, str],
+        special_tokens: Mapping[str, Any] | None = None,
+        *,
+        name: str | None = None,
+        offer_reasoning: bool = True,
+        origin: str | None = None,
+        limits: Limits | None = None,
+        now: datetime | None = None,
+    ) -> None:
+        """``template``: the source, or named sources (``{"default": ..., "tool_use": ...}``).
+
+        ``name`` fixes which named template renders (a single template is named ``"default"``;
+        any other name is refused).  ``limits`` bound each render (see :class:`Limits`);
+        ``now`` pins the instant ``strftime_now`` formats, for reproducible prompts.
+        """
+        if isinstance(template, str):
+            self._templates: dict[str, str] = {}
+            self._single: str | None = template
+        elif isinstance(template, Mapping) and template:
+            self._templates = {str(k): str(v) for k, v in template.items()}
+            self._single = None
+        else:
+            raise ValueError("a chat template must be a string or a non-empty mapping of names")
+        if name is not None and name not in self.sources:
+            raise ValueError(
+                f"no chat template named {name!r}; available template names are "
+                f"{sorted(self.sources)}"
+            )
+        self.name: str | None = name if self._single is None else None
+        self.special_tokens: dict[str, Any] = {
+            str(key): to_template_data(value, f"special token {key!r}")
+            for key, value in (special_tokens or {}).items()
+        }
+        self.offer_reasoning = offer_reasoning
+        self.origin = origin
+        self.limits = limits
+        if now is not None and not isinstance(now, datetime):
+            raise TypeError(f"now must be a datetime.datetime, not {type(now).__name__}")
+        self.now = now
+        self._compiled: dict[str, Any] = {}
+        for source in self.sources.values():
+            self._compile(source)
+
+    # construction ------------------------------------------------------------------------------
+
+    @classmethod
+    def from_string(
+        cls, source: str, special_tokens: Mapping[str, Any] | None = None, **options: Any
+    ) -> ChatTemplate:
+        """A chat template from its source text."""
+        return cls(source, special_tokens, **options)
+
+    @classmethod
+    def from_file(
+        cls,
+        path: str | os.PathLike[str],
+        special_tokens: Mapping[str, Any] | None = None,
+        **options: Any,
+    ) -> ChatTemplate:
+        """A chat template from a ``.jinja`` file (read as UTF-8 with universal newlines).
+
+        Errors name the file: a syntax error carries it as its ``name``, an unreadable file
+        raises ``ValueError``/``OSError`` with the path.
+        """
+        where = os.fspath(path)
+        options.setdefault("origin", where)
+        source = read_text(Path(path))
+        try:
+            return cls(source, special_tokens, **options)
+        except TemplateError as error:
+            if error.name is None:
+                error.name = where
+            raise
+
+    @classmethod
+    def from_pretrained(
+        cls, folder: str | os.PathLike[str], name: str | None = None, **options: Any
+    ) -> ChatTemplate:
+        """The chat template(s) and special tokens of a model folder (or cached Hub repo id).
+
+        ``name`` fixes the template among the model's named ones; without it the choice is made at
+        each render as transformers makes it.
+        """
+        template, tokens = load_pretrained_files(folder)
+        options.setdefault("origin", os.fspath(folder))
+        return cls(template, tokens, name=name, **options)
+
+    @classmethod
+    def from_gguf(
+        cls, path: str | os.PathLike[str], name: str | None = None, **options: Any
+    ) -> ChatTemplate:
+        """The chat template(s) and special tokens stored in a GGUF file's metadata."""
+        template, tokens = load_gguf_files(path)
+        options.setdefault("origin", os.fspath(path))
+        return cls(template, tokens, name=name, **options)
+
+    # pickling: sources travel, compiled forms are rebuilt on first use ------------------------
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_compiled"] = {}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update({"limits": None, "now": None, **state})  # pickles of 0.1.0 lack them
+
+    def __repr__(self) -> str:
+        names = ", ".join(self.sources)
+        origin = f" {self.origin}" if self.origin else ""
+        return f"<ChatTemplate{origin} [{names}]>"
+
+    # selection ---------------------------------------------------------------------------------
+
+    @property
+    def sources(self) -> dict[str, str]:
+        """Template sources by name (a single template is named ``"default"``)."""
+        if self._single is not None:
+            return {"default": self._single}
+        return dict(self._templates)
+
+    @property
+    def template_names(self) -> list[str]:
+        return list(self.sources)
+
+    def select(self, tools: Any = None, chat_template: str | None = None) -> str:
+        """The template source transformers would use for this call.
+
+        ``chat_template`` may name one of the model's templates or be a template's source text.
+        """
+        if chat_template is None:
+            chat_template = self.name
+        if self._single is None:
+            if chat_template is not None and chat_template in self._templates:
+                return self._templates[chat_template]
+            if chat_template is None:
+                if tools is not None and "tool_use" in self._templates:
+                    return self._templates["tool_use"]
+                if "default" in self._templates:
+                    return self._templates["default"]
+                raise ValueError(
+                    "This model has multiple chat templates with no default specified! Please "
+                    "either pass a chat template or the name of the template you wish to use to the "
+                    "`chat_template` argument. Available template names are "
+                    f"{sorted(self._templates)}."
+                )
+            return chat_template
+        return self._single if chat_template is None else chat_template
+
+    def _compile(self, source: str) -> Any:
+        compiled = self._compiled.get(source)
+        if compiled is None:
+            compiled = _environment(self.limits).from_string(source)
+            self._compiled[source] = compiled
+        return compiled
+
+    def compiled(self, tools: Any = None, chat_template: str | None = None) -> Any:
+        """The engine's compiled :class:`~minijinja_py.Template` for this call."""
+        return self._compile(self.select(tools, chat_template))
+
+    # rendering ---------------------------------------------------------------------------------
+
+    def _prepare(
+        self,
+        tools: Any,
+        documents: Any,
+        add_generation_prompt: Any,
+        continue_final_message: bool | str,
+        spans: bool,
+        chat_template: str | None,
+        kwargs: Mapping[str, Any],
+    ) -> _Call:
+        source = self.select(tools, chat_template)
+        if continue_final_message:
+            if add_generation_prompt:
+                raise ValueError(
+                    "continue_final_message and add_generation_prompt are not compatible. Use "
+                    "continue_final_message when you want the model to continue the final message, "
+                    "and add_generation_prompt when you want to add a header that will prompt it to "
+                    "start a new assistant message instead."
+                )
+            if spans:
+                raise ValueError(
+                    "continue_final_message is not compatible with return_assistant_tokens_mask."
+                )
+        compiled = self._compile(source)
+        tool_schemas = None
+        if tools is not None:
+            tool_schemas = to_template_data([tool_to_schema(tool) for tool in tools], "tools")
+        if documents is not None:
+            for document in documents:
+                if not isinstance(document, dict):
+                    raise TypeError(
+                        "Documents should be a list of dicts with 'title' and 'text' keys!"
+                    )
+            documents = to_template_data(documents, "documents")
+        context: dict[str, Any] = {}
+        if self.now is not None:  # first, so that a caller's own strftime_now still wins
+            context["strftime_now"] = _pinned_clock(self.now)
+        context.update(self.special_tokens)
+        for key, value in kwargs.items():
+            context[key] = to_template_data(value, f"keyword argument {key!r}")
+        context.update(
+            tools=tool_schemas,
+            documents=documents,
+            add_generation_prompt=to_template_data(add_generation_prompt, "add_generation_prompt"),
+        )
+        return _Call(compiled, source, context, continue_final_message)
+
+    def _conversations(self, messages: Any) -> tuple[list[list[dict[str, Any]]], bool]:
+        return normalise_conversations(messages, self.offer_reasoning)
+
+    def _render_chat(
+        self, call: _Call, chat: list[dict[str, Any]], spans: bool
+    ) -> tuple[str, list[tuple[int, int]]]:
+        final_message: Any = None
+        if call.continue_final_message:
+            final_message = _tag_final_message(chat, call.continue_final_message, call.source)
+        context = {**call.context, "messages": chat}
+        indices: list[tuple[int, int]] = []
+        if spans:
+            text, found = call.compiled.render_with_spans(context)
+            indices = [(start, end) for start, end in found]
+        else:
+            text = call.compiled.render(context)
+        if call.continue_final_message:
+            text = _cut_at_tag(text, final_message)
+        return text, indices
+
+    @overload
+    def render(
+        self,
+        messages: Sequence[Sequence[Mapping[str, Any]]],
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        add_generation_prompt: bool = False,
+        continue_final_message: bool | str = False,
+        *,
+        chat_template: str | None = None,
+        **kwargs: Any,
+    ) -> list[str]: ...
+
+    @overload
+    def render(
+        self,
+        messages: Sequence[Mapping[str, Any]] | Any,
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        add_generation_prompt: bool = False,
+        continue_final_message: bool | str = False,
+        *,
+        chat_template: str | None = None,
+        **kwargs: Any,
+    ) -> str: ...
+
+    def render(
+        self,
+        messages: Any,
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        add_generation_prompt: bool = False,
+        continue_final_message: bool | str = False,
+        *,
+        chat_template: str | None = None,
+        **kwargs: Any,
+    ) -> str | list[str]:
+        """The conversation as the model's prompt text (a list of texts for a batch).
+
+        ``messages`` is one conversation (a list of message dicts) or a batch of them (a list of
+        such lists), as for transformers' ``apply_chat_template``.  ``continue_final_message``
+        (``True`` for ``content``, or the name of another field of the final message) ends the
+        text right after that message's text, so the model continues it.  Other keyword
+        arguments become template variables (overriding special tokens).  See the module
+        :mod:`minijinja_py.chat.inputs` for how every value is turned into template data.
+        """
+        call = self._prepare(
+            tools,
+            documents,
+            add_generation_prompt,
+            continue_final_message,
+            False,
+            chat_template,
+            kwargs,
+        )
+        conversations, batched = self._conversations(messages)
+        texts = [self._render_chat(call, chat, False)[0] for chat in conversations]
+        return texts if batched else texts[0]
+
+    def render_many(
+        self,
+        conversations: Iterable[Any],
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        add_generation_prompt: bool = False,
+        continue_final_message: bool | str = False,
+        *,
+        chat_template: str | None = None,
+        **kwargs: Any,
+    ) -> list[str]:
+        """:meth:`render` for each conversation, sharing the tools, documents and options."""
+        call = self._prepare(
+            tools,
+            documents,
+            add_generation_prompt,
+            continue_final_message,
+            False,
+            chat_template,
+            kwargs,
+        )
+        return [self._render_chat(call, self._single_chat(c), False)[0] for c in conversations]
+
+    def _single_chat(self, messages: Any) -> list[dict[str, Any]]:
+        conversations, batched = self._conversations(messages)
+        if batched:
+            raise TypeError("messages must be one conversation here, not a batch of them")
+        return conversations[0]
+
+    def render_with_spans(
+        self,
+        messages: Any,
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        add_generation_prompt: bool = False,
+        continue_final_message: bool | str = False,
+        *,
+        chat_template: str | None = None,
+        **kwargs: Any,
+    ) -> tuple[str, list[tuple[int, int]]]:
+        """The text and the ``(start, end)`` character spans of its ``{% generation %}`` blocks.
+
+        The spans equal transformers' generation indices (``return_assistant_tokens_mask``), and,
+        as there, ``continue_final_message`` is refused with a ``ValueError``.  One conversation
+        per call.
+        """
+        call = self._prepare(
+            tools,
+            documents,
+            add_generation_prompt,
+            continue_final_message,
+            True,
+            chat_template,
+            kwargs,
+        )
+        return self._render_chat(call, self._single_chat(messages), True)
+
+    # analysis ----------------------------------------------------------------------------------
+
+    def undeclared_variables(self, chat_template: str | None = None) -> set[str]:
+        """Names the chosen template reads from its context."""
+        return set(self._compile(self._analysis_source(chat_template)).undeclared_variables())
+
+    def _analysis_source(self, chat_template: str | None) -> str:
+        if chat_template is None and self.name is None and self._single is None:
+            if "default" not in self._templates:
+                return next(iter(self._templates.values()))
+        return self.select(None, chat_template)
+
+    def capabilities(self, chat_template: str | None = None) -> ChatCapabilities:
+        """Which inputs the chosen template renders, found by analysis and probe renders."""
+        compiled = self._compile(self._analysis_source(chat_template))
+        return probe_capabilities(compiled, self.special_tokens)
+
+
+@dataclasses.dataclass
+class _Call:
+    """What one render call shares among its conversations."""
+
+    compiled: Any
+    source: str
+    context: dict[str, Any]
+    continue_final_message: bool | str
+
+
+def _tag_final_message(
+    chat: list[dict[str, Any]], continue_final_message: bool | str, source: str
+) -> Any:
+    # Marks where the final message's text ends, as transformers does, and returns that text.
+    if not chat:
+        raise ValueError("continue_final_message is set but the conversation is empty!")
+    field = continue_final_message if isinstance(continue_final_message, str) else "content"
+    last = chat[-1]
+    final_message = last.get(field)
+    if final_message is None:
+        raise ValueError(
+            f'continue_final_message is set but the final message has no "{field}" to continue!'
+        )
+    fields = [field]
+    if field in REASONING_FIELDS:  # reasoning is copied under several names: tag each copy
+        fields = [name for name in REASONING_FIELDS if last.get(name) == final_message]
+    if not any(name in source for name in fields):
+        raise ValueError(
+            f'continue_final_message is set to "{field}" but this is not an accepted field '
+            "in the chat_template"
+        )
+    if isinstance(final_message, (list, tuple)):
+        for block in reversed(final_message):
+            if "text" in block:
+                final_message = block["text"]
+                block["text"] = block["text"] + _CONTINUE_TAG
+                return final_message
+        raise ValueError(
+            "continue_final_message is set but we could not find any text to continue in the "
+            "final message!"
+        )
+    for name in fields:
+        last[name] = last[name] + _CONTINUE_TAG
+    return final_message
+
+
+def _cut_at_tag(rendered: str, final_message: Any) -> str:
+    final = final_message.strip() if isinstance(final_message, str) else final_message
+    tag = _CONTINUE_TAG.strip()
+    if final not in rendered or tag not in rendered:
+        raise ValueError(
+            "continue_final_message is set but the final message does not appear in the chat after "
+            "applying the chat template! This can happen if the chat template deletes portions of "
+            "the final message. Please verify the chat template and final message in your chat to "
+            "ensure they are compatible."
+            f"Final message to continue: {final}\nRendered chat:\n{rendered}"
+        )
+    at = rendered.rindex(tag)
+    if rendered[at : at + len(_CONTINUE_TAG)] == _CONTINUE_TAG:
+        return rendered[:at]
+    return rendered[:at].rstrip()
+
+
+_ENVIRONMENTS: dict[Limits | None, Any] = {}
+
+
+def _environment(limits: Limits | None = None) -> Any:
+    environment = _ENVIRONMENTS.get(limits)
+    if environment is None:
+        from ..environment import chat_environment
+
+        if len(_ENVIRONMENTS) >= 16:  # distinct Limits are few; never let the cache grow unbounded
+            _ENVIRONMENTS.clear()
+        environment = _ENVIRONMENTS[limits] = chat_environment(limits)
+    return environment
+
+
+_MAX_TIME_FORMAT = 1_000
+
+
+def _pinned_clock(now: datetime) -> Any:
+    def strftime_now(format: str) -> str:
+        if not isinstance(format, str) or len(format) > _MAX_TIME_FORMAT:
+            raise ValueError(
+                f"strftime_now takes a format string of at most {_MAX_TIME_FORMAT} characters"
+            )
+        return now.strftime(format)
+
+    return strftime_now
