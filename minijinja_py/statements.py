@@ -581,6 +581,7 @@ class RequiredBlock:
     """``{% block x required %}``: only a template extending this one could fill it."""
 
     __slots__ = ("name", "pos")
+    cost = 1
 
     def __init__(self, name: str, pos: int) -> None:
         self.name = name
@@ -593,11 +594,12 @@ class RequiredBlock:
 class WithTemplateReference:
     """A template that reads ``self``: its top-level scope starts with the blocks in it."""
 
-    __slots__ = ("body", "blocks")
+    __slots__ = ("body", "blocks", "cost")
 
     def __init__(self, body: Any, blocks: dict[str, Any]) -> None:
         self.body = body
         self.blocks = blocks
+        self.cost = 1 + body.cost
 
     def run(self, frame: Frame, out: list) -> None:
         frame.vars["self"] = TemplateReference(self.blocks, frame)
