@@ -15,13 +15,13 @@ from typing import Any
 from . import expressions as e
 from . import nodes as n
 from . import statements as s
-from .analysis import Analysis, analyse
+from .analysis import Analysis, analyse, call_depth, expression_size
+from .budget import Limits, _no_charge, charge_for, enter_render, leave_render
 from .errors import TemplateSyntaxError
 from .frames import Frame, RenderState
 from .methods import DICT_METHODS
 from .ops import COMPARISONS, make_binops, to_string
 from .runtime import MISSING, Markup, wants_environment
-from .sandbox import Limits, _no_charge, charge_for, enter_render, leave_render
 
 # The checked operators depend only on the limits: one set per Limits, shared by templates
 # (bounded, so that a caller making new Limits per request does not grow it forever).
@@ -44,9 +44,13 @@ class Compiler:
         self.soft = False
         self.loop_depth = 0
         self.block_names: set[str] = set()
+        # The template's blocks by name, and whether it reads `self` (which holds them).
+        self.blocks: dict[str, Any] = {}
+        self.reads_self = False
+        self.block_name: str | None = None  # the block being compiled (its `super`)
         # True while compiling a printed expression that Jinja would fold into a constant.
         self.folding = False
-        # _is_constant's answers for this compile (see there).
+        # is_constant's answers for this compile (see there).
         self.constant_memo: dict[int, tuple[Any, bool]] = {}
         # Whether constant sub-expressions are folded now (not while folding one).
         self.may_fold = True
@@ -61,7 +65,10 @@ class Compiler:
 
     def template(self, tree: n.Template) -> Any:
         self.analysis = analyse(tree, self.limits)  # also refuses a tree nested too deeply
-        return self.body(tree.body)
+        body = self.body(tree.body)
+        if self.reads_self:
+            return s.WithTemplateReference(body, self.blocks)
+        return body
 
     def body(self, nodes_: tuple[n.Node, ...]) -> Any:
         # Text (and printed constants) stay plain strings inside a body: no evaluator each.
@@ -99,10 +106,10 @@ class Compiler:
         return s.Text(node.text, self.limits.max_output)
 
     def stmt_Output(self, node: n.Output) -> Any:
-        self.folding = _is_constant(node.expr, self.constant_memo)
+        self.folding = self.is_constant(node.expr)
         expr = self.expr(node.expr)
         self.folding = False
-        return s.Output(expr, node.pos, self.limits.max_output)
+        return s.Output(expr, node.pos, self.limits.max_output, expression_size(node.expr))
 
     def stmt_If(self, node: n.If) -> Any:
         soft, self.soft = self.soft, True
@@ -110,9 +117,10 @@ class Compiler:
         body = self.body(node.body)
         otherwise = self.body(node.otherwise) if node.otherwise else None
         self.soft = soft
+        cost = expression_size(node.test)
         if type(test) is e.CompareConst:
-            return s.IfCompareConst(test, body, otherwise, node.pos)
-        return s.If(test, body, otherwise, node.pos)
+            return s.IfCompareConst(test, body, otherwise, node.pos, cost)
+        return s.If(test, body, otherwise, node.pos, cost)
 
     def stmt_For(self, node: n.For) -> Any:
         self._refuse_loop_target(node.target)
@@ -127,8 +135,14 @@ class Compiler:
         self.soft = soft
         # Like Jinja, a loop whose body never reads `loop` keeps no loop object.
         uses_loop = node.recursive or "loop" in self.analysis.reads(node)
+        costs = (
+            expression_size(node.iter, node.target),
+            expression_size(node.condition, node.target),
+            call_depth(node.body) + 1 if node.recursive else 1,
+        )
         return s.For(
-            iterable, target, condition, body, otherwise, node.recursive, uses_loop, node.pos
+            iterable, target, condition, body, otherwise, node.recursive, uses_loop, node.pos,
+            costs,
         )
 
     def _refuse_loop_target(self, target: n.Node) -> None:
@@ -147,9 +161,10 @@ class Compiler:
         if self.loop_depth:
             self._refuse_loop_target(node.target)
         value = self.expr(node.value)
+        cost = expression_size(node.value, node.target)
         if isinstance(node.target, n.TargetName):
-            return s.AssignToName(value, node.target.name)
-        return s.Assign(value, self.assigner(node.target))
+            return s.AssignToName(value, node.target.name, cost, node.pos)
+        return s.Assign(value, self.assigner(node.target), cost, node.pos)
 
     def stmt_AssignBlock(self, node: n.AssignBlock) -> Any:
         body = self.body(node.body)
@@ -196,9 +211,15 @@ class Compiler:
         self.block_names.add(node.name)
         soft, self.soft = self.soft, False
         loop_depth, self.loop_depth = self.loop_depth, 0
+        outer_block, self.block_name = self.block_name, node.name
         body = self.body(node.body)
-        self.soft, self.loop_depth = soft, loop_depth
-        return s.Block(body, node.scoped)
+        self.soft, self.loop_depth, self.block_name = soft, loop_depth, outer_block
+        if node.required:
+            block: Any = s.RequiredBlock(node.name, node.pos)
+        else:
+            block = s.Block(body, node.scoped)
+        self.blocks[node.name] = block
+        return block
 
     def stmt_Break(self, node: n.Break) -> Any:
         self._require_loop(node, "break")
@@ -234,7 +255,10 @@ class Compiler:
         # parameter has the name.
         used = self.analysis.reads(node) - set(names)
         catch = ("varargs" in used, "kwargs" in used, "caller" in used)
-        return s.MacroDefinition(name, names, defaults, body, catch, self.undefined)
+        # A call binds each parameter; a default is evaluated inside the call's level.
+        defaults_nodes = tuple(p.default for p in params if p.default is not None)
+        costs = (1 + len(names), call_depth(node.body, defaults_nodes) + 1)
+        return s.MacroDefinition(name, names, defaults, body, catch, self.undefined, costs)
 
     # ------------------------------------------------------------ assignment
 
@@ -248,17 +272,83 @@ class Compiler:
         lookup = self.expr(n.Name(target.pos, target.name))
         return s.AssignAttr(lookup, target.attr, target.pos)
 
+    # ------------------------------------------------------------ constants
+
+    def is_constant(self, node: Any) -> bool:
+        """Whether Jinja's optimizer may fold ``node`` into a constant when compiling.
+
+        The compiler asks this of every node it compiles, each time about the whole subtree;
+        the memo (kept for one compile, holding the node so that its id stays its own) walks
+        each subtree once.
+        """
+        memo = self.constant_memo
+        hit = memo.get(id(node))
+        if hit is None:
+            hit = memo[id(node)] = (node, self._constant(node))
+        return hit[1]
+
+    def _constant(self, node: Any) -> bool:
+        is_constant = self.is_constant
+        if isinstance(node, n.Const):
+            return True
+        if isinstance(node, (n.TupleLit, n.ListLit, n.Concat)):
+            return all(is_constant(item) for item in node.items)
+        if isinstance(node, n.DictLit):
+            return all(is_constant(k) and is_constant(v) for k, v in node.pairs)
+        if isinstance(node, n.BinOp):
+            return is_constant(node.left) and is_constant(node.right)
+        if isinstance(node, (n.And, n.Or, n.CondExpr)):
+            deciding = self._deciding_operand(node)
+            return deciding is not None and is_constant(deciding)
+        if isinstance(node, n.Unary):
+            return is_constant(node.operand)
+        if isinstance(node, n.Compare):
+            return is_constant(node.first) and all(is_constant(v) for _, v in node.ops)
+        if isinstance(node, (n.Filter, n.Test)):
+            arguments = node.arguments
+            return (
+                node.value is not None
+                and not (isinstance(node, n.Filter) and node.name in _CONTEXT_FILTERS)
+                and is_constant(node.value)
+                and arguments.star is None
+                and arguments.dstar is None
+                and all(is_constant(a) for a in arguments.args)
+                and all(is_constant(v) for _, v in arguments.kwargs)
+            )
+        if isinstance(node, n.GetAttr):
+            return is_constant(node.obj)
+        if isinstance(node, n.GetItem):
+            return is_constant(node.obj) and is_constant(node.key)
+        if isinstance(node, n.Slice):
+            return all(is_constant(p) for p in (node.start, node.stop, node.step) if p)
+        return False
+
+    def _deciding_operand(self, node: n.And | n.Or | n.CondExpr) -> Any:
+        """The operand whose value an ``and``, ``or`` or conditional takes, when its left side
+        or test is constant; None when that cannot be told at compile time.
+
+        Jinja folds bottom-up and short-circuits while folding: ``false and x`` is the
+        constant ``false`` whatever ``x`` is, so ``(false and x)[1:]`` is folded (undefined)
+        where ``x[1:]`` is not.
+        """
+        if isinstance(node, n.CondExpr):
+            if not self.is_constant(node.test):
+                return None
+            test = self._fold(node.test)
+            if test is MISSING:
+                return None
+            return node.then if test else node.otherwise  # no else: not constant (None)
+        if not self.is_constant(node.left):
+            return None
+        left = self._fold(node.left)
+        if left is MISSING:
+            return None
+        return node.left if bool(left) is isinstance(node, n.Or) else node.right
+
     # ------------------------------------------------------------ expressions
 
     def expr(self, node: n.Node) -> Any:
-        if (
-            self.may_fold
-            and type(node) is not n.Const
-            and (
-                _is_constant(node, self.constant_memo)
-                or (isinstance(node, n.CondExpr) and _is_constant(node.test, self.constant_memo))
-            )
-        ):
+        if self.may_fold and type(node) is not n.Const and self.is_constant(node):
             value = self._fold(node)
             if value is not MISSING:
                 return self.constant(value)
@@ -274,15 +364,7 @@ class Compiler:
         may_fold, folding = self.may_fold, self.folding
         self.may_fold, self.folding = False, True
         try:
-            if isinstance(node, n.CondExpr):
-                # Folded on its test alone: then the chosen branch must be constant too.
-                test = self._evaluate(node.test)
-                branch = node.then if test else node.otherwise
-                if branch is None or not _is_constant(branch, self.constant_memo):
-                    return MISSING
-                value = self._evaluate(branch)
-            else:
-                value = self._evaluate(node)
+            value = self._evaluate(node)
         except Exception:
             return MISSING
         finally:
@@ -305,7 +387,9 @@ class Compiler:
             leave_render(token)
 
     def constant(self, value: Any) -> Any:
-        if type(value) in (list, dict, set):
+        if type(value) in (list, dict, set) or (
+            type(value) is tuple and any(type(item) in (list, dict, set) for item in value)
+        ):
             return e.FreshConst(value)
         # 0.0 == -0.0 (and 1 == True): the key tells them apart by type and, for floats, text.
         key = (type(value), repr(value) if type(value) is float else value)
@@ -322,6 +406,19 @@ class Compiler:
 
     def expr_Name(self, node: n.Name) -> Any:
         evaluator = self.names.get(node.name)
+        if (
+            node.name == "super"
+            and self.block_name is not None
+            and self.analysis is not None
+            and "super" not in self.analysis.assigned
+        ):
+            # Inside a block `super` is its parent's block; a template on its own has none.
+            hint = f"there is no parent block called {self.block_name!r}."
+            return e.Const(self.undefined(hint, name="super"))
+        if evaluator is None and node.name == "self":
+            # The template's blocks, unless the template assigns `self` itself.
+            self.reads_self = True
+            evaluator = self.names["self"] = e.Name("self", self.undefined)
         if evaluator is None:
             # A name no scope of the template can hold is the context's (or a global).
             if self.analysis is not None and node.name not in self.analysis.assigned:
@@ -451,7 +548,7 @@ class Compiler:
             if (
                 isinstance(left, n.BinOp)
                 and left.op == "+"
-                and not _is_constant(left, self.constant_memo)
+                and not self.is_constant(left)
             ):
                 node = left
                 continue
@@ -512,59 +609,6 @@ def _has_safe_repr(value: Any) -> bool:
 
 
 _SAFE_SCALARS = frozenset([bool, int, float, complex, range, str, Markup])
-
-
-def _is_constant(node: Any, memo: dict[int, tuple[Any, bool]] | None = None) -> bool:
-    """Whether Jinja's optimizer may fold ``node`` into a constant when compiling.
-
-    The compiler asks this of every node it compiles, each time about the whole subtree; with
-    ``memo`` (kept for one compile, holding the node so that its id stays its own) each
-    subtree is walked once.
-    """
-    if memo is None:
-        return _constant(node, None)
-    hit = memo.get(id(node))
-    if hit is None:
-        hit = memo[id(node)] = (node, _constant(node, memo))
-    return hit[1]
-
-
-def _constant(node: Any, memo: dict[int, tuple[Any, bool]] | None) -> bool:
-    if isinstance(node, n.Const):
-        return True
-    if isinstance(node, (n.TupleLit, n.ListLit)):
-        return all(_is_constant(item, memo) for item in node.items)
-    if isinstance(node, n.DictLit):
-        return all(_is_constant(k, memo) and _is_constant(v, memo) for k, v in node.pairs)
-    if isinstance(node, (n.BinOp, n.And, n.Or)):
-        return _is_constant(node.left, memo) and _is_constant(node.right, memo)
-    if isinstance(node, n.Unary):
-        return _is_constant(node.operand, memo)
-    if isinstance(node, n.Concat):
-        return all(_is_constant(item, memo) for item in node.items)
-    if isinstance(node, n.Compare):
-        return _is_constant(node.first, memo) and all(_is_constant(v, memo) for _, v in node.ops)
-    if isinstance(node, n.CondExpr):
-        # Strict here; a conditional on a constant test is folded on its own (see expr).
-        return all(_is_constant(p, memo) for p in (node.test, node.then, node.otherwise) if p)
-    if isinstance(node, (n.Filter, n.Test)):
-        arguments = node.arguments
-        return (
-            node.value is not None
-            and not (isinstance(node, n.Filter) and node.name in _CONTEXT_FILTERS)
-            and _is_constant(node.value, memo)
-            and arguments.star is None
-            and arguments.dstar is None
-            and all(_is_constant(a, memo) for a in arguments.args)
-            and all(_is_constant(v, memo) for _, v in arguments.kwargs)
-        )
-    if isinstance(node, n.GetAttr):
-        return _is_constant(node.obj, memo)
-    if isinstance(node, n.GetItem):
-        return _is_constant(node.obj, memo) and _is_constant(node.key, memo)
-    if isinstance(node, n.Slice):
-        return all(_is_constant(p, memo) for p in (node.start, node.stop, node.step) if p)
-    return False
 
 
 def _check_parameters(params: tuple[n.Param, ...], pos: int) -> None:

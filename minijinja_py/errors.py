@@ -7,6 +7,8 @@ stays cheap on the hot path.
 
 from __future__ import annotations
 
+from typing import Any
+
 # Excerpts of longer lines show this many characters either side of the caret.
 _EXCERPT_LINE = 100
 _EXCERPT_SIDE = 40
@@ -18,7 +20,7 @@ class TemplateError(Exception):
     ``message`` is the message alone; ``lineno`` and ``colno`` (1-based) place the error in the
     template, and ``str(error)`` adds the position and the source line with a caret.
 
-    Example:
+    Examples:
         >>> from minijinja_py import chat_environment
         >>> template = chat_environment().from_string("{{ raise_exception('no system role') }}")
         >>> try:
@@ -83,11 +85,17 @@ class TemplateError(Exception):
             where = f"{self.name}, {where}"
         return f"{message}\n  ({where})\n{self.source_excerpt()}"
 
-    def __reduce__(self):  # keep pickling (worker pools) faithful to the message and position
+    def __reduce__(self) -> tuple[Any, ...]:  # pickling (worker pools) keeps message and position
         return (_rebuild_error, (type(self), self.message, self.source, self.offset, self.name))
 
 
-def _rebuild_error(cls, message, source, offset, name):
+def _rebuild_error(
+    cls: type[TemplateError],
+    message: str | None,
+    source: str | None,
+    offset: int | None,
+    name: str | None,
+) -> TemplateError:
     error = cls.__new__(cls)
     TemplateError.__init__(error, message)
     error.source, error.offset, error.name = source, offset, name
@@ -99,7 +107,7 @@ class TemplateSyntaxError(TemplateError):
 
     Messages name the innermost unclosed block, as Jinja2's parser does.
 
-    Example:
+    Examples:
         >>> from minijinja_py import Environment
         >>> try:
         ...     Environment().from_string("{% for m in messages %}{{ m }}")
@@ -112,7 +120,7 @@ class TemplateSyntaxError(TemplateError):
 class TemplateRuntimeError(TemplateError):
     """A generic failure while rendering (bad operand types, wrong call arguments, ...).
 
-    Example:
+    Examples:
         >>> from minijinja_py import Template
         >>> try:
         ...     Template("{{ 1 + 'a' }}").render()
@@ -125,7 +133,7 @@ class TemplateRuntimeError(TemplateError):
 class UndefinedError(TemplateRuntimeError):
     """An undefined value was used in a way that needs a real value.
 
-    Example:
+    Examples:
         >>> from minijinja_py import Template
         >>> try:
         ...     Template("{{ message.content.strip() }}").render()
@@ -138,7 +146,7 @@ class UndefinedError(TemplateRuntimeError):
 class SecurityError(TemplateRuntimeError):
     """The template tried to reach something the sandbox refuses.
 
-    Example:
+    Examples:
         >>> from minijinja_py import Template
         >>> try:
         ...     Template("{{ messages.append('injected') }}").render(messages=[])
@@ -151,7 +159,7 @@ class SecurityError(TemplateRuntimeError):
 class LimitError(TemplateRuntimeError):
     """A resource limit of the environment was exceeded; the message names the limit.
 
-    Example:
+    Examples:
         >>> from minijinja_py import Environment, Limits
         >>> env = Environment(limits=Limits(max_range=10))
         >>> try:
