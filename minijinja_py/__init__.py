@@ -31,7 +31,8 @@ __all__ = [
 
 __version__ = "0.1.0"
 
-__all__ += ["ChatTemplate"]
+__all__ += ["ChatTemplate", "IsolatedRenderer", "IsolatedTemplate", "IsolationError"]
+_ISOLATION = ("IsolatedRenderer", "IsolatedTemplate", "IsolationError")
 
 
 def __getattr__(name: str) -> object:
@@ -40,4 +41,9 @@ def __getattr__(name: str) -> object:
         from .chat import ChatTemplate
 
         return ChatTemplate
+    if name in _ISOLATION:
+        # Worker pools need multiprocessing: imported only by those who ask for one.
+        from . import isolation
+
+        return getattr(isolation, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
