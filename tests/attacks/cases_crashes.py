@@ -4,25 +4,25 @@ harmless output; a crash kills the worker and is attributed to the attack."""
 
 from __future__ import annotations
 
-from .model import Limit, Ok, T
+from .model import Err, Limit, Ok, T
 
 CR = "crashes"
 DEEP = Limit("max_recursion", "max_depth", "max_steps", "max_memory")
 
 
-def chain(wrap: str, depth: int, start: str = "()") -> str:
-    """Build a value nested ``depth`` deep through a namespace (no template nesting needed)."""
-    outer = max(1, depth // 500)
-    inner = min(depth, 500)
+def chain(open_: str, close: str, depth: int, start: str = "()", per_set: int = 50) -> str:
+    """Build a value nested ``depth`` deep through a namespace, 50 levels per assignment, so
+    that only a depth limit (not the step budget) can stop the build in time."""
+    wrap = open_ * per_set + "ns.x" + close * per_set
     return (
-        f"{{% set ns = namespace(x={start}) %}}{{% for i in range({outer}) %}}"
-        f"{{% for j in range({inner}) %}}{{% set ns.x = {wrap} %}}{{% endfor %}}{{% endfor %}}"
+        f"{{% set ns = namespace(x={start}) %}}{{% for i in range({depth // per_set}) %}}"
+        f"{{% set ns.x = {wrap} %}}{{% endfor %}}"
     )
 
 
-TUPLE = chain("(ns.x,)", 150_000)
-LIST = chain("[ns.x]", 150_000, "[]")
-DICT = chain("{'a': ns.x}", 150_000, "{}")
+TUPLE = chain("(", ",)", 150_000)
+LIST = chain("[", "]", 150_000, "[]")
+DICT = chain("{'a': ", "}", 150_000, "{}")
 
 CRASHES = [
     # the issue's reproducers: hashing a 150,000-deep tuple where no depth check ran
@@ -73,7 +73,12 @@ CRASHES = [
     T(CR, "dict-compare", DICT + "{{ ns.x == ns.x }}", DEEP),
     T(CR, "dict-tojson", DICT + "{{ ns.x|tojson }}", DEEP),
     T(CR, "dict-items-list", DICT + "{{ ns.x.items()|list|length }}", (Ok("1"), DEEP)),
-    T(CR, "namespace-chain-printed", chain("namespace(a=ns.x)", 150_000, "0") + "{{ ns.x }}", DEEP),
+    T(
+        CR,
+        "namespace-chain-printed",
+        chain("namespace(a=", ")", 150_000, "0", per_set=20) + "{{ ns.x }}",
+        DEEP,
+    ),
     T(
         CR,
         "macro-default-recursion",
@@ -90,7 +95,7 @@ CRASHES = [
         CR,
         "macro-caller-default",
         "{% macro m(c=caller()) %}{{ caller() }}{% endmacro %}{% call m() %}{{ m() }}{% endcall %}",
-        Limit("max_recursion"),
+        (Limit("max_recursion"), Err("UndefinedError", "'caller' is undefined")),
     ),
     T(
         CR,
@@ -108,6 +113,6 @@ CRASHES = [
         CR,
         "macro-via-map",
         "{% macro m(x) %}{{ [x]|map(m)|list }}{% endmacro %}{{ m(1) }}",
-        Limit("max_recursion"),
+        Err("TemplateRuntimeError", "No filter named <Macro 'm'>."),
     ),
 ]

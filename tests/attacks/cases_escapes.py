@@ -239,7 +239,7 @@ MUTATIONS = [
         MUT,
         "set-subscript",
         "{% set d['a'] = 2 %}",
-        Err("TemplateSyntaxError", "expected token '=', got '['"),
+        Err("TemplateSyntaxError", "expected token 'end of statement block', got '['"),
         CTX,
     ),
     T(MUT, "dict-update-via-format", "{{ '{0.update}'.format(d) }}", Ok(""), CTX),

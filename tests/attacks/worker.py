@@ -29,6 +29,9 @@ def _error_outcome(error: BaseException) -> tuple:
     message = getattr(error, "message", None) if isinstance(error, mj.TemplateError) else None
     if message is None:
         message = str(error)
+    elif not isinstance(message, str):
+        # raise_exception(x) keeps x itself: never print a value the template built
+        message = f"<a message of type {type(message).__name__}, not a string>"
     kind = type(error).__name__
     if not isinstance(error, (mj.TemplateError, ValueError, TypeError)):
         kind = "bare " + kind
