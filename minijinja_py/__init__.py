@@ -1,5 +1,8 @@
 """minijinja_py: a pure-Python, sandboxed interpreter for the Jinja of LLM chat templates."""
 
+from typing import TYPE_CHECKING
+
+from .__about__ import __version__ as __version__
 from .environment import Environment, Template, chat_environment
 from .errors import (
     LimitError,
@@ -29,10 +32,13 @@ __all__ = [
     "pass_environment",
 ]
 
-__version__ = "0.1.0"
 
 __all__ += ["ChatTemplate", "IsolatedRenderer", "IsolatedTemplate", "IsolationError"]
 _ISOLATION = ("IsolatedRenderer", "IsolatedTemplate", "IsolationError")
+
+if TYPE_CHECKING:  # for type checkers and the API reference; at run time, imported on first use
+    from .chat import ChatTemplate
+    from .isolation import IsolatedRenderer, IsolatedTemplate, IsolationError
 
 
 def __getattr__(name: str) -> object:
@@ -42,7 +48,7 @@ def __getattr__(name: str) -> object:
 
         return ChatTemplate
     if name in _ISOLATION:
-        # Worker pools need multiprocessing: imported only by those who ask for one.
+        # Worker pools start processes: imported only by those who ask for one.
         from . import isolation
 
         return getattr(isolation, name)
