@@ -37,6 +37,13 @@ WORKER_CACHE = 64
 _UNCACHED = 0
 
 
+class _Default:
+    """The type of "the renderer's own timeout" (None already means no timeout)."""
+
+
+_DEFAULT = _Default()
+
+
 class IsolationError(TemplateRuntimeError):
     """A render's worker process died, ran out of memory or ran past the timeout.
 
@@ -151,7 +158,9 @@ class _Worker:
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
         code = _BOOTSTRAP.format(
-            path=[p for p in sys.path if p], read=to_child_r, write=from_child_w,
+            path=[p for p in sys.path if p],
+            read=to_child_r,
+            write=from_child_w,
             memory=max_memory_bytes,
         )
         try:
@@ -297,6 +306,20 @@ class IsolatedRenderer:
 
     def call(self, target: Any, method: str, /, *args: Any, **kwargs: Any) -> Any:
         """``getattr(target, method)(*args, **kwargs)`` in a worker; ``target`` is sent once."""
+        return self.submit(target, method, args, kwargs)
+
+    def submit(
+        self,
+        target: Any,
+        method: str,
+        args: tuple[Any, ...] = (),
+        kwargs: dict[str, Any] | None = None,
+        *,
+        timeout: float | None | _Default = _DEFAULT,
+    ) -> Any:
+        """:meth:`call` with the arguments as values, and a ``timeout`` for this call only."""
+        kwargs = kwargs or {}
+        limit = self.timeout if isinstance(timeout, _Default) else timeout
         if method.startswith("_"):
             raise ValueError(f"only public methods can be called in a worker, not {method!r}")
         if self._closed:
@@ -307,9 +330,9 @@ class IsolatedRenderer:
         try:
             cached = worker.remember(key)
             worker.conn.send((key, None if cached else payload, method, args, kwargs))
-            if not worker.conn.poll(self.timeout):
+            if not worker.conn.poll(limit):
                 raise IsolationError(
-                    f"the render ran longer than the timeout ({self.timeout} s):"
+                    f"the render ran longer than the timeout ({limit} s):"
                     " its worker process was killed",
                     "timeout",
                 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +47,7 @@ class Err:
 
 @dataclass(frozen=True)
 class Limit:
-    """Raises LimitError naming one of these limits: "the render exceeded max_steps (200000)".
+    """Raises LimitError naming one of these limits ("the render exceeded max_steps (200000)").
 
     Used where the limit exists but which of a few limits fires first is the engine's choice
     (a loop that builds big strings may run out of steps or of memory first)."""
@@ -62,7 +63,7 @@ class Limit:
         return (
             outcome[0] in self.kinds
             and isinstance(outcome[1], str)
-            and any(f"{name} (" in outcome[1] for name in self.names)
+            and any(re.search(rf"\b{name}\b", outcome[1]) for name in self.names)
         )
 
     def __str__(self) -> str:

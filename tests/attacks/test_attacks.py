@@ -6,14 +6,27 @@ import pytest
 
 from .catalog import ATTACKS
 from .harness import run_attacks
+from .pending import PENDING
 
 
 @pytest.fixture(scope="module")
 def results():
-    return run_attacks(ATTACKS)
+    return run_attacks(ATTACKS, quick=frozenset(PENDING))
 
 
-@pytest.mark.parametrize("attack", ATTACKS, ids=[a.id for a in ATTACKS])
+def _marked(attack):
+    if attack.id in PENDING:
+        return pytest.param(
+            attack, id=attack.id, marks=pytest.mark.xfail(strict=True, reason=PENDING[attack.id])
+        )
+    return pytest.param(attack, id=attack.id)
+
+
+def test_pending_names_real_attacks():
+    assert set(PENDING) <= {a.id for a in ATTACKS}
+
+
+@pytest.mark.parametrize("attack", [_marked(a) for a in ATTACKS])
 def test_attack_holds(results, attack):
     outcome = results[attack.id]["outcome"]
     expected = " | ".join(map(str, attack.expectations()))
