@@ -254,13 +254,44 @@ WORK = (
             "{% for i in range(100000) %}{{ [i]|batch(10000000, 0)|list|length }}{% endfor %}",
             Limit("max_items", "max_steps", "max_memory"),
         ),
-        T(WK, "urlize-backtrack-dots", "{{ ('.' * 40000)|urlize|length }}", (Ok("40000"), STOP)),
-        T(WK, "urlize-backtrack-at", "{{ ('a@' * 20000)|urlize|length }}", (Ok("40000"), STOP)),
+        T(
+            WK,
+            "urlize-backtrack-dots",
+            "{{ ('.' * 40000)|urlize|length }}",
+            (
+                Ok("40000"),
+                STOP,
+                Err(
+                    "LimitError",
+                    "urlize of a word of 40000 characters: words longer than 4096 are refused",
+                ),
+            ),
+        ),
+        T(
+            WK,
+            "urlize-backtrack-at",
+            "{{ ('a@' * 20000)|urlize|length }}",
+            (
+                Ok("40000"),
+                STOP,
+                Err(
+                    "LimitError",
+                    "urlize of a word of 40000 characters: words longer than 4096 are refused",
+                ),
+            ),
+        ),
         T(
             WK,
             "urlize-backtrack-www",
             "{{ ('www.' * 10000)|urlize|length }}",
-            (Ok("80037"), STOP),
+            (
+                Ok("80037"),
+                STOP,
+                Err(
+                    "LimitError",
+                    "urlize of a word of 40000 characters: words longer than 4096 are refused",
+                ),
+            ),
         ),
         T(
             WK,
@@ -451,7 +482,7 @@ MEMORY = [
         MT,
         "nested-list-growth",
         "{% set ns = namespace(l=[0]) %}{% for i in range(100) %}{% set ns.l = [ns.l] * 1000 %}{% endfor %}{{ ns.l|length }}",
-        (Ok("1000"), TOTAL),
+        (Ok("1000"), TOTAL, Limit("max_recursion", "max_depth")),
     ),
     T(
         MT,
@@ -580,9 +611,9 @@ COMPILE = [
     T(
         CT,
         "many-string-tokens",
-        Make("('{{ ' + ' ~ '.join(['\"a\"'] * 90) + ' }}') * 3000"),
+        Make("('{{ ' + ' ~ '.join(['\"a\"'] * 90) + ' }}') * 1000"),
         (
-            Ok("<270000 characters>"),
+            Ok("<90000 characters>"),
             Limit("max_source", "max_nesting", kinds=("LimitError", "TemplateSyntaxError")),
         ),
     ),
