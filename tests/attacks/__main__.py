@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 
@@ -15,6 +16,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--only", help="a class, or a substring of attack ids")
     parser.add_argument("--show-failed", action="store_true", help="list each failed attack")
+    parser.add_argument("--json", metavar="FILE", help="write each attack's outcome and verdict")
     args = parser.parse_args(argv)
     attacks = [a for a in ATTACKS if not args.only or args.only == a.cls or args.only in a.id]
     start = time.perf_counter()
@@ -22,6 +24,10 @@ def main(argv: list[str] | None = None) -> int:
     print(table(attacks, results))
     print(f"{len(attacks)} attacks in {time.perf_counter() - start:.1f} s")
     held = verdicts(attacks, results)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            rows = {a.id: {**results[a.id], "held": held[a.id]} for a in attacks}
+            json.dump(rows, handle, indent=1, default=str)
     if args.show_failed:
         for attack in attacks:
             if not held[attack.id]:

@@ -295,7 +295,10 @@ MUTATIONS = [
         "chatlayer-tools-append",
         "{{ tools.append({}) }}",
         unsafe("append", "list"),
-        {"messages": [], "tools": [{"type": "function", "function": {"name": "f"}}]},
+        {
+            "messages": [{"role": "user", "content": "x"}],
+            "tools": [{"type": "function", "function": {"name": "f"}}],
+        },
         env="chatlayer",
     ),
     T(
