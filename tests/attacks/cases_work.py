@@ -6,6 +6,8 @@ of a second; charged as one step, it runs for minutes and the worker is killed."
 
 from __future__ import annotations
 
+import re
+
 from .model import Err, Limit, Make, Ok, T
 
 WK = "uncounted-work"
@@ -28,6 +30,21 @@ L = "{% set l = range(100000)|list %}"
 L2 = L + "{% set l2 = range(100000)|list %}"
 SL = "{% set sl = range(100000)|map('string')|list %}"
 D = SL + "{% set bd = dict(sl|batch(2)|list) %}"
+
+
+def setup_for(expr: str) -> str:
+    """Only the operands an expression reads are built: setting up is work too."""
+    setup = ""
+    if re.search(r"\bs2?\b", expr):
+        setup += S2
+    if re.search(r"\bl2?\b", expr):
+        setup += L2
+    if re.search(r"\bbd\b", expr):
+        setup += D
+    elif re.search(r"\bsl\b", expr):
+        setup += SL
+    return setup
+
 
 STRING_OPS = {
     "str-upper": "s.upper()",
@@ -176,8 +193,8 @@ LIST_OPS = {
 }
 
 WORK = (
-    [T(WK, name, loop(S2 + D, expr), STOP) for name, expr in STRING_OPS.items()]
-    + [T(WK, name, loop(L2 + D, expr), STOP) for name, expr in LIST_OPS.items()]
+    [T(WK, name, loop(setup_for(expr), expr), STOP) for name, expr in STRING_OPS.items()]
+    + [T(WK, name, loop(setup_for(expr), expr), STOP) for name, expr in LIST_OPS.items()]
     + [
         T(
             WK,
