@@ -24,8 +24,8 @@ def loop(setup: str, expr: str, times: int = 100_000) -> str:
     )
 
 
-S = "{% set s = 'ab c' * 1000000 %}"  # 4 MB
-S2 = S + "{% set s2 = 'ab c' * 999999 ~ 'ab d' %}"
+S = "{% set s = 'ab c' * 250000 %}"  # 1 MB
+S2 = S + "{% set s2 = 'ab c' * 249999 ~ 'ab d' %}"
 L = "{% set l = range(100000)|list %}"
 L2 = L + "{% set l2 = range(100000)|list %}"
 SL = "{% set sl = range(100000)|map('string')|list %}"
@@ -78,9 +78,9 @@ STRING_OPS = {
     "str-isupper": "s.isupper()",
     "str-isascii": "s.isascii()",
     "str-isdecimal": "s.isdecimal()",
-    "str-ljust": "s.ljust(4000001)",
-    "str-zfill": "s.zfill(4000001)",
-    "str-center": "s.center(4000001)",
+    "str-ljust": "s.ljust(1000001)",
+    "str-zfill": "s.zfill(1000001)",
+    "str-center": "s.center(1000001)",
     "str-removeprefix": "s.removeprefix('x')",
     "str-join-big": "''.join(sl)",
     "str-format": "'{}'.format(s)",
@@ -104,8 +104,8 @@ STRING_OPS = {
     "filter-trim": "s|trim",
     "filter-striptags": "s|striptags",
     "filter-wordcount": "s|wordcount",
-    "filter-truncate": "s|truncate(3999999)",
-    "filter-center": "s|center(4000001)",
+    "filter-truncate": "s|truncate(999999)",
+    "filter-center": "s|center(1000001)",
     "filter-indent": "s|indent(1)",
     "filter-replace": "s|replace('a', 'b')",
     "filter-reverse": "s|reverse",
