@@ -30,7 +30,7 @@ class Limits:
     on a slow machine.  Pass your own ``Limits(...)`` to ``Environment(limits=...)`` to change
     them; SECURITY.md explains each one.
 
-    Example:
+    Examples:
         >>> from minijinja_py import Environment, LimitError
         >>> env = Environment(limits=Limits(max_steps=1_000))
         >>> try:
@@ -757,7 +757,7 @@ class SandboxedNamespace(Namespace):
 
     __slots__ = ()
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, /, *args: Any, **kwargs: Any) -> None:
         check_pairs(args)
         super().__init__(*args, **kwargs)
 
