@@ -314,7 +314,13 @@ WORK = (
             WK,
             "urlize-in-loop",
             "{% set u = 'see http://a.com/' ~ ('x' * 100000) %}{% for i in range(100000) %}{% set r = u|urlize %}{% endfor %}",
-            STOP,
+            (
+                STOP,
+                Err(
+                    "LimitError",
+                    "urlize of a word of 100013 characters: words longer than 4096 are refused",
+                ),
+            ),
         ),
         T(
             WK,
