@@ -48,6 +48,9 @@ class IsolationError(TemplateRuntimeError):
     """A render's worker process died, ran out of memory or ran past the timeout.
 
     ``reason`` is ``"timeout"``, ``"memory"`` or ``"crash"``; the worker has been replaced.
+
+    >>> issubclass(IsolationError, TemplateRuntimeError)
+    True
     """
 
     reason: str = "crash"
@@ -220,10 +223,12 @@ def _describe_death(exitcode: int | None) -> tuple[str, str]:
 class IsolatedRenderer:
     """Render in a pool of capped worker processes.
 
-    >>> with IsolatedRenderer(workers=2, max_memory_bytes=1 << 30, timeout=5) as iso:  # doctest: +SKIP
-    ...     iso.render(template, name="x")            # template.render(name="x") in a worker
-    ...     iso.call(chat, "render", messages)        # chat.render(messages) in a worker
-    ...     iso.wrap(chat).render_many(conversations) # the same, as an object
+    >>> with IsolatedRenderer(workers=1, max_memory_bytes=1 << 30, timeout=10) as iso:
+    ...     iso.render(Template("Hello {{ name }}!"), name="World")
+    'Hello World!'
+
+    ``iso.call(chat, "render", messages)`` runs ``chat.render(messages)`` in a worker;
+    ``iso.wrap(chat).render_many(conversations)`` does the same as an object.
 
     Results and errors are the in-process ones (a ``TemplateError`` raised in the worker is
     raised here, with its position); a worker that dies, exhausts its memory cap or runs past
@@ -401,7 +406,12 @@ class _CompiledInWorker:
 
 
 class IsolatedTemplate:
-    """A template whose renders run in an :class:`IsolatedRenderer`'s workers."""
+    """A template whose renders run in an :class:`IsolatedRenderer`'s workers.
+
+    >>> with IsolatedRenderer(workers=1, timeout=10) as iso:
+    ...     iso.wrap(Template("{{ x * 2 }}")).render(x=21)
+    '42'
+    """
 
     def __init__(self, renderer: IsolatedRenderer, template: Any) -> None:
         self.renderer = renderer

@@ -544,7 +544,7 @@ COMPILE = [
     T(
         CT,
         "many-macros",
-        Make("''.join('{%% macro m%d() %%}{%% endmacro %%}' % i for i in range(30000))"),
+        Make("''.join('{%% macro m%d() %%}{%% endmacro %%}' % i for i in range(15000))"),
         (Ok(""), Limit("max_source", "max_steps", kinds=("LimitError", "TemplateSyntaxError"))),
     ),
     T(
