@@ -337,16 +337,28 @@ class Compiler:
         if isinstance(node, n.CondExpr):
             if not self.is_constant(node.test):
                 return None
-            test = self._fold(node.test)
-            if test is MISSING:
+            truth = self._truth(node.test)
+            if truth is None:
                 return None
-            return node.then if test else node.otherwise  # no else: not constant (None)
+            return node.then if truth else node.otherwise  # no else: not constant (None)
         if not self.is_constant(node.left):
             return None
-        left = self._fold(node.left)
-        if left is MISSING:
+        truth = self._truth(node.left)
+        if truth is None:
             return None
-        return node.left if bool(left) is isinstance(node, n.Or) else node.right
+        return node.left if truth is isinstance(node, n.Or) else node.right
+
+    def _truth(self, node: n.Node) -> bool | None:
+        """Whether constant ``node`` is true when folded (whatever its value, an undefined
+        one included, as Jinja's ``as_const`` tests it), or None when folding it fails."""
+        may_fold, folding = self.may_fold, self.folding
+        self.may_fold, self.folding = False, True
+        try:
+            return bool(self._evaluate(node))
+        except Exception:
+            return None
+        finally:
+            self.may_fold, self.folding = may_fold, folding
 
     # ------------------------------------------------------------ expressions
 
