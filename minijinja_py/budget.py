@@ -74,7 +74,7 @@ class Limits:
     #: extra bytes of max_memory per squared item of the context (see max_steps_growth)
     max_memory_growth: int = 256
     #: characters of a template's source; longer sources are refused before they are parsed
-    max_source: int = 2_000_000
+    max_source: int = 500_000
 
 
 # Bulk work is charged to the step budget at one step per this many characters or items: a

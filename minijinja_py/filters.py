@@ -689,8 +689,8 @@ def _check_digits(text: str, base: Any) -> None:
     digits = text.strip().lstrip("+-")
     if not digits.replace("_", "").isalnum():
         return  # not a number: int() fails at once
-    bits_per_digit = max(1, (base if base >= 2 else 36).bit_length())
-    bits = len(digits) * bits_per_digit
+    bits_per_digit = math.log2(base if base >= 2 else 36)
+    bits = int(len(digits) * bits_per_digit)
     limit = current_limits().max_int_bits
     if bits > limit + bits_per_digit * 2:  # (a prefix such as 0x is two digits)
         raise LimitError(

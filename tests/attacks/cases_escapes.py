@@ -52,8 +52,14 @@ ESCAPES = [
     ),
     T(ESC, "namespace-dict", "{% set ns = namespace(a=1) %}{{ ns.__dict__ }}", Ok("")),
     T(ESC, "namespace-attrs-item", "{% set ns = namespace(a=1) %}{{ ns['__class__'] }}", Ok("")),
-    T(ESC, "self-dict", "{{ self.__dict__ }}", Err("UndefinedError", "'self' is undefined")),
-    T(ESC, "self-class-mro", "{{ self.__class__.__mro__ }}", unsafe("__class__", "Undefined")),
+    # `self` is the template's blocks, as in Jinja2: its private attributes are refused
+    T(ESC, "self-dict", "{{ self.__dict__ }}", Ok("")),
+    T(
+        ESC,
+        "self-class-mro",
+        "{{ self.__class__.__mro__ }}",
+        unsafe("__class__", "TemplateReference"),
+    ),
     T(ESC, "range-reduce", "{{ range(3).__reduce__() }}", unsafe("__reduce__", "range")),
     T(ESC, "range-reduce-ex", "{{ range(3).__reduce_ex__(2) }}", unsafe("__reduce_ex__", "range")),
     T(ESC, "str-format-conversion", "{{ '{0!r:>5}'.format('a') }}", Ok("  'a'")),
