@@ -21,7 +21,7 @@ from .runtime import MISSING, LoopContext, Macro, Namespace, TemplateReference, 
 class Nothing:
     __slots__ = ()
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         return None
 
 
@@ -30,12 +30,14 @@ NOTHING = Nothing()
 
 class Text:
     __slots__ = ("text", "max_output")
+    text: str
+    max_output: int
 
     def __init__(self, text: str, max_output: int) -> None:
         self.text = text
         self.max_output = max_output
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         text = self.text
         state = frame.state
         state.size += len(text)  # Budget.grow, inlined
@@ -48,6 +50,10 @@ class Output:
     """``{{ expr }}``."""
 
     __slots__ = ("expr", "pos", "max_output", "cost")
+    expr: Any
+    pos: int
+    max_output: int
+    cost: int
 
     def __init__(self, expr: Any, pos: int, max_output: int, cost: int = 1) -> None:
         self.expr = expr
@@ -55,7 +61,7 @@ class Output:
         self.max_output = max_output
         self.cost = cost  # steps: the statement and its expression's nodes (see compiler)
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         value = self.expr.eval(frame)
         if value.__class__ is not str:
             try:
@@ -77,12 +83,14 @@ class Pair:
     """A body of two statements."""
 
     __slots__ = ("first", "second")
+    first: Any
+    second: Any
 
     def __init__(self, first: Any, second: Any) -> None:
         self.first = first
         self.second = second
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         self.first.run(frame, out)
         self.second.run(frame, out)
 
@@ -91,12 +99,14 @@ class Sequence:
     """A body: statements, with text kept as plain strings between them."""
 
     __slots__ = ("items", "max_output")
+    items: tuple[Any, ...]
+    max_output: int
 
-    def __init__(self, items: tuple, max_output: int) -> None:
+    def __init__(self, items: tuple[Any, ...], max_output: int) -> None:
         self.items = items
         self.max_output = max_output
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         for item in self.items:
             if item.__class__ is str:
                 state = frame.state
@@ -110,6 +120,11 @@ class Sequence:
 
 class If:
     __slots__ = ("test", "body", "otherwise", "pos", "cost")
+    test: Any
+    body: Any
+    otherwise: Any
+    pos: int
+    cost: int
 
     def __init__(self, test: Any, body: Any, otherwise: Any, pos: int, cost: int = 1) -> None:
         self.test = test
@@ -118,7 +133,7 @@ class If:
         self.pos = pos
         self.cost = cost
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         state = frame.state
         state.steps += self.cost  # Budget.charge, inlined: every statement pays
         if state.steps >= state.next_clock:
@@ -138,6 +153,11 @@ class IfCompareConst(If):
     """``{% if message['role'] == 'user' %}``: the comparison of CompareConst, done here."""
 
     __slots__ = ("first", "value", "equal", "checked", "compare_pos")
+    first: Any
+    value: Any
+    equal: bool
+    checked: Any
+    compare_pos: Any
 
     def __init__(
         self, test: CompareConst, body: Any, otherwise: Any, pos: int, cost: int = 1
@@ -149,7 +169,7 @@ class IfCompareConst(If):
         self.checked = test.checked
         self.compare_pos = test.pos
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         state = frame.state
         state.steps += self.cost
         if state.steps >= state.next_clock:
@@ -188,6 +208,17 @@ class For:
         "condition_cost",
         "weight",
     )
+    iterable: Any
+    target: Any
+    condition: Any
+    body: Any
+    otherwise: Any
+    recursive: bool
+    uses_loop: bool
+    pos: int
+    cost: int
+    condition_cost: int
+    weight: int
 
     def __init__(
         self,
@@ -213,7 +244,7 @@ class For:
         # of template code a recursive call keeps open (see Budget.enter).
         self.cost, self.condition_cost, self.weight = costs
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         frame.state.charge(self.cost)
         values = self.iterable.eval(frame)
         self.loop(frame, out, values, 0, self.recurse_from(frame) if self.recursive else None)
@@ -226,7 +257,7 @@ class For:
 
         return again
 
-    def loop(self, frame: Frame, out: list, values: Any, depth0: int, recurse: Any) -> None:
+    def loop(self, frame: Frame, out: list[Any], values: Any, depth0: int, recurse: Any) -> None:
         state = frame.state
         pos = self.pos
         try:
@@ -336,6 +367,7 @@ def _kept(source: Any, condition: Any, cost: int, target: Any, frame: Frame) -> 
 
 class AssignName:
     __slots__ = ("name",)
+    name: str
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -346,8 +378,10 @@ class AssignName:
 
 class AssignTuple:
     __slots__ = ("parts", "pos")
+    parts: tuple[Any, ...]
+    pos: int
 
-    def __init__(self, parts: tuple, pos: int) -> None:
+    def __init__(self, parts: tuple[Any, ...], pos: int) -> None:
         self.parts = parts
         self.pos = pos
 
@@ -381,6 +415,9 @@ class AssignAttr:
     """``{% set ns.attr = value %}``."""
 
     __slots__ = ("lookup", "attr", "pos")
+    lookup: Any
+    attr: str
+    pos: int
 
     def __init__(self, lookup: Any, attr: str, pos: int) -> None:
         self.lookup = lookup
@@ -408,6 +445,10 @@ _CONTAINERS = (list, tuple, dict, set, frozenset)
 
 class Assign:
     __slots__ = ("value", "target", "cost", "pos")
+    value: Any
+    target: Any
+    cost: int
+    pos: int | None
 
     def __init__(self, value: Any, target: Any, cost: int = 1, pos: int | None = None) -> None:
         self.value = value
@@ -415,7 +456,7 @@ class Assign:
         self.cost = cost
         self.pos = pos
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         frame.state.charge(self.cost)
         value = self.value.eval(frame)
         if isinstance(value, _CONTAINERS):
@@ -430,6 +471,10 @@ class AssignToName:
     """``{% set name = value %}``, the common case, without the target's call."""
 
     __slots__ = ("value", "name", "cost", "pos")
+    value: Any
+    name: str
+    cost: int
+    pos: int | None
 
     def __init__(self, value: Any, name: str, cost: int = 1, pos: int | None = None) -> None:
         self.value = value
@@ -437,7 +482,7 @@ class AssignToName:
         self.cost = cost
         self.pos = pos
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         state = frame.state
         state.steps += self.cost  # Budget.charge, inlined
         if state.steps >= state.next_clock:
@@ -456,13 +501,16 @@ class AssignBlock:
     """``{% set name %}...{% endset %}``."""
 
     __slots__ = ("body", "target", "filters")
+    body: Any
+    target: Any
+    filters: Any
 
     def __init__(self, body: Any, target: Any, filters: Any) -> None:
         self.body = body
         self.target = target
         self.filters = filters
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         captured: list = []
         state = frame.state
         state.step()
@@ -488,13 +536,16 @@ def _joined(value: Any, pos: int) -> str:
 
 class FilterBlock:
     __slots__ = ("body", "filters", "pos")
+    body: Any
+    filters: Any
+    pos: int
 
     def __init__(self, body: Any, filters: Any, pos: int) -> None:
         self.body = body
         self.filters = filters
         self.pos = pos
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         captured: list = []
         state = frame.state
         state.step()
@@ -506,12 +557,14 @@ class FilterBlock:
 
 class With:
     __slots__ = ("assignments", "body")
+    assignments: tuple[Any, ...]
+    body: Any
 
-    def __init__(self, assignments: tuple, body: Any) -> None:
+    def __init__(self, assignments: tuple[Any, ...], body: Any) -> None:
         self.assignments = assignments  # (target, value) pairs
         self.body = body
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         frame.state.charge(len(self.assignments) + 1)
         inner = Frame({}, frame, frame.state)
         values = [value.eval(frame) for _, value in self.assignments]
@@ -524,11 +577,12 @@ class Generation:
     """transformers' ``{% generation %}``: the body's text, its span recorded."""
 
     __slots__ = ("body",)
+    body: Any
 
     def __init__(self, body: Any) -> None:
         self.body = body
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         state = frame.state
         state.step()
         captured: list = []
@@ -547,12 +601,14 @@ class Generation:
 
 class Block:
     __slots__ = ("body", "scoped")
+    body: Any
+    scoped: bool
 
     def __init__(self, body: Any, scoped: bool) -> None:
         self.body = body
         self.scoped = scoped
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         # A block sees the template's own variables; the enclosing loop's only if scoped.
         state = frame.state
         self.body.run(Frame({}, frame if self.scoped else state.root, state), out)
@@ -562,12 +618,14 @@ class RequiredBlock:
     """``{% block x required %}``: only a template extending this one could fill it."""
 
     __slots__ = ("name", "pos")
+    name: str
+    pos: int
 
     def __init__(self, name: str, pos: int) -> None:
         self.name = name
         self.pos = pos
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         raise located(TemplateRuntimeError(f"Required block {self.name!r} not found"), self.pos)
 
 
@@ -575,12 +633,14 @@ class WithTemplateReference:
     """A template that reads ``self``: its top-level scope starts with the blocks in it."""
 
     __slots__ = ("body", "blocks")
+    body: Any
+    blocks: dict[str, Any]
 
     def __init__(self, body: Any, blocks: dict[str, Any]) -> None:
         self.body = body
         self.blocks = blocks
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         frame.vars["self"] = TemplateReference(self.blocks, frame)
         self.body.run(frame, out)
 
@@ -588,7 +648,7 @@ class WithTemplateReference:
 class Break:
     __slots__ = ()
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         # A new exception each time: raising a shared one would grow its traceback (and
         # keep every frame it passed through) render after render.
         raise BreakLoop
@@ -597,7 +657,7 @@ class Break:
 class Continue:
     __slots__ = ()
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         raise ContinueLoop
 
 
@@ -620,15 +680,25 @@ class MacroDefinition:
         "cost",
         "weight",
     )
+    name: str | None
+    names: tuple[str, ...]
+    defaults: tuple[Any, ...]
+    body: Any
+    catch_varargs: Any
+    catch_kwargs: Any
+    catch_caller: Any
+    undefined: type[Any]
+    cost: int
+    weight: int
 
     def __init__(
         self,
         name: str | None,
         names: tuple[str, ...],
-        defaults: tuple,
+        defaults: tuple[Any, ...],
         body: Any,
         catch: tuple[bool, bool, bool],
-        undefined: type,
+        undefined: type[Any],
         costs: tuple[int, int] = (1, 1),
     ) -> None:
         self.name = name
@@ -690,7 +760,7 @@ class MacroDefinition:
         else:
             frame.vars[param] = self.undefined(f"parameter {param!r} was not provided", name=param)
 
-    def bind(self, definition_frame: Frame, args: tuple, kwargs: dict) -> Frame:
+    def bind(self, definition_frame: Frame, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Frame:
         """The macro's scope for any mix of positional, keyword and extra arguments."""
         name, names, undefined = self.name, self.names, self.undefined
         if "self" in kwargs:
@@ -733,12 +803,14 @@ class MacroDefinition:
 
 class DefineMacro:
     __slots__ = ("name", "definition")
+    name: str
+    definition: MacroDefinition
 
     def __init__(self, name: str, definition: MacroDefinition) -> None:
         self.name = name
         self.definition = definition
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         frame.state.step()
         frame.vars[self.name] = self.definition.build(frame)
 
@@ -747,6 +819,10 @@ class CallBlock:
     """``{% call macro(...) %}body{% endcall %}``: the body is the macro's ``caller``."""
 
     __slots__ = ("caller", "func", "arguments", "pos")
+    caller: MacroDefinition
+    func: Any
+    arguments: Any
+    pos: int
 
     def __init__(self, caller: MacroDefinition, func: Any, arguments: Any, pos: int) -> None:
         self.caller = caller
@@ -754,7 +830,7 @@ class CallBlock:
         self.arguments = arguments
         self.pos = pos
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         target = self.func.eval(frame)
         args, kwargs = self.arguments.eval(frame)
         kwargs["caller"] = self.caller.build(frame)
