@@ -20,6 +20,7 @@ from .runtime import MISSING, LoopContext, Macro, Namespace, TemplateReference, 
 
 class Nothing:
     __slots__ = ()
+    cost = 0
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         return None
@@ -32,6 +33,7 @@ class Text:
     __slots__ = ("text", "max_output")
     text: str
     max_output: int
+    cost = 0
 
     def __init__(self, text: str, max_output: int) -> None:
         self.text = text
@@ -71,24 +73,29 @@ class Output:
         # Budget.grow and Budget.step, inlined: this runs for every printed value.
         state = frame.state
         state.size += len(value)
-        state.steps += self.cost
         if state.size > self.max_output:
             state.grow(0)
-        if state.steps >= state.next_clock:
-            state.check()
         out.append(value)
+
+
+# Steps: every statement has a ``cost``, counted when compiling (one, plus one per node of
+# its own expressions, plus its bodies'); a body's cost is the sum of its statements'.  Whoever
+# runs a body pays for it first, in one addition: the render for the template, a loop for each
+# iteration, a macro for each call, an `if` for the branch it takes.
 
 
 class Pair:
     """A body of two statements."""
 
-    __slots__ = ("first", "second")
+    __slots__ = ("first", "second", "cost")
     first: Any
     second: Any
+    cost: int
 
     def __init__(self, first: Any, second: Any) -> None:
         self.first = first
         self.second = second
+        self.cost = first.cost + second.cost
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         self.first.run(frame, out)
@@ -98,13 +105,15 @@ class Pair:
 class Sequence:
     """A body: statements, with text kept as plain strings between them."""
 
-    __slots__ = ("items", "max_output")
+    __slots__ = ("items", "max_output", "cost")
     items: tuple[Any, ...]
     max_output: int
+    cost: int
 
     def __init__(self, items: tuple[Any, ...], max_output: int) -> None:
         self.items = items
         self.max_output = max_output
+        self.cost = sum(item.cost for item in items if item.__class__ is not str)
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         for item in self.items:
@@ -131,22 +140,22 @@ class If:
         self.body = body
         self.otherwise = otherwise  # None when there is no else branch
         self.pos = pos
-        self.cost = cost
+        self.cost = cost  # the test; the branch taken pays for itself
 
     def run(self, frame: Frame, out: list[Any]) -> None:
-        state = frame.state
-        state.steps += self.cost  # Budget.charge, inlined: every statement pays
-        if state.steps >= state.next_clock:
-            state.check()
         value = self.test.eval(frame)
         try:
             truth = value if value.__class__ is bool else bool(value)
         except Exception as error:
             raise located(error, self.pos) from None
         if truth:
-            self.body.run(frame, out)
+            body = self.body
         elif self.otherwise is not None:
-            self.otherwise.run(frame, out)
+            body = self.otherwise
+        else:
+            return
+        frame.state.steps += body.cost
+        body.run(frame, out)
 
 
 class IfCompareConst(If):
@@ -170,10 +179,6 @@ class IfCompareConst(If):
         self.compare_pos = test.pos
 
     def run(self, frame: Frame, out: list[Any]) -> None:
-        state = frame.state
-        state.steps += self.cost
-        if state.steps >= state.next_clock:
-            state.check()
         a = self.first.eval(frame)
         kind = a.__class__
         try:
@@ -189,9 +194,13 @@ class IfCompareConst(If):
             except Exception as error:
                 raise located(error, self.pos) from None
         if truth:
-            self.body.run(frame, out)
+            body = self.body
         elif self.otherwise is not None:
-            self.otherwise.run(frame, out)
+            body = self.otherwise
+        else:
+            return
+        frame.state.steps += body.cost
+        body.run(frame, out)
 
 
 class For:
@@ -207,6 +216,7 @@ class For:
         "cost",
         "condition_cost",
         "weight",
+        "iteration_cost",
     )
     iterable: Any
     target: Any
@@ -219,6 +229,7 @@ class For:
     cost: int
     condition_cost: int
     weight: int
+    iteration_cost: int
 
     def __init__(
         self,
@@ -242,10 +253,11 @@ class For:
         self.pos = pos
         # Steps of starting the loop, of testing one item against its `if`, and the levels
         # of template code a recursive call keeps open (see Budget.enter).
-        self.cost, self.condition_cost, self.weight = costs
+        cost, self.condition_cost, self.weight = costs
+        self.cost = cost + (otherwise.cost if otherwise is not None else 0)
+        self.iteration_cost = 1 + body.cost
 
     def run(self, frame: Frame, out: list[Any]) -> None:
-        frame.state.charge(self.cost)
         values = self.iterable.eval(frame)
         self.loop(frame, out, values, 0, self.recurse_from(frame) if self.recursive else None)
 
@@ -290,9 +302,10 @@ class For:
         body = self.body
         # `for message in messages`: the variable goes straight into the iteration's scope.
         name = target.name if target.__class__ is AssignName else None
+        iteration_cost = self.iteration_cost
         try:
             for item in source if loop is None else loop.walk():
-                state.steps += 1  # Budget.step, inlined for every iteration
+                state.steps += iteration_cost  # Budget.charge, inlined: the body, paid first
                 if state.steps >= state.next_clock:
                     state.check()
                 variables = {} if loop is None else {"loop": loop}
@@ -324,7 +337,8 @@ def _loop_source(values: Any, limits: Limits, pos: int) -> Any:
     if isinstance(values, Undefined):
         return list(iter(values))
     if isinstance(values, (dict, str, tuple, range)):
-        check_length(len(values), limits, "list")  # (copied, and each item is a step)
+        if len(values) >= 64:
+            check_length(len(values), limits, "list")  # (copied: counted as made)
         return list(values)
     if hasattr(values, "__len__"):
         items = []
@@ -441,25 +455,29 @@ class AssignAttr:
 # What a variable may hold nested (see budget.check_nesting): each assignment measures it, so
 # that no loop or chain of assignments builds a value nested without bound.
 _CONTAINERS = (list, tuple, dict, set, frozenset)
+_PLAIN = frozenset([str, int, float, bool, type(None)])
 
 
 class Assign:
-    __slots__ = ("value", "target", "cost", "pos")
+    __slots__ = ("value", "target", "cost", "pos", "nests")
     value: Any
     target: Any
     cost: int
     pos: int | None
+    nests: bool
 
-    def __init__(self, value: Any, target: Any, cost: int = 1, pos: int | None = None) -> None:
+    def __init__(
+        self, value: Any, target: Any, cost: int = 1, pos: int | None = None, nests: bool = True
+    ) -> None:
         self.value = value
         self.target = target
         self.cost = cost
         self.pos = pos
+        self.nests = nests  # whether the value may nest deeper than what it reads
 
     def run(self, frame: Frame, out: list[Any]) -> None:
-        frame.state.charge(self.cost)
         value = self.value.eval(frame)
-        if isinstance(value, _CONTAINERS):
+        if self.nests and isinstance(value, _CONTAINERS):
             try:
                 check_nesting(value)
             except LimitError as error:
@@ -470,26 +488,31 @@ class Assign:
 class AssignToName:
     """``{% set name = value %}``, the common case, without the target's call."""
 
-    __slots__ = ("value", "name", "cost", "pos")
+    __slots__ = ("value", "name", "cost", "pos", "nests")
     value: Any
     name: str
     cost: int
     pos: int | None
+    nests: bool
 
-    def __init__(self, value: Any, name: str, cost: int = 1, pos: int | None = None) -> None:
+    def __init__(
+        self, value: Any, name: str, cost: int = 1, pos: int | None = None, nests: bool = True
+    ) -> None:
         self.value = value
         self.name = name
         self.cost = cost
         self.pos = pos
+        self.nests = nests  # whether the value may nest deeper than what it reads
 
     def run(self, frame: Frame, out: list[Any]) -> None:
-        state = frame.state
-        state.steps += self.cost  # Budget.charge, inlined
-        if state.steps >= state.next_clock:
-            state.check()
         value = self.value.eval(frame)
+        if not self.nests:
+            frame.vars[self.name] = value
+            return
         kind = value.__class__
-        if kind is list or kind is tuple or kind is dict or isinstance(value, _CONTAINERS):
+        if kind is list or kind is tuple or kind is dict or (
+            kind not in _PLAIN and isinstance(value, _CONTAINERS)
+        ):
             try:
                 check_nesting(value)
             except LimitError as error:
@@ -500,20 +523,21 @@ class AssignToName:
 class AssignBlock:
     """``{% set name %}...{% endset %}``."""
 
-    __slots__ = ("body", "target", "filters")
+    __slots__ = ("body", "target", "filters", "cost")
     body: Any
     target: Any
     filters: Any
+    cost: int
 
     def __init__(self, body: Any, target: Any, filters: Any) -> None:
         self.body = body
         self.target = target
         self.filters = filters
+        self.cost = 1 + body.cost + len(filters.appliers)
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         captured: list = []
         state = frame.state
-        state.step()
         self.body.run(Frame({}, frame, state), captured)
         self.target.assign(frame, self.filters.apply(frame, _joined_text(captured, state)))
 
@@ -535,20 +559,21 @@ def _joined(value: Any, pos: int) -> str:
 
 
 class FilterBlock:
-    __slots__ = ("body", "filters", "pos")
+    __slots__ = ("body", "filters", "pos", "cost")
     body: Any
     filters: Any
     pos: int
+    cost: int
 
     def __init__(self, body: Any, filters: Any, pos: int) -> None:
         self.body = body
         self.filters = filters
         self.pos = pos
+        self.cost = 1 + body.cost + len(filters.appliers)
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         captured: list = []
         state = frame.state
-        state.step()
         self.body.run(Frame({}, frame, state), captured)
         value = _joined(self.filters.apply(frame, _joined_text(captured, state)), self.pos)
         state.grow(len(value))
@@ -556,16 +581,17 @@ class FilterBlock:
 
 
 class With:
-    __slots__ = ("assignments", "body")
+    __slots__ = ("assignments", "body", "cost")
     assignments: tuple[Any, ...]
     body: Any
+    cost: int
 
     def __init__(self, assignments: tuple[Any, ...], body: Any) -> None:
         self.assignments = assignments  # (target, value) pairs
         self.body = body
+        self.cost = 1 + 2 * len(assignments) + body.cost
 
     def run(self, frame: Frame, out: list[Any]) -> None:
-        frame.state.charge(len(self.assignments) + 1)
         inner = Frame({}, frame, frame.state)
         values = [value.eval(frame) for _, value in self.assignments]
         for (target, _), value in zip(self.assignments, values, strict=True):
@@ -576,15 +602,16 @@ class With:
 class Generation:
     """transformers' ``{% generation %}``: the body's text, its span recorded."""
 
-    __slots__ = ("body",)
+    __slots__ = ("body", "cost")
     body: Any
+    cost: int
 
     def __init__(self, body: Any) -> None:
         self.body = body
+        self.cost = 1 + body.cost
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         state = frame.state
-        state.step()
         captured: list = []
         self.body.run(Frame({}, frame, state), captured)
         text = _joined_text(captured, state)
@@ -600,13 +627,15 @@ class Generation:
 
 
 class Block:
-    __slots__ = ("body", "scoped")
+    __slots__ = ("body", "scoped", "cost")
     body: Any
     scoped: bool
+    cost: int
 
     def __init__(self, body: Any, scoped: bool) -> None:
         self.body = body
         self.scoped = scoped
+        self.cost = body.cost
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         # A block sees the template's own variables; the enclosing loop's only if scoped.
@@ -620,6 +649,7 @@ class RequiredBlock:
     __slots__ = ("name", "pos")
     name: str
     pos: int
+    cost = 1
 
     def __init__(self, name: str, pos: int) -> None:
         self.name = name
@@ -632,13 +662,15 @@ class RequiredBlock:
 class WithTemplateReference:
     """A template that reads ``self``: its top-level scope starts with the blocks in it."""
 
-    __slots__ = ("body", "blocks")
+    __slots__ = ("body", "blocks", "cost")
     body: Any
     blocks: dict[str, Any]
+    cost: int
 
     def __init__(self, body: Any, blocks: dict[str, Any]) -> None:
         self.body = body
         self.blocks = blocks
+        self.cost = 1 + body.cost
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         frame.vars["self"] = TemplateReference(self.blocks, frame)
@@ -647,6 +679,7 @@ class WithTemplateReference:
 
 class Break:
     __slots__ = ()
+    cost = 1
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         # A new exception each time: raising a shared one would grow its traceback (and
@@ -656,6 +689,7 @@ class Break:
 
 class Continue:
     __slots__ = ()
+    cost = 1
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         raise ContinueLoop
@@ -707,9 +741,10 @@ class MacroDefinition:
         self.body = body
         self.catch_varargs, self.catch_kwargs, self.catch_caller = catch
         self.undefined = undefined
-        # Steps of a call (binding its parameters), and the levels of template code a call
-        # keeps open while a nested one runs (see Budget.enter).
-        self.cost, self.weight = costs
+        # Steps of a call (binding its parameters, and its body), and the levels of template
+        # code a call keeps open while a nested one runs (see Budget.enter).
+        cost, self.weight = costs
+        self.cost = cost + body.cost
 
     def build(self, definition_frame: Frame) -> Macro:
         return Macro(
@@ -805,13 +840,13 @@ class DefineMacro:
     __slots__ = ("name", "definition")
     name: str
     definition: MacroDefinition
+    cost = 1
 
     def __init__(self, name: str, definition: MacroDefinition) -> None:
         self.name = name
         self.definition = definition
 
     def run(self, frame: Frame, out: list[Any]) -> None:
-        frame.state.step()
         frame.vars[self.name] = self.definition.build(frame)
 
 
@@ -823,6 +858,7 @@ class CallBlock:
     func: Any
     arguments: Any
     pos: int
+    cost = 2
 
     def __init__(self, caller: MacroDefinition, func: Any, arguments: Any, pos: int) -> None:
         self.caller = caller
