@@ -26,6 +26,8 @@ _NAMING = (n.TargetName, n.Param, n.Macro)  # the nodes that put a name into a s
 
 class Analysis:
     __slots__ = ("assigned", "implicit_reads")
+    assigned: frozenset[str]
+    implicit_reads: dict[int, set[str]]
 
     def __init__(self, assigned: frozenset[str], implicit_reads: dict[int, set[str]]) -> None:
         self.assigned = assigned

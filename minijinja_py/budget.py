@@ -111,6 +111,14 @@ class Budget:
         "_items",
         "_context",
     )
+    steps: int
+    size: int
+    depth: int
+    nested: int
+    memory: int
+    limits: Limits
+    deadline: float | None
+    next_clock: int
 
     def __init__(self, limits: Limits) -> None:
         self.steps = 0
@@ -339,7 +347,7 @@ def charge_io(value: Any, result: Any) -> None:
                 budget.allocate(size)
 
 
-def charge_arguments(args: Any, kwargs: dict) -> None:
+def charge_arguments(args: Any, kwargs: dict[str, Any]) -> None:
     """Charge a call's walk over its arguments before it runs: a method or global may scan
     each of them whole (``s.startswith(a_tuple)``, ``s.strip(chars)``, ``''.join(items)``,
     ``dict.fromkeys(keys)``)."""

@@ -44,7 +44,7 @@ def _is_ours_or_builtin(target: Any) -> bool:
     return module == "builtins" or module.startswith("minijinja_py")
 
 
-def call_guarded(target: Any, args: list, kwargs: dict) -> Any:
+def call_guarded(target: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
     """``target(*args, **kwargs)``, with the depth of the Python code it runs counted."""
     current = sys.getprofile()
     if isinstance(current, _DepthGuard) or _is_ours_or_builtin(target):

@@ -30,6 +30,15 @@ _binops_for = lru_cache(maxsize=16)(make_binops)
 
 class Compiler:
     """Compiles one template for one environment."""
+    binops: Any
+    folding: bool
+    loop_depth: int
+    may_fold: bool
+    policy_getattr: Any
+    policy_getitem: Any
+    reads_self: bool
+    soft: bool
+    undefined: type[Any]
 
     def __init__(self, environment: Any) -> None:
         self.environment = environment

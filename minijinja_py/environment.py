@@ -50,6 +50,9 @@ class Environment:
         >>> env.from_string(source).render(items="abcd")
         'A! B! '
     """
+    extensions: tuple[Any, ...]
+    limits: Limits
+    policy: AttributePolicy
 
     def __init__(
         self,
@@ -463,10 +466,10 @@ class ChatDict:
 
     __slots__ = ()
 
-    def __call__(self, *args: Any, **kwargs: Any) -> dict:
+    def __call__(self, *args: Any, **kwargs: Any) -> dict[Any, Any]:
         return dict(*check_pairs(args), **kwargs)
 
-    def fromkeys(self, keys: Any, value: Any = None) -> dict:
+    def fromkeys(self, keys: Any, value: Any = None) -> dict[Any, Any]:
         keys = list(keys)
         check_length(len(keys), current_limits(), "dict")
         for key in keys:

@@ -32,6 +32,7 @@ Charge = Callable[[Any, Any], None]
 
 class Const:
     __slots__ = ("value",)
+    value: Any
 
     def __init__(self, value: Any) -> None:
         self.value = value
@@ -45,6 +46,9 @@ class FreshConst:
     the copy is charged as building it would be: every container and string in it)."""
 
     __slots__ = ("value", "steps", "size")
+    value: Any
+    steps: int
+    size: int
 
     def __init__(self, value: Any) -> None:
         self.value = value
@@ -92,8 +96,10 @@ def fresh(value: Any) -> Any:
 
 class Name:
     __slots__ = ("name", "undefined")
+    name: str
+    undefined: type[Any]
 
-    def __init__(self, name: str, undefined: type) -> None:
+    def __init__(self, name: str, undefined: type[Any]) -> None:
         self.name = name
         self.undefined = undefined
 
@@ -113,8 +119,10 @@ class ContextName:
     or a global, found in one lookup instead of a walk through the scopes."""
 
     __slots__ = ("name", "undefined")
+    name: str
+    undefined: type[Any]
 
-    def __init__(self, name: str, undefined: type) -> None:
+    def __init__(self, name: str, undefined: type[Any]) -> None:
         self.name = name
         self.undefined = undefined
 
@@ -127,8 +135,10 @@ class ContextName:
 
 class TupleLit:
     __slots__ = ("items", "nests")
+    items: tuple[Any, ...]
+    nests: bool
 
-    def __init__(self, items: tuple) -> None:
+    def __init__(self, items: tuple[Any, ...]) -> None:
         self.items = items
         self.nests = any(item.__class__ is not Const for item in items)
 
@@ -142,8 +152,10 @@ class ListLit:
     budget.check_nesting), so that no loop can nest one inside the next without bound."""
 
     __slots__ = ("items", "nests")
+    items: tuple[Any, ...]
+    nests: bool
 
-    def __init__(self, items: tuple) -> None:
+    def __init__(self, items: tuple[Any, ...]) -> None:
         self.items = items
         self.nests = any(item.__class__ is not Const for item in items)
 
@@ -167,8 +179,10 @@ def _nested_within_limits(value: Any) -> Any:
 
 class DictLit:
     __slots__ = ("pairs", "pos")
+    pairs: tuple[Any, ...]
+    pos: int
 
-    def __init__(self, pairs: tuple, pos: int) -> None:
+    def __init__(self, pairs: tuple[Any, ...], pos: int) -> None:
         self.pairs = pairs
         self.pos = pos
 
@@ -191,8 +205,13 @@ class GetKeyOrAttr:
     (Jinja looks attributes up before items, so ``d.items`` is never compiled to this)."""
 
     __slots__ = ("obj", "attr", "pos", "policy_getattr", "undefined")
+    obj: Any
+    attr: str
+    pos: int
+    policy_getattr: Any
+    undefined: type[Any]
 
-    def __init__(self, obj: Any, attr: str, pos: int, policy_getattr: Any, undefined: type):
+    def __init__(self, obj: Any, attr: str, pos: int, policy_getattr: Any, undefined: type[Any]):
         self.obj = obj
         self.attr = attr
         self.pos = pos
@@ -214,8 +233,9 @@ class NameKeyOrAttr(GetKeyOrAttr):
     """``name.key`` (``message.role``): the variable's lookup done here, one call fewer."""
 
     __slots__ = ("name",)
+    name: str
 
-    def __init__(self, obj: Name, attr: str, pos: int, policy_getattr: Any, undefined: type):
+    def __init__(self, obj: Name, attr: str, pos: int, policy_getattr: Any, undefined: type[Any]):
         GetKeyOrAttr.__init__(self, obj, attr, pos, policy_getattr, undefined)
         self.name = obj.name
 
@@ -241,6 +261,10 @@ class NameKeyOrAttr(GetKeyOrAttr):
 
 class GetAttr:
     __slots__ = ("obj", "attr", "pos", "policy_getattr")
+    obj: Any
+    attr: str
+    pos: int
+    policy_getattr: Any
 
     def __init__(self, obj: Any, attr: str, pos: int, policy_getattr: Any) -> None:
         self.obj = obj
@@ -258,6 +282,10 @@ class GetAttr:
 
 class GetItem:
     __slots__ = ("obj", "key", "pos", "policy_getitem")
+    obj: Any
+    key: Any
+    pos: int
+    policy_getitem: Any
 
     def __init__(self, obj: Any, key: Any, pos: int, policy_getitem: Any) -> None:
         self.obj = obj
@@ -285,6 +313,11 @@ class GetConstItem:
     """``obj['key']`` or ``obj[0]``: a constant key, looked up without evaluating it."""
 
     __slots__ = ("obj", "key", "pos", "policy_getitem", "fast")
+    obj: Any
+    key: Any
+    pos: int
+    policy_getitem: Any
+    fast: Any
 
     def __init__(self, obj: Any, key: Any, pos: int, policy_getitem: Any) -> None:
         self.obj = obj
@@ -311,6 +344,8 @@ class NameConstItem(GetConstItem):
     """``message['role']``: the variable's lookup done here, one call fewer."""
 
     __slots__ = ("name", "undefined")
+    name: str
+    undefined: type[Any]
 
     def __init__(self, obj: Name, key: Any, pos: int, policy_getitem: Any) -> None:
         GetConstItem.__init__(self, obj, key, pos, policy_getitem)
@@ -343,6 +378,9 @@ class Slice:
     """The ``slice`` object of ``[a:b:c]``."""
 
     __slots__ = ("start", "stop", "step")
+    start: Any
+    stop: Any
+    step: Any
 
     def __init__(self, start: Any, stop: Any, step: Any) -> None:
         self.start = start
@@ -362,6 +400,9 @@ class GetSlice:
     """``x[a:b]`` subscripted directly, as Jinja does: slicing None fails, not undefined."""
 
     __slots__ = ("obj", "bounds", "pos")
+    obj: Any
+    bounds: Slice
+    pos: int
 
     def __init__(self, obj: Any, bounds: Slice, pos: int) -> None:
         self.obj = obj
@@ -383,14 +424,18 @@ class Arguments:
     """The arguments of a call or filter: ``eval`` gives ``(args, kwargs)``."""
 
     __slots__ = ("positional", "keywords", "star", "dstar")
+    positional: tuple[Any, ...]
+    keywords: tuple[Any, ...]
+    star: Any
+    dstar: Any
 
-    def __init__(self, positional: tuple, keywords: tuple, star: Any, dstar: Any) -> None:
+    def __init__(self, positional: tuple[Any, ...], keywords: tuple[Any, ...], star: Any, dstar: Any) -> None:
         self.positional = positional
         self.keywords = keywords
         self.star = star
         self.dstar = dstar
 
-    def eval(self, frame: Frame) -> tuple[list, dict]:
+    def eval(self, frame: Frame) -> tuple[list[Any], dict[str, Any]]:
         # Literal arguments (`f(x, "", 0)`) are read, not called.
         args = [a.value if a.__class__ is Const else a.eval(frame) for a in self.positional]
         if self.star is not None:
@@ -419,6 +464,9 @@ class Arguments:
 
 class CallEmpty:
     __slots__ = ("func", "environment", "pos")
+    func: Any
+    environment: Any
+    pos: int
 
     def __init__(self, func: Any, environment: Any, pos: int) -> None:
         self.func = func
@@ -450,6 +498,10 @@ class CallEmpty:
 
 class Call:
     __slots__ = ("func", "arguments", "environment", "pos")
+    func: Any
+    arguments: Arguments
+    environment: Any
+    pos: int
 
     def __init__(self, func: Any, arguments: Arguments, environment: Any, pos: int) -> None:
         self.func = func
@@ -494,6 +546,8 @@ class MissingFunction:
     """A filter or test unknown when compiling inside an ``if``: only reaching it fails."""
 
     __slots__ = ("message", "pos")
+    message: str
+    pos: int
 
     def __init__(self, message: str, pos: int) -> None:
         self.message = message
@@ -507,6 +561,10 @@ class ApplyBare:
     """A filter or test without arguments (``environment`` is passed first when it asks)."""
 
     __slots__ = ("func", "environment", "charge", "pos")
+    func: Any
+    environment: Any
+    charge: Charge
+    pos: int
 
     def __init__(self, func: Any, environment: Any, charge: Charge, pos: int) -> None:
         self.func = func
@@ -531,6 +589,11 @@ class ApplyBare:
 
 class ApplyWithArguments:
     __slots__ = ("func", "environment", "arguments", "charge", "pos")
+    func: Any
+    environment: Any
+    arguments: Arguments
+    charge: Charge
+    pos: int
 
     def __init__(
         self, func: Any, environment: Any, arguments: Arguments, charge: Charge, pos: int
@@ -561,8 +624,9 @@ class ApplyWithArguments:
 
 class FilterChain:
     __slots__ = ("appliers",)
+    appliers: tuple[Any, ...]
 
-    def __init__(self, appliers: tuple) -> None:
+    def __init__(self, appliers: tuple[Any, ...]) -> None:
         self.appliers = appliers
 
     def apply(self, frame: Frame, value: Any) -> Any:
@@ -575,6 +639,8 @@ class Applied:
     """``value|f(...)`` or ``value is t(...)`` through an applier."""
 
     __slots__ = ("value", "applier")
+    value: Any
+    applier: Any
 
     def __init__(self, value: Any, applier: Any) -> None:
         self.value = value
@@ -588,6 +654,9 @@ class ApplyFree:
     """``x|trim``, ``x is defined``: a function whose work is never charged, in one call."""
 
     __slots__ = ("value", "func", "pos")
+    value: Any
+    func: Any
+    pos: int
 
     def __init__(self, value: Any, func: Any, pos: int) -> None:
         self.value = value
@@ -606,6 +675,10 @@ class ApplyCharged:
     """A filter or test without arguments whose big inputs and outputs are charged."""
 
     __slots__ = ("value", "func", "charge", "pos")
+    value: Any
+    func: Any
+    charge: Charge
+    pos: int
 
     def __init__(self, value: Any, func: Any, charge: Charge, pos: int) -> None:
         self.value = value
@@ -634,6 +707,8 @@ class ApplyCharged:
 
 class Not:
     __slots__ = ("operand", "pos")
+    operand: Any
+    pos: int
 
     def __init__(self, operand: Any, pos: int) -> None:
         self.operand = operand
@@ -651,6 +726,9 @@ class Sign:
     """Unary ``-`` or ``+``."""
 
     __slots__ = ("operand", "negate", "pos")
+    operand: Any
+    negate: bool
+    pos: int
 
     def __init__(self, operand: Any, negate: bool, pos: int) -> None:
         self.operand = operand
@@ -667,6 +745,10 @@ class Sign:
 
 class BinOp:
     __slots__ = ("left", "right", "op", "pos")
+    left: Any
+    right: Any
+    op: Callable[[Any, Any], Any]
+    pos: int
 
     def __init__(self, left: Any, right: Any, op: Callable[[Any, Any], Any], pos: int) -> None:
         self.left = left
@@ -705,8 +787,11 @@ class AddChain:
     """``a + b + c + ...`` in one evaluator, still evaluated and added left to right."""
 
     __slots__ = ("first", "operands", "add")
+    first: Any
+    operands: tuple[Any, ...]
+    add: Callable[[Any, Any], Any]
 
-    def __init__(self, first: Any, operands: tuple, add: Callable[[Any, Any], Any]) -> None:
+    def __init__(self, first: Any, operands: tuple[Any, ...], add: Callable[[Any, Any], Any]) -> None:
         self.first = first
         self.operands = operands  # (position of the `+`, operand) pairs
         self.add = add
@@ -734,8 +819,11 @@ class Concat:
     """``a ~ b ~ c``."""
 
     __slots__ = ("items", "pos", "limits")
+    items: tuple[Any, ...]
+    pos: int
+    limits: Limits
 
-    def __init__(self, items: tuple, pos: int, limits: Limits) -> None:
+    def __init__(self, items: tuple[Any, ...], pos: int, limits: Limits) -> None:
         self.items = items
         self.pos = pos
         self.limits = limits
@@ -759,6 +847,11 @@ class CompareEqual:
     """``a == b`` or ``a != b``."""
 
     __slots__ = ("first", "second", "equal", "checked", "pos")
+    first: Any
+    second: Any
+    equal: bool
+    checked: Any
+    pos: int
 
     def __init__(self, first: Any, second: Any, equal: bool, checked: Any, pos: int) -> None:
         self.first = first
@@ -787,6 +880,11 @@ class CompareConst:
     ``a`` is one of those too (anything else goes through the charging operator)."""
 
     __slots__ = ("first", "value", "equal", "checked", "pos")
+    first: Any
+    value: Any
+    equal: bool
+    checked: Any
+    pos: int
 
     def __init__(self, first: Any, value: Any, equal: bool, checked: Any, pos: int) -> None:
         self.first = first
@@ -808,6 +906,10 @@ class CompareConst:
 
 class CompareOne:
     __slots__ = ("first", "second", "op", "pos")
+    first: Any
+    second: Any
+    op: Any
+    pos: int
 
     def __init__(self, first: Any, second: Any, op: Any, pos: int) -> None:
         self.first = first
@@ -830,8 +932,11 @@ class CompareChain:
     """``a < b < c``: each operand evaluated once, stopping at the first false link."""
 
     __slots__ = ("first", "rest", "pos")
+    first: Any
+    rest: tuple[Any, ...]
+    pos: int
 
-    def __init__(self, first: Any, rest: tuple, pos: int) -> None:
+    def __init__(self, first: Any, rest: tuple[Any, ...], pos: int) -> None:
         self.first = first
         self.rest = rest  # (operator, operand) pairs
         self.pos = pos
@@ -854,6 +959,9 @@ class CompareChain:
 
 class And:
     __slots__ = ("left", "right", "pos")
+    left: Any
+    right: Any
+    pos: int
 
     def __init__(self, left: Any, right: Any, pos: int) -> None:
         self.left = left
@@ -872,6 +980,9 @@ class And:
 
 class Or:
     __slots__ = ("left", "right", "pos")
+    left: Any
+    right: Any
+    pos: int
 
     def __init__(self, left: Any, right: Any, pos: int) -> None:
         self.left = left
@@ -890,6 +1001,10 @@ class Or:
 
 class CondExpr:
     __slots__ = ("test", "then", "otherwise", "pos")
+    test: Any
+    then: Any
+    otherwise: Any
+    pos: int
 
     def __init__(self, test: Any, then: Any, otherwise: Any, pos: int) -> None:
         self.test = test

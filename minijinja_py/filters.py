@@ -1085,7 +1085,7 @@ def do_map(context: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]
 
 
 def select_or_reject(
-    env: Any, value: Any, args: tuple, kwargs: dict, select: bool, lookup_attr: bool
+    env: Any, value: Any, args: tuple[Any, ...], kwargs: dict[str, Any], select: bool, lookup_attr: bool
 ) -> Iterator[Any]:
     if not value:
         return

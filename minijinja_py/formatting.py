@@ -19,6 +19,7 @@ _DIGITS = re.compile(r"\d+")
 
 class SandboxedFormatter(string.Formatter):
     """``str.format`` whose ``{0.attr}`` and ``{0[key]}`` lookups obey the sandbox."""
+    made: int
 
     def __init__(self, env: Any = None) -> None:
         super().__init__()

@@ -13,13 +13,15 @@ class RenderState(Budget):
     """What one render counts (steps, output size, depth: see Budget) and collects."""
 
     __slots__ = ("root_out", "spans", "root", "context", "measured")
+    root_out: list[Any]
+    measured: tuple[int, int]
 
-    def __init__(self, limits: Limits, root_out: list) -> None:
+    def __init__(self, limits: Limits, root_out: list[Any]) -> None:
         Budget.__init__(self, limits)
         self.root: Frame | None = None
         # The render's variables and globals in one dict: where every name that the template
         # never assigns is found (see ContextName).
-        self.context: dict = {}
+        self.context: dict[str, Any] = {}
         self.root_out = root_out
         self.spans: list[tuple[int, int]] = []
         # (items of root_out, their characters) as last measured by a generation block
@@ -30,8 +32,11 @@ class Frame:
     """One scope: its own variables, the enclosing scope, and the render's state."""
 
     __slots__ = ("vars", "parent", "state")
+    vars: dict[Any, Any]
+    parent: Frame | None
+    state: RenderState
 
-    def __init__(self, variables: dict, parent: Frame | None, state: RenderState) -> None:
+    def __init__(self, variables: dict[str, Any], parent: Frame | None, state: RenderState) -> None:
         self.vars = variables
         self.parent = parent
         self.state = state

@@ -32,6 +32,9 @@ class Token:
     """One token: its grammar terminal, its text and its offset in the (normalised) source."""
 
     __slots__ = ("type", "value", "start_pos")
+    type: str
+    value: str
+    start_pos: int
 
     def __init__(self, type: str, value: str, start_pos: int) -> None:
         self.type = type
@@ -58,6 +61,10 @@ class LexOptions:
     """The environment options that change how text is split."""
 
     __slots__ = ("trim_blocks", "lstrip_blocks", "keep_trailing_newline", "disabled_tags")
+    trim_blocks: bool
+    lstrip_blocks: bool
+    keep_trailing_newline: bool
+    disabled_tags: frozenset[str]
 
     def __init__(
         self,
@@ -74,6 +81,9 @@ class LexOptions:
 
 class TagScanner:
     """Scans the inside of ``{{ }}`` and ``{% %}`` with the grammar's expression terminals."""
+
+    operator_names: dict[str, str]
+    tag_names: frozenset[str]
 
     def __init__(self, terminals: Iterable[tuple[str, str, bool]], tag_names: Iterable[str]):
         patterns: dict[str, str] = {}

@@ -125,7 +125,7 @@ def check_replace(text: Any, old: Any, new: Any, count: Any = -1, env: Any = Non
     check_size(len(text) + found * (len(new) - len(old)), env)
 
 
-def check_join(separator: str, items: list, env: Any = None) -> None:
+def check_join(separator: str, items: list[Any], env: Any = None) -> None:
     """Refuse a ``join`` whose result would exceed ``max_string``."""
     size = len(separator) * max(len(items) - 1, 0)
     for item in items:

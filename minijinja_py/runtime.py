@@ -21,7 +21,7 @@ class _Missing:
 MISSING: Any = _Missing()
 
 
-def pass_environment(func: Callable) -> Callable:
+def pass_environment(func: Callable[..., Any]) -> Callable[..., Any]:
     """Mark a filter, test or global so that the environment is passed as its first argument.
 
     Examples:
@@ -38,7 +38,7 @@ def pass_environment(func: Callable) -> Callable:
     return func
 
 
-def wants_environment(func: Callable) -> bool:
+def wants_environment(func: Callable[..., Any]) -> bool:
     """True when ``func`` was marked by ``pass_environment`` (ours or a Jinja2-style marker)."""
     marker = getattr(func, "jinja_pass_arg", None)
     if marker is None:
@@ -130,6 +130,26 @@ class Undefined:
             raise AttributeError(name)
         return self._fail_with_undefined_error()
 
+    # (the aliases below, declared for type checkers, which infer only the first of a chain)
+    __radd__: Callable[..., Any]
+    __sub__: Callable[..., Any]
+    __rsub__: Callable[..., Any]
+    __rmul__: Callable[..., Any]
+    __div__: Callable[..., Any]
+    __rdiv__: Callable[..., Any]
+    __rtruediv__: Callable[..., Any]
+    __rfloordiv__: Callable[..., Any]
+    __rmod__: Callable[..., Any]
+    __pos__: Callable[..., Any]
+    __neg__: Callable[..., Any]
+    __getitem__: Callable[..., Any]
+    __lt__: Callable[..., Any]
+    __le__: Callable[..., Any]
+    __gt__: Callable[..., Any]
+    __ge__: Callable[..., Any]
+    __float__: Callable[..., Any]
+    __complex__: Callable[..., Any]
+    __rpow__: Callable[..., Any]
     __add__ = __radd__ = __sub__ = __rsub__ = _fail_with_undefined_error
     __mul__ = __rmul__ = __div__ = __rdiv__ = _fail_with_undefined_error
     __truediv__ = __rtruediv__ = _fail_with_undefined_error
@@ -203,6 +223,14 @@ class StrictUndefined(Undefined):
     """
 
     __slots__ = ()
+    __iter__: Callable[..., Any]
+    __str__: Callable[..., Any]
+    __len__: Callable[..., Any]
+    __eq__: Callable[..., Any]
+    __ne__: Callable[..., Any]
+    __bool__: Callable[..., Any]
+    __hash__: Callable[..., Any]
+    __contains__: Callable[..., Any]
     __iter__ = __str__ = __len__ = Undefined._fail_with_undefined_error
     __eq__ = __ne__ = __bool__ = __hash__ = Undefined._fail_with_undefined_error
     __contains__ = Undefined._fail_with_undefined_error
@@ -316,9 +344,11 @@ class LoopContext:
         "_items", "_iterator", "_length", "_after", "_before", "_current", "_max_items",
         "index0", "depth0", "_recurse", "_last_changed",
     )  # fmt: skip
+    index0: int
+    depth0: int
 
     def __init__(
-        self, values: list | Iterator, depth0: int, recurse: Callable | None, max_items: int = 0
+        self, values: list[Any] | Iterator[Any], depth0: int, recurse: Callable[..., Any] | None, max_items: int = 0
     ) -> None:
         if values.__class__ is list:
             self._items: list | None = values
@@ -489,6 +519,7 @@ class BlockReference:
     """``self.title``: calling it renders the block (there is no inheritance, so no super)."""
 
     __slots__ = ("name", "_block", "_frame")
+    name: str
 
     def __init__(self, name: str, block: Any, frame: Any) -> None:
         self.name = name
@@ -529,12 +560,18 @@ class Macro:
         "caller",
         "_invoke",
     )
+    name: str
+    arguments: tuple[str, ...]
+    defaults: tuple[Any, ...]
+    catch_varargs: bool
+    catch_kwargs: bool
+    caller: bool
 
     def __init__(
         self,
         name: str,
         arguments: tuple[str, ...],
-        defaults: tuple,
+        defaults: tuple[Any, ...],
         catch_varargs: bool,
         catch_kwargs: bool,
         caller: bool,
@@ -560,6 +597,8 @@ class Cycler:
     """``cycler(a, b, c)``: ``next()`` walks the items round and round."""
 
     __slots__ = ("items", "pos")
+    items: Any
+    pos: int
 
     def __init__(self, *items: Any) -> None:
         if not items:
@@ -586,6 +625,8 @@ class Joiner:
     """``joiner(sep)``: returns nothing the first time it is called and ``sep`` afterwards."""
 
     __slots__ = ("sep", "used")
+    sep: str
+    used: bool
 
     def __init__(self, sep: str = ", ") -> None:
         self.sep = sep

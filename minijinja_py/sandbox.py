@@ -289,7 +289,7 @@ class AttributePolicy:
 
 
 
-def check_pairs(args: tuple) -> tuple:
+def check_pairs(args: tuple[Any, ...]) -> tuple[Any, ...]:
     """``dict(pairs)`` and ``namespace(pairs)`` hash the first item of each pair: check those
     keys, and charge the walk, before they do.  Returns the arguments to pass on (an iterator
     of pairs, such as ``pairs|reverse``, as the list of its pairs, read once)."""
@@ -318,7 +318,7 @@ class _DictType(type):
     def __repr__(cls) -> str:
         return "<class 'dict'>"
 
-    def __call__(cls, *args: Any, **kwargs: Any) -> dict:
+    def __call__(cls, *args: Any, **kwargs: Any) -> dict[Any, Any]:
         return dict(*check_pairs(args), **kwargs)
 
 
@@ -330,6 +330,7 @@ class SandboxedDict(metaclass=_DictType):
     """The ``dict`` global: ``dict(a=1)`` and ``dict(pairs)`` build a plain dict, with the keys
     checked by :func:`check_key`; the type itself exposes nothing (it is a type)."""
 
+    fromkeys: Any
     fromkeys = dict.fromkeys  # present (and refused as unsafe) as on the real type
 
 

@@ -22,7 +22,7 @@ class Nothing:
     __slots__ = ()
     cost = 0
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         return None
 
 
@@ -31,13 +31,15 @@ NOTHING = Nothing()
 
 class Text:
     __slots__ = ("text", "max_output")
+    text: str
+    max_output: int
     cost = 0
 
     def __init__(self, text: str, max_output: int) -> None:
         self.text = text
         self.max_output = max_output
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         text = self.text
         state = frame.state
         state.size += len(text)  # Budget.grow, inlined
@@ -50,6 +52,10 @@ class Output:
     """``{{ expr }}``."""
 
     __slots__ = ("expr", "pos", "max_output", "cost")
+    expr: Any
+    pos: int
+    max_output: int
+    cost: int
 
     def __init__(self, expr: Any, pos: int, max_output: int, cost: int = 1) -> None:
         self.expr = expr
@@ -57,7 +63,7 @@ class Output:
         self.max_output = max_output
         self.cost = cost  # steps: the statement and its expression's nodes (see compiler)
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         value = self.expr.eval(frame)
         if value.__class__ is not str:
             try:
@@ -82,13 +88,16 @@ class Pair:
     """A body of two statements."""
 
     __slots__ = ("first", "second", "cost")
+    first: Any
+    second: Any
+    cost: int
 
     def __init__(self, first: Any, second: Any) -> None:
         self.first = first
         self.second = second
         self.cost = first.cost + second.cost
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         self.first.run(frame, out)
         self.second.run(frame, out)
 
@@ -97,13 +106,16 @@ class Sequence:
     """A body: statements, with text kept as plain strings between them."""
 
     __slots__ = ("items", "max_output", "cost")
+    items: tuple[Any, ...]
+    max_output: int
+    cost: int
 
-    def __init__(self, items: tuple, max_output: int) -> None:
+    def __init__(self, items: tuple[Any, ...], max_output: int) -> None:
         self.items = items
         self.max_output = max_output
         self.cost = sum(item.cost for item in items if item.__class__ is not str)
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         for item in self.items:
             if item.__class__ is str:
                 state = frame.state
@@ -117,6 +129,11 @@ class Sequence:
 
 class If:
     __slots__ = ("test", "body", "otherwise", "pos", "cost")
+    test: Any
+    body: Any
+    otherwise: Any
+    pos: int
+    cost: int
 
     def __init__(self, test: Any, body: Any, otherwise: Any, pos: int, cost: int = 1) -> None:
         self.test = test
@@ -125,7 +142,7 @@ class If:
         self.pos = pos
         self.cost = cost  # the test; the branch taken pays for itself
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         value = self.test.eval(frame)
         try:
             truth = value if value.__class__ is bool else bool(value)
@@ -145,6 +162,11 @@ class IfCompareConst(If):
     """``{% if message['role'] == 'user' %}``: the comparison of CompareConst, done here."""
 
     __slots__ = ("first", "value", "equal", "checked", "compare_pos")
+    first: Any
+    value: Any
+    equal: bool
+    checked: Any
+    compare_pos: Any
 
     def __init__(
         self, test: CompareConst, body: Any, otherwise: Any, pos: int, cost: int = 1
@@ -156,7 +178,7 @@ class IfCompareConst(If):
         self.checked = test.checked
         self.compare_pos = test.pos
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         a = self.first.eval(frame)
         kind = a.__class__
         try:
@@ -196,6 +218,18 @@ class For:
         "weight",
         "iteration_cost",
     )
+    iterable: Any
+    target: Any
+    condition: Any
+    body: Any
+    otherwise: Any
+    recursive: bool
+    uses_loop: bool
+    pos: int
+    cost: int
+    condition_cost: int
+    weight: int
+    iteration_cost: int
 
     def __init__(
         self,
@@ -223,7 +257,7 @@ class For:
         self.cost = cost + (otherwise.cost if otherwise is not None else 0)
         self.iteration_cost = 1 + body.cost
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         values = self.iterable.eval(frame)
         self.loop(frame, out, values, 0, self.recurse_from(frame) if self.recursive else None)
 
@@ -235,7 +269,7 @@ class For:
 
         return again
 
-    def loop(self, frame: Frame, out: list, values: Any, depth0: int, recurse: Any) -> None:
+    def loop(self, frame: Frame, out: list[Any], values: Any, depth0: int, recurse: Any) -> None:
         state = frame.state
         pos = self.pos
         try:
@@ -347,6 +381,7 @@ def _kept(source: Any, condition: Any, cost: int, target: Any, frame: Frame) -> 
 
 class AssignName:
     __slots__ = ("name",)
+    name: str
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -357,8 +392,10 @@ class AssignName:
 
 class AssignTuple:
     __slots__ = ("parts", "pos")
+    parts: tuple[Any, ...]
+    pos: int
 
-    def __init__(self, parts: tuple, pos: int) -> None:
+    def __init__(self, parts: tuple[Any, ...], pos: int) -> None:
         self.parts = parts
         self.pos = pos
 
@@ -392,6 +429,9 @@ class AssignAttr:
     """``{% set ns.attr = value %}``."""
 
     __slots__ = ("lookup", "attr", "pos")
+    lookup: Any
+    attr: str
+    pos: int
 
     def __init__(self, lookup: Any, attr: str, pos: int) -> None:
         self.lookup = lookup
@@ -420,6 +460,11 @@ _PLAIN = frozenset([str, int, float, bool, type(None)])
 
 class Assign:
     __slots__ = ("value", "target", "cost", "pos", "nests")
+    value: Any
+    target: Any
+    cost: int
+    pos: int | None
+    nests: bool
 
     def __init__(
         self, value: Any, target: Any, cost: int = 1, pos: int | None = None, nests: bool = True
@@ -430,7 +475,7 @@ class Assign:
         self.pos = pos
         self.nests = nests  # whether the value may nest deeper than what it reads
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         value = self.value.eval(frame)
         if self.nests and isinstance(value, _CONTAINERS):
             try:
@@ -444,6 +489,11 @@ class AssignToName:
     """``{% set name = value %}``, the common case, without the target's call."""
 
     __slots__ = ("value", "name", "cost", "pos", "nests")
+    value: Any
+    name: str
+    cost: int
+    pos: int | None
+    nests: bool
 
     def __init__(
         self, value: Any, name: str, cost: int = 1, pos: int | None = None, nests: bool = True
@@ -454,7 +504,7 @@ class AssignToName:
         self.pos = pos
         self.nests = nests  # whether the value may nest deeper than what it reads
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         value = self.value.eval(frame)
         if not self.nests:
             frame.vars[self.name] = value
@@ -474,6 +524,10 @@ class AssignBlock:
     """``{% set name %}...{% endset %}``."""
 
     __slots__ = ("body", "target", "filters", "cost")
+    body: Any
+    target: Any
+    filters: Any
+    cost: int
 
     def __init__(self, body: Any, target: Any, filters: Any) -> None:
         self.body = body
@@ -481,7 +535,7 @@ class AssignBlock:
         self.filters = filters
         self.cost = 1 + body.cost + len(filters.appliers)
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         captured: list = []
         state = frame.state
         self.body.run(Frame({}, frame, state), captured)
@@ -506,6 +560,10 @@ def _joined(value: Any, pos: int) -> str:
 
 class FilterBlock:
     __slots__ = ("body", "filters", "pos", "cost")
+    body: Any
+    filters: Any
+    pos: int
+    cost: int
 
     def __init__(self, body: Any, filters: Any, pos: int) -> None:
         self.body = body
@@ -513,7 +571,7 @@ class FilterBlock:
         self.pos = pos
         self.cost = 1 + body.cost + len(filters.appliers)
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         captured: list = []
         state = frame.state
         self.body.run(Frame({}, frame, state), captured)
@@ -524,13 +582,16 @@ class FilterBlock:
 
 class With:
     __slots__ = ("assignments", "body", "cost")
+    assignments: tuple[Any, ...]
+    body: Any
+    cost: int
 
-    def __init__(self, assignments: tuple, body: Any) -> None:
+    def __init__(self, assignments: tuple[Any, ...], body: Any) -> None:
         self.assignments = assignments  # (target, value) pairs
         self.body = body
         self.cost = 1 + 2 * len(assignments) + body.cost
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         inner = Frame({}, frame, frame.state)
         values = [value.eval(frame) for _, value in self.assignments]
         for (target, _), value in zip(self.assignments, values, strict=True):
@@ -542,12 +603,14 @@ class Generation:
     """transformers' ``{% generation %}``: the body's text, its span recorded."""
 
     __slots__ = ("body", "cost")
+    body: Any
+    cost: int
 
     def __init__(self, body: Any) -> None:
         self.body = body
         self.cost = 1 + body.cost
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         state = frame.state
         captured: list = []
         self.body.run(Frame({}, frame, state), captured)
@@ -565,13 +628,16 @@ class Generation:
 
 class Block:
     __slots__ = ("body", "scoped", "cost")
+    body: Any
+    scoped: bool
+    cost: int
 
     def __init__(self, body: Any, scoped: bool) -> None:
         self.body = body
         self.scoped = scoped
         self.cost = body.cost
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         # A block sees the template's own variables; the enclosing loop's only if scoped.
         state = frame.state
         self.body.run(Frame({}, frame if self.scoped else state.root, state), out)
@@ -581,13 +647,15 @@ class RequiredBlock:
     """``{% block x required %}``: only a template extending this one could fill it."""
 
     __slots__ = ("name", "pos")
+    name: str
+    pos: int
     cost = 1
 
     def __init__(self, name: str, pos: int) -> None:
         self.name = name
         self.pos = pos
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         raise located(TemplateRuntimeError(f"Required block {self.name!r} not found"), self.pos)
 
 
@@ -595,13 +663,16 @@ class WithTemplateReference:
     """A template that reads ``self``: its top-level scope starts with the blocks in it."""
 
     __slots__ = ("body", "blocks", "cost")
+    body: Any
+    blocks: dict[str, Any]
+    cost: int
 
     def __init__(self, body: Any, blocks: dict[str, Any]) -> None:
         self.body = body
         self.blocks = blocks
         self.cost = 1 + body.cost
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         frame.vars["self"] = TemplateReference(self.blocks, frame)
         self.body.run(frame, out)
 
@@ -610,7 +681,7 @@ class Break:
     __slots__ = ()
     cost = 1
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         # A new exception each time: raising a shared one would grow its traceback (and
         # keep every frame it passed through) render after render.
         raise BreakLoop
@@ -620,7 +691,7 @@ class Continue:
     __slots__ = ()
     cost = 1
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         raise ContinueLoop
 
 
@@ -643,15 +714,25 @@ class MacroDefinition:
         "cost",
         "weight",
     )
+    name: str | None
+    names: tuple[str, ...]
+    defaults: tuple[Any, ...]
+    body: Any
+    catch_varargs: Any
+    catch_kwargs: Any
+    catch_caller: Any
+    undefined: type[Any]
+    cost: int
+    weight: int
 
     def __init__(
         self,
         name: str | None,
         names: tuple[str, ...],
-        defaults: tuple,
+        defaults: tuple[Any, ...],
         body: Any,
         catch: tuple[bool, bool, bool],
-        undefined: type,
+        undefined: type[Any],
         costs: tuple[int, int] = (1, 1),
     ) -> None:
         self.name = name
@@ -714,7 +795,7 @@ class MacroDefinition:
         else:
             frame.vars[param] = self.undefined(f"parameter {param!r} was not provided", name=param)
 
-    def bind(self, definition_frame: Frame, args: tuple, kwargs: dict) -> Frame:
+    def bind(self, definition_frame: Frame, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Frame:
         """The macro's scope for any mix of positional, keyword and extra arguments."""
         name, names, undefined = self.name, self.names, self.undefined
         if "self" in kwargs:
@@ -757,13 +838,15 @@ class MacroDefinition:
 
 class DefineMacro:
     __slots__ = ("name", "definition")
+    name: str
+    definition: MacroDefinition
     cost = 1
 
     def __init__(self, name: str, definition: MacroDefinition) -> None:
         self.name = name
         self.definition = definition
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         frame.vars[self.name] = self.definition.build(frame)
 
 
@@ -771,6 +854,10 @@ class CallBlock:
     """``{% call macro(...) %}body{% endcall %}``: the body is the macro's ``caller``."""
 
     __slots__ = ("caller", "func", "arguments", "pos")
+    caller: MacroDefinition
+    func: Any
+    arguments: Any
+    pos: int
     cost = 2
 
     def __init__(self, caller: MacroDefinition, func: Any, arguments: Any, pos: int) -> None:
@@ -779,7 +866,7 @@ class CallBlock:
         self.arguments = arguments
         self.pos = pos
 
-    def run(self, frame: Frame, out: list) -> None:
+    def run(self, frame: Frame, out: list[Any]) -> None:
         target = self.func.eval(frame)
         args, kwargs = self.arguments.eval(frame)
         kwargs["caller"] = self.caller.build(frame)

@@ -175,7 +175,7 @@ def test_ge(*args: Any, **kwargs: Any) -> bool:
     return operator.ge(*args, **kwargs)
 
 
-TESTS = {
+TESTS: dict[str, abc.Callable[..., Any]] = {
     "odd": test_odd,
     "even": test_even,
     "divisibleby": test_divisibleby,

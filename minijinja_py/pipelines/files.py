@@ -79,6 +79,9 @@ class JsonlSource(Source):
 
 
 class ParquetSource(Source):
+    file: Any
+    total: int | None
+
     def __init__(self, path: str) -> None:
         import pyarrow.parquet as pq
 
@@ -128,6 +131,8 @@ class JsonlSink(Sink):
 
 class ParquetSink(Sink):
     """Writes each chunk as a row group; the schema is the first chunk's."""
+
+    schema: Any
 
     def __init__(self, path: str) -> None:
         self.path = path

@@ -192,6 +192,8 @@ class RowRenderer:
         >>> renderer.render_row({"messages": [], "chat_template": "{{ 1 }}"})["error"]["message"]
         "'chat_template' is an option of the run, not a template variable"
     """
+    passthrough: tuple[str, ...]
+    variables: dict[str, Any]
 
     def __init__(
         self,

@@ -1,0 +1,48 @@
+"""The package's type completeness as pyright's ``--verifytypes`` measures it.
+
+pyright counts every module of the package as public, the engine's evaluators included, so an
+unannotated slot or a bare ``dict`` parameter anywhere lowers the score that users' type
+checkers see.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+MINIMUM_SCORE = 0.95
+
+
+def test_type_completeness_is_at_least_95_percent():
+    pytest.importorskip("pyright", reason="pyright is not installed (it is in the test extra)")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pyright",
+            "--pythonpath",
+            sys.executable,
+            "--verifytypes",
+            "minijinja_py",
+            "--ignoreexternal",
+            "--outputjson",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    try:
+        report = json.loads(result.stdout)
+    except json.JSONDecodeError:
+        pytest.fail(f"pyright gave no report (exit {result.returncode}): {result.stderr[-2000:]}")
+    completeness = report["typeCompleteness"]
+    unknown = [
+        symbol["name"] for symbol in completeness["symbols"] if not symbol["isTypeKnown"]
+    ]
+    assert completeness["completenessScore"] >= MINIMUM_SCORE, unknown
