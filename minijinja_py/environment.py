@@ -21,6 +21,7 @@ from .sandbox import (
 
 if TYPE_CHECKING:
     from .nodes import Template as TemplateNode
+    from .provenance import Provenance
 
 # The lexer, parser, compiler, filters and tests are imported by the first environment or
 # template that needs them: `import minijinja_py` stays cheap for tools that may not render.
@@ -230,16 +231,37 @@ class Template:
         """Render, and return the (start, end) character span of each generation block."""
         return self._render(dict(*args, **kwargs), record_spans=True)
 
+    def render_with_provenance(self, *args: Any, **kwargs: Any) -> Provenance:
+        """Render, and say where each character came from (see :mod:`minijinja_py.provenance`).
+
+        The text is ``render()``'s; every string of the context is traced through the template's
+        operations, its characters attributed to the path of the value they came from:
+        ``("messages", 3, "content")`` for ``render(messages=...)``.
+        """
+        from .provenance import collect, track_value
+
+        context = {name: track_value(value, (name,)) for name, value in dict(*args, **kwargs).items()}
+        out, spans = self._render(context, record_spans=True, provenance=True)
+        return collect(out, spans)
+
     def undeclared_variables(self) -> set[str]:
         """The names the template reads from its context (globals excluded)."""
         from .meta import undeclared_variables
 
         return undeclared_variables(self.tree) - set(self.environment.globals) - set(self.globals)
 
-    def _render(self, context: dict[str, Any], record_spans: bool) -> tuple[str, list]:
+    def _render(
+        self, context: dict[str, Any], record_spans: bool, provenance: bool = False
+    ) -> tuple[Any, list]:
         Frame, RenderState = self._runtime_types
         out: list[str] = []
         state = RenderState(self.environment.limits, out)
+        run = self._run
+        if provenance:
+            from .provenance import join_text
+
+            run = self._run_with_provenance()
+            state.join = join_text
         global_vars = self.environment.globals
         if self.globals:
             global_vars = {**global_vars, **self.globals}
@@ -251,7 +273,7 @@ class Template:
         # Filters and operators find the budget through a context variable (see sandbox).
         token = enter_render(state)
         try:
-            self._run.run(root, out)
+            run.run(root, out)
         except TemplateError as error:
             raise self._placed(error) from None
         except RecursionError:
@@ -262,7 +284,21 @@ class Template:
             raise self._placed(TemplateRuntimeError(f"internal error: {error!r}")) from error
         finally:
             leave_render(token)
+        if provenance:
+            return out, state.spans
         return "".join(out), state.spans
+
+    def _run_with_provenance(self) -> Any:
+        # Compiled again, once, the first time it is asked for: the filters, operators and
+        # str methods of this form keep the sources of the strings they are given.
+        run = self.__dict__.get("_provenance_run")
+        if run is None:
+            from .compiler import Compiler
+
+            run = self._provenance_run = Compiler(self.environment, provenance=True).template(
+                self.tree
+            )
+        return run
 
     def _placed(self, error: TemplateError) -> TemplateError:
         if error.source is None:

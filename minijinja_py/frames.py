@@ -12,7 +12,7 @@ from .sandbox import Budget, Limits, recursion_error
 class RenderState(Budget):
     """What one render counts (steps, output size, depth: see Budget) and collects."""
 
-    __slots__ = ("root_out", "spans", "root", "context")
+    __slots__ = ("root_out", "spans", "root", "context", "join")
 
     def __init__(self, limits: Limits, root_out: list) -> None:
         Budget.__init__(self, limits)
@@ -22,6 +22,8 @@ class RenderState(Budget):
         self.context: dict = {}
         self.root_out = root_out
         self.spans: list[tuple[int, int]] = []
+        # How captured output becomes one string: a render with provenance keeps the sources.
+        self.join = "".join
 
 
 class Frame:

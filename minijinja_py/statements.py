@@ -202,7 +202,7 @@ class For:
         def again(values: Any, depth0: int) -> str:
             captured: list = []
             self.loop(frame, captured, values, depth0, again)
-            return "".join(captured)
+            return frame.state.join(captured)
 
         return again
 
@@ -393,7 +393,7 @@ class AssignBlock:
     def run(self, frame: Frame, out: list) -> None:
         captured: list = []
         self.body.run(Frame({}, frame, frame.state), captured)
-        self.target.assign(frame, self.filters.apply(frame, "".join(captured)))
+        self.target.assign(frame, self.filters.apply(frame, frame.state.join(captured)))
 
 
 def _joined(value: Any, pos: int) -> str:
@@ -415,7 +415,7 @@ class FilterBlock:
     def run(self, frame: Frame, out: list) -> None:
         captured: list = []
         self.body.run(Frame({}, frame, frame.state), captured)
-        value = _joined(self.filters.apply(frame, "".join(captured)), self.pos)
+        value = _joined(self.filters.apply(frame, frame.state.join(captured)), self.pos)
         frame.state.grow(len(value))
         out.append(value)
 
@@ -447,7 +447,7 @@ class Generation:
         state = frame.state
         captured: list = []
         self.body.run(Frame({}, frame, state), captured)
-        text = "".join(captured)
+        text = state.join(captured)
         # Spans are offsets in the final text, as transformers computes them: the length
         # of what the template has emitted at its top level so far.
         start = sum(map(len, state.root_out))
@@ -555,7 +555,7 @@ class MacroDefinition:
             self.body.run(frame, out)
         finally:
             state.depth -= 1
-        return "".join(out)
+        return state.join(out)
 
     def bind_missing(self, frame: Frame, index: int) -> None:
         """A parameter without an argument: its default (which may read the parameters
