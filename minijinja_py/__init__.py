@@ -1,5 +1,8 @@
 """minijinja_py: a pure-Python, sandboxed interpreter for the Jinja of LLM chat templates."""
 
+from typing import TYPE_CHECKING
+
+from .__about__ import __version__ as __version__
 from .environment import Environment, Template, chat_environment
 from .errors import (
     LimitError,
@@ -29,9 +32,11 @@ __all__ = [
     "pass_environment",
 ]
 
-__version__ = "0.1.0"
 
 __all__ += ["ChatTemplate"]
+
+if TYPE_CHECKING:  # for type checkers and the API reference; at run time, imported on first use
+    from .chat import ChatTemplate
 
 
 def __getattr__(name: str) -> object:

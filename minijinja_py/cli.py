@@ -175,7 +175,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
     if args.template is not None:
         if args.name is not None:
             raise CommandError("--name applies to --model and --gguf only")
-        from .chat import _read_text
+        from .chat.loading import read_text as _read_text
 
         source = _read_text(Path(args.template))
         defaults: dict[str, Any] = {}

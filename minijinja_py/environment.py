@@ -38,7 +38,17 @@ class Environment:
     """Options and the filters, tests and globals that templates compiled by it use.
 
     ``extensions`` switches on the optional tags: ``"loopcontrols"`` (``break``/``continue``,
-    also accepted as ``"jinja2.ext.loopcontrols"``) and ``"generation"``.
+    also accepted as ``"jinja2.ext.loopcontrols"``) and ``"generation"``.  ``filters``,
+    ``tests`` and ``globals`` are plain dicts you may extend with Python callables; ``limits``
+    (a ``Limits``) bounds the work of every render; ``undefined`` is the class of the value a
+    missing name gives (``Undefined``, ``StrictUndefined`` or ``ChainableUndefined``).
+
+    Example:
+        >>> env = Environment(trim_blocks=True, extensions=["loopcontrols"])
+        >>> env.filters["shout"] = lambda s: s.upper() + "!"
+        >>> source = "{% for x in items %}{% if x == 'c' %}{% break %}{% endif %}{{ x|shout }} {% endfor %}"
+        >>> env.from_string(source).render(items="abcd")
+        'A! B! '
     """
 
     def __init__(
@@ -84,7 +94,15 @@ class Environment:
     # ------------------------------------------------------------ templates
 
     def from_string(self, source: str, globals: Mapping[str, Any] | None = None) -> Template:
-        """Compile ``source``; raises :class:`TemplateSyntaxError` when it does not parse."""
+        """Compile ``source``; raises ``TemplateSyntaxError`` when it does not parse.
+
+        ``globals`` are variables of this template only, under the render's context.
+
+        Example:
+            >>> template = Environment().from_string("{{ greeting }}, {{ name }}!", {"greeting": "Hello"})
+            >>> template.render(name="World")
+            'Hello, World!'
+        """
         return Template._compile(self, source, globals)
 
     # ------------------------------------------------------------ used by filters and tests
@@ -181,7 +199,17 @@ def _rebuild_environment(
 
 
 class Template:
-    """A compiled template.  ``Template(source, **options)`` makes its own environment."""
+    """A compiled template.  ``Template(source, **options)`` makes its own environment.
+
+    ``options`` are ``Environment``'s.  Templates pickle (their source travels and is compiled
+    again) and render identically in worker processes.
+
+    Example:
+        >>> Template("Hello {{ name }}!").render(name="World")
+        'Hello World!'
+        >>> Template("{{ xs|join(', ') }}", keep_trailing_newline=True).render(xs=[1, 2])
+        '1, 2'
+    """
 
     environment: Environment
     source: str
@@ -223,12 +251,28 @@ class Template:
         return parse(self.source, self.environment._lex_options)[1]
 
     def render(self, *args: Any, **kwargs: Any) -> str:
-        """Render with the variables of a mapping and/or keywords, as Jinja2's ``render``."""
+        """Render with the variables of a mapping and/or keywords, as Jinja2's ``render``.
+
+        Every failure raises a ``TemplateError`` subclass with a message and a position.
+
+        Example:
+            >>> Template("{{ a }} and {{ b }}").render({"a": 1}, b=2)
+            '1 and 2'
+        """
         text, _ = self._render(dict(*args, **kwargs), record_spans=False)
         return text
 
     def render_with_spans(self, *args: Any, **kwargs: Any) -> tuple[str, list[tuple[int, int]]]:
-        """Render, and return the (start, end) character span of each generation block."""
+        """Render, and return the (start, end) character span of each generation block.
+
+        Needs the ``"generation"`` extension (``chat_environment()`` has it).  The spans are the
+        character offsets transformers turns into its assistant-token mask.
+
+        Example:
+            >>> template = chat_environment().from_string("Q{% generation %}AB{% endgeneration %}")
+            >>> template.render_with_spans()
+            ('QAB', [(1, 3)])
+        """
         return self._render(dict(*args, **kwargs), record_spans=True)
 
     def render_with_provenance(self, *args: Any, **kwargs: Any) -> Provenance:
@@ -245,7 +289,12 @@ class Template:
         return collect(out, spans)
 
     def undeclared_variables(self) -> set[str]:
-        """The names the template reads from its context (globals excluded)."""
+        """The names the template reads from its context (globals excluded).
+
+        Example:
+            >>> sorted(Template("{% set x = 1 %}{{ x }}{{ y }}{{ range(n)|list }}").undeclared_variables())
+            ['n', 'y']
+        """
         from .meta import undeclared_variables
 
         return undeclared_variables(self.tree) - set(self.environment.globals) - set(self.globals)
@@ -437,7 +486,14 @@ def chat_environment(limits: Limits | None = None) -> Environment:
 
     ``trim_blocks`` and ``lstrip_blocks`` on, ``break``/``continue`` and ``{% generation %}``
     enabled, ``tojson`` as ``json.dumps(x, ensure_ascii=False, ...)``, and the globals
-    ``raise_exception`` and ``strftime_now`` (replace it through ``env.globals`` to pin time).
+    ``raise_exception`` and ``strftime_now`` (replace it through ``env.globals`` to pin time),
+    with transformers 5.23's ``dict`` and ``namespace``.
+
+    Example:
+        >>> env = chat_environment()
+        >>> env.globals["strftime_now"] = lambda fmt: "26 Jul 2024"
+        >>> env.from_string("{{ {'city': 'Zürich'}|tojson }} {{ strftime_now('%d %b %Y') }}").render()
+        '{"city": "Zürich"} 26 Jul 2024'
     """
     environment = Environment(
         trim_blocks=True,

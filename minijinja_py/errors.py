@@ -1,6 +1,6 @@
 """The error family raised by the engine.
 
-Every failure that leaves ``render()`` is a :class:`TemplateError`.  Errors carry the source offset
+Every failure that leaves ``render()`` is a ``TemplateError``.  Errors carry the source offset
 where they happened; line and column are computed only when somebody asks for them, so raising
 stays cheap on the hot path.
 """
@@ -9,7 +9,20 @@ from __future__ import annotations
 
 
 class TemplateError(Exception):
-    """Base class of every error the engine raises; ``raise_exception(msg)`` raises exactly this."""
+    """Base class of every error the engine raises; ``raise_exception(msg)`` raises exactly this.
+
+    ``message`` is the message alone; ``lineno`` and ``colno`` (1-based) place the error in the
+    template, and ``str(error)`` adds the position and the source line with a caret.
+
+    Example:
+        >>> from minijinja_py import chat_environment
+        >>> template = chat_environment().from_string("{{ raise_exception('no system role') }}")
+        >>> try:
+        ...     template.render()
+        ... except TemplateError as error:
+        ...     print(error.message, error.lineno, error.colno)
+        no system role 1 4
+    """
 
     def __init__(self, message: str | None = None) -> None:
         super().__init__(message)
@@ -27,12 +40,14 @@ class TemplateError(Exception):
 
     @property
     def lineno(self) -> int | None:
+        """The error's line, from 1; ``None`` when the error has no position."""
         if self.offset is None or self.source is None:
             return None
         return self.source.count("\n", 0, self.offset) + 1
 
     @property
     def colno(self) -> int | None:
+        """The error's column, from 1; ``None`` when the error has no position."""
         if self.offset is None or self.source is None:
             return None
         return self.offset - (self.source.rfind("\n", 0, self.offset) + 1) + 1
@@ -68,23 +83,71 @@ def _rebuild_error(cls, message, source, offset, name):
 
 
 class TemplateSyntaxError(TemplateError):
-    """The template text does not parse."""
+    """The template text does not parse.
+
+    Messages name the innermost unclosed block, as Jinja2's parser does.
+
+    Example:
+        >>> from minijinja_py import Environment
+        >>> try:
+        ...     Environment().from_string("{% for m in messages %}{{ m }}")
+        ... except TemplateSyntaxError as error:
+        ...     print(error.message)
+        Unexpected end of template. Jinja was looking for the following tags: 'endfor' or 'else'. The innermost block that needs to be closed is 'for'.
+    """
 
 
 class TemplateRuntimeError(TemplateError):
-    """A generic failure while rendering (bad operand types, wrong call arguments, ...)."""
+    """A generic failure while rendering (bad operand types, wrong call arguments, ...).
+
+    Example:
+        >>> from minijinja_py import Template
+        >>> try:
+        ...     Template("{{ 1 + 'a' }}").render()
+        ... except TemplateRuntimeError as error:
+        ...     print(error.message)
+        unsupported operand type(s) for +: 'int' and 'str'
+    """
 
 
 class UndefinedError(TemplateRuntimeError):
-    """An undefined value was used in a way that needs a real value."""
+    """An undefined value was used in a way that needs a real value.
+
+    Example:
+        >>> from minijinja_py import Template
+        >>> try:
+        ...     Template("{{ message.content.strip() }}").render()
+        ... except UndefinedError as error:
+        ...     print(error.message)
+        'message' is undefined
+    """
 
 
 class SecurityError(TemplateRuntimeError):
-    """The template tried to reach something the sandbox refuses."""
+    """The template tried to reach something the sandbox refuses.
+
+    Example:
+        >>> from minijinja_py import Template
+        >>> try:
+        ...     Template("{{ messages.append('injected') }}").render(messages=[])
+        ... except SecurityError as error:
+        ...     print(error.message)
+        access to attribute 'append' of 'list' object is unsafe.
+    """
 
 
 class LimitError(TemplateRuntimeError):
-    """A resource limit of the environment was exceeded."""
+    """A resource limit of the environment was exceeded; the message names the limit.
+
+    Example:
+        >>> from minijinja_py import Environment, Limits
+        >>> env = Environment(limits=Limits(max_range=10))
+        >>> try:
+        ...     env.from_string("{{ range(100)|list }}").render()
+        ... except LimitError as error:
+        ...     print(error.message)
+        Range too big. The sandbox blocks ranges larger than MAX_RANGE (10).
+    """
 
 
 class FilterArgumentError(TemplateRuntimeError):

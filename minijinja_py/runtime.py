@@ -22,13 +22,24 @@ MISSING: Any = _Missing()
 
 
 def pass_environment(func: Callable) -> Callable:
-    """Mark a filter, test or global so that the environment is passed as its first argument."""
+    """Mark a filter, test or global so that the environment is passed as its first argument.
+
+    Example:
+        >>> from minijinja_py import Environment
+        >>> @pass_environment
+        ... def describe(env, value):
+        ...     return f"{value} (trim_blocks={env.trim_blocks})"
+        >>> env = Environment()
+        >>> env.filters["describe"] = describe
+        >>> env.from_string("{{ 1|describe }}").render()
+        '1 (trim_blocks=False)'
+    """
     func.jinja_pass_arg = "environment"  # type: ignore[attr-defined]
     return func
 
 
 def wants_environment(func: Callable) -> bool:
-    """True when ``func`` was marked by :func:`pass_environment` (ours or a Jinja2-style marker)."""
+    """True when ``func`` was marked by ``pass_environment`` (ours or a Jinja2-style marker)."""
     marker = getattr(func, "jinja_pass_arg", None)
     if marker is None:
         return False
@@ -68,7 +79,18 @@ _JINJA_TYPE_NAMES = {
 
 
 class Undefined:
-    """A value that is not there: prints as nothing, iterates as nothing, fails on real use."""
+    """A value that is not there: prints as nothing, iterates as nothing, fails on real use.
+
+    The default of every ``Environment``, as Jinja2's default ``Undefined``: arithmetic, calls
+    and attributes of it raise ``UndefinedError``.
+
+    Example:
+        >>> from minijinja_py import Template
+        >>> Template("[{{ missing }}]{% for x in missing %}never{% endfor %}").render()
+        '[]'
+        >>> Template("{{ 'set' if missing is defined else 'unset' }}").render()
+        'unset'
+    """
 
     __slots__ = ("_undefined_hint", "_undefined_obj", "_undefined_name", "_undefined_exception")
 
@@ -142,7 +164,14 @@ class Undefined:
 
 
 class ChainableUndefined(Undefined):
-    """An undefined value whose attributes and items are undefined too, instead of failing."""
+    """An undefined value whose attributes and items are undefined too, instead of failing.
+
+    Example:
+        >>> from minijinja_py import Environment
+        >>> env = Environment(undefined=ChainableUndefined)
+        >>> env.from_string("[{{ user.name.first }}]").render()
+        '[]'
+    """
 
     __slots__ = ()
 
@@ -159,7 +188,17 @@ class ChainableUndefined(Undefined):
 
 
 class StrictUndefined(Undefined):
-    """An undefined value that fails on every use, printing and testing for truth included."""
+    """An undefined value that fails on every use, printing and testing for truth included.
+
+    Example:
+        >>> from minijinja_py import Environment, UndefinedError
+        >>> env = Environment(undefined=StrictUndefined)
+        >>> try:
+        ...     env.from_string("Hello {{ name }}").render()
+        ... except UndefinedError as error:
+        ...     print(error.message)
+        'name' is undefined
+    """
 
     __slots__ = ()
     __iter__ = __str__ = __len__ = Undefined._fail_with_undefined_error

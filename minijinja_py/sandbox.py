@@ -29,6 +29,15 @@ class Limits:
     thousands of messages, and stop each known denial-of-service pattern within about a second
     on a slow machine.  Pass your own ``Limits(...)`` to ``Environment(limits=...)`` to change
     them; SECURITY.md explains each one.
+
+    Example:
+        >>> from minijinja_py import Environment, LimitError
+        >>> env = Environment(limits=Limits(max_steps=1_000))
+        >>> try:
+        ...     env.from_string("{% for i in range(10000) %}{{ i }}{% endfor %}").render()
+        ... except LimitError as error:
+        ...     print(error.message)
+        the render exceeded max_steps (1000)
     """
 
     #: loop iterations, macro and function calls and printed values, together; bulk work

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from minijinja_py.chat import ChatTemplate, load_pretrained_files, to_template_data
-from minijinja_py.gguf import build_gguf_header
+from minijinja_py.chat.gguf import build_gguf_header
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -686,7 +686,7 @@ def _corpus():
 def test_corpus_through_chat_template(template, monkeypatch):
     """ChatTemplate.render builds the same context as the corpus reference (Jinja2 3.1.6)."""
     corpus, reference = _corpus()
-    import minijinja_py.chat as chat_module
+    import minijinja_py.chat.template as chat_module
 
     monkeypatch.setattr(chat_module, "_ENVIRONMENT", reference.ours_chat_environment())
     meta = corpus._meta().get(template, {})

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from minijinja_py.chat.gguf import build_gguf_header
 from minijinja_py.cli import main
-from minijinja_py.gguf import build_gguf_header
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

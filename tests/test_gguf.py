@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from minijinja_py.gguf import (
+from minijinja_py.chat.gguf import (
     BOOL,
     FLOAT32,
     FLOAT64,

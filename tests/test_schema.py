@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import enum
 from typing import Any, Literal, Optional, Union
 
 import pytest
 
-from minijinja_py.schema import (
+from minijinja_py.chat.schema import (
     DocstringParsingException,
     TypeHintParsingException,
     get_json_schema,
@@ -143,8 +144,13 @@ def test_types_optional_defaults_and_returns():
                         "type": "array",
                         "items": {
                             "type": "object",
-                            # like transformers: a union of typed schemas keeps only the type names
-                            "additionalProperties": {"type": ["array", "integer"]},
+                            # a member with items goes through anyOf, as in transformers 5.23
+                            "additionalProperties": {
+                                "anyOf": [
+                                    {"type": "integer"},
+                                    {"type": "array", "items": {"type": "string"}},
+                                ]
+                            },
                         },
                         "nullable": True,
                         "description": "Deep structure",
@@ -194,7 +200,7 @@ class Point:
     pass
 
 
-def test_custom_class_is_object_and_method_receiver_skipped():
+def test_custom_class_is_refused_and_method_receiver_skipped():
     class Tools:
         def move(self, to: Point, speed: float = 1.0) -> None:
             """Move somewhere.
@@ -204,23 +210,70 @@ def test_custom_class_is_object_and_method_receiver_skipped():
                 speed: How fast
             """
 
-    assert get_json_schema(Tools.move) == {
-        "type": "function",
-        "function": {
-            "name": "move",
-            "description": "Move somewhere.",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "to": {"type": "object", "description": "Destination"},
-                    "speed": {"type": "number", "description": "How fast"},
-                },
-                "required": ["to"],
-            },
-            "return": {"type": "null"},
+        def wait(self, seconds: float) -> Point:
+            """Wait.
+
+            Args:
+                seconds: How long
+            """
+
+    with pytest.raises(TypeHintParsingException) as caught:
+        get_json_schema(Tools.move)
+    assert str(caught.value).startswith(
+        "Couldn't convert the type hint <class 'test_schema.Point'> to a JSON schema, likely "
+        "because it is a custom class or object. Supported type hints are basic types"
+    )
+    # A return hint without a schema is left out, not refused: the model never writes it.
+    assert get_json_schema(Tools.wait)["function"] == {
+        "name": "wait",
+        "description": "Wait.",
+        "parameters": {
+            "type": "object",
+            "properties": {"seconds": {"type": "number", "description": "How long"}},
+            "required": ["seconds"],
         },
     }
-    assert tool_to_schema(Tools().move)["function"]["parameters"]["required"] == ["to"]
+
+
+class Colour(enum.Enum):
+    RED = "red"
+    ANY = None
+    LEVEL = 3
+
+
+class Empty(enum.Enum):
+    pass
+
+
+def test_enum_bare_containers_and_enum_errors():
+    def paint(colour: Colour, layers: list, box: tuple, extra: dict) -> None:
+        """Paint.
+
+        Args:
+            colour: The colour
+            layers: Layers
+            box: Box
+            extra: Extra
+        """
+
+    assert get_json_schema(paint)["function"]["parameters"]["properties"] == {
+        "colour": {"type": ["string", "null", "integer"], "enum": ["red", None, 3],
+                   "description": "The colour"},
+        "layers": {"type": "array", "description": "Layers"},
+        "box": {"type": "array", "description": "Box"},
+        "extra": {"type": "object", "description": "Extra"},
+    }
+
+    def empty(e: Empty) -> None:
+        """Empty.
+
+        Args:
+            e: Nothing
+        """
+
+    with pytest.raises(TypeHintParsingException, match="^The Enum Empty has no members, so no"):
+        get_json_schema(empty)
+
 
 
 def test_missing_docstring():

@@ -19,6 +19,7 @@ block describes the annotated return type.
 
 from __future__ import annotations
 
+import enum
 import inspect
 import json
 import re
@@ -45,8 +46,6 @@ _ARG_ENTRY = re.compile(r"(?:^|\n)\s*(\w+):\s*(.*?)\s*(?=\n\s*\w+:|\Z)", re.DOTA
 _RETURNS = re.compile(r"\n\s*Returns:\n\s*(.*?)[\n\s]*(Raises:|\Z)", re.DOTALL)
 _CHOICES = re.compile(r"\(choices:\s*(.*?)\)\s*$", re.IGNORECASE)
 
-_LITERAL_TYPES = (int, float, str, bool, type(None))
-
 
 class TypeHintParsingException(Exception):
     """A parameter's type hint has no JSON-schema equivalent (or is missing)."""
@@ -56,17 +55,47 @@ class DocstringParsingException(Exception):
     """The docstring lacks a description for the function or one of its arguments."""
 
 
-def _schema_for_class(hint: Any) -> dict[str, Any]:
-    simple = {int: "integer", float: "number", str: "string", bool: "boolean"}
+_BARE_TYPES: dict[Any, dict[str, Any]] = {
+    int: {"type": "integer"},
+    float: {"type": "number"},
+    str: {"type": "string"},
+    bool: {"type": "boolean"},
+    type(None): {"type": "null"},
+    list: {"type": "array"},
+    tuple: {"type": "array"},
+    dict: {"type": "object"},
+    Any: {},
+}
+_JSON_SCALAR_NAMES = {int: "integer", float: "number", str: "string", bool: "boolean", type(None): "null"}
+
+
+def _enum_schema(values: list[Any]) -> dict[str, Any]:
+    # One JSON type per kind of value, in the order the kinds first appear.
+    kinds = list(dict.fromkeys(_JSON_SCALAR_NAMES[type(value)] for value in values))
+    return {"type": kinds[0] if len(kinds) == 1 else kinds, "enum": values}
+
+
+def _schema_for_bare(hint: Any) -> dict[str, Any]:
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        # The model has to generate a member's value, so the values are the schema's enum.
+        values = [member.value for member in hint]
+        if not values:
+            raise TypeHintParsingException(
+                f"The Enum {hint.__name__} has no members, so no value could ever match it."
+            )
+        if any(type(value) not in _JSON_SCALAR_NAMES for value in values):
+            raise TypeHintParsingException(
+                f"The Enum {hint.__name__} has member values that cannot be written as JSON "
+                f"scalars.\nValues: {values}\nEnum member values must be int, float, str, bool or "
+                "None to be converted to a JSON schema."
+            )
+        return _enum_schema(values)
     try:
-        if hint in simple:
-            return {"type": simple[hint]}
-        if hint is type(None):
-            return {"type": "null"}
-        if hint is Any:
-            return {}
-    except TypeError:  # unhashable hint objects
-        return {"type": "object"}
+        known = _BARE_TYPES.get(hint)
+    except TypeError:  # an unhashable hint object
+        known = None
+    if known is not None:
+        return dict(known)
     # Images and audio tensors, known only when the user's code already imported their libraries.
     pil_image = getattr(sys.modules.get("PIL.Image"), "Image", None)
     if pil_image is not None and hint is pil_image:
@@ -74,7 +103,14 @@ def _schema_for_class(hint: Any) -> dict[str, Any]:
     torch_tensor = getattr(sys.modules.get("torch"), "Tensor", None)
     if torch_tensor is not None and hint is torch_tensor:
         return {"type": "audio"}
-    return {"type": "object"}
+    # What JSON a custom class expects cannot be known: refuse rather than guess.
+    raise TypeHintParsingException(
+        f"Couldn't convert the type hint {hint!r} to a JSON schema, likely because it is a custom "
+        "class or object. Supported type hints are basic types like int, float, str and bool, Enum "
+        "classes, typing.Literal, and list, tuple, dict and Union types containing those. If you "
+        "need a more complex schema than that, you can write the JSON schema for your tool by hand "
+        "and pass that instead of the function."
+    )
 
 
 def _schema_for_hint(hint: Any) -> dict[str, Any]:
@@ -82,14 +118,17 @@ def _schema_for_hint(hint: Any) -> dict[str, Any]:
     args = get_args(hint)
 
     if origin is None:
-        return _schema_for_class(hint)
+        return _schema_for_bare(hint)
 
     if origin is Union or origin is types.UnionType:
         members = [_schema_for_hint(arg) for arg in args if arg is not type(None)]
         if len(members) == 1:
             schema = members[0]
-        elif all("type" in member and isinstance(member["type"], str) for member in members):
-            schema = {"type": sorted(member["type"] for member in members)}
+        elif all(m.keys() == {"type"} and isinstance(m["type"], str) for m in members):
+            # Members with more than a type (items, enum, ...) go through anyOf so nothing is lost;
+            # different hints can name one JSON type (list | tuple): it is listed once.
+            names = sorted({member["type"] for member in members})
+            schema = {"type": names[0] if len(names) == 1 else names}
         else:
             schema = {"anyOf": members}
         if type(None) in args:
@@ -97,16 +136,11 @@ def _schema_for_hint(hint: Any) -> dict[str, Any]:
         return schema
 
     if origin is Literal and args:
-        kinds: list[str] = []
-        for value in args:
-            if type(value) not in _LITERAL_TYPES:
-                raise TypeHintParsingException(
-                    "Only the valid python literals can be listed in typing.Literal."
-                )
-            kind = _schema_for_class(type(value)).get("type")
-            if kind is not None and kind not in kinds:
-                kinds.append(kind)
-        return {"type": kinds.pop() if len(kinds) == 1 else list(kinds), "enum": list(args)}
+        if any(type(value) not in _JSON_SCALAR_NAMES for value in args):
+            raise TypeHintParsingException(
+                "Only the valid python literals can be listed in typing.Literal."
+            )
+        return _enum_schema(list(args))
 
     if origin is list:
         if not args:
@@ -165,11 +199,19 @@ def _parameters_schema(func: Callable[..., Any]) -> dict[str, Any]:
             )
         if param.default is inspect.Parameter.empty:
             required.append(param_name)
-    properties = {
-        param_name: _schema_for_hint(hint)
-        for param_name, hint in hints.items()
-        if param_name != receiver
-    }
+    properties: dict[str, Any] = {}
+    for param_name, hint in hints.items():
+        if param_name == receiver:
+            continue
+        if param_name == "return":
+            # The model never generates the return value: a return hint without a schema is left
+            # out rather than refusing the tool.
+            try:
+                properties[param_name] = _schema_for_hint(hint)
+            except TypeHintParsingException:
+                pass
+        else:
+            properties[param_name] = _schema_for_hint(hint)
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         schema["required"] = required

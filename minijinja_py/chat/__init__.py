@@ -1,0 +1,32 @@
+"""The Hugging Face chat layer: load a model's chat template and render conversations with it.
+
+:class:`ChatTemplate` renders the way ``transformers`` (5.x) ``apply_chat_template(...,
+tokenize=False)`` does: the same template choice among a model's named templates, the same
+variables (``messages``, ``tools``, ``documents``, ``add_generation_prompt``, the tokenizer's special
+tokens, then the caller's keyword arguments, which win), tools given as Python functions described
+by :func:`get_json_schema`, the same ``continue_final_message`` cut and the same
+``ValueError``/``TypeError`` messages.
+
+Modules, one job each: :mod:`.loading` (model folders, the Hub cache, GGUF through :mod:`.gguf`),
+:mod:`.inputs` (caller values to plain data), :mod:`.schema` (tools from Python functions),
+:mod:`.capabilities` (probe renders) and :mod:`.template` (:class:`ChatTemplate` itself).
+"""
+
+from .capabilities import ChatCapabilities
+from .gguf import GGUFError, GGUFMetadata, read_gguf_metadata
+from .inputs import to_template_data
+from .loading import SPECIAL_TOKEN_NAMES, load_pretrained_files
+from .schema import get_json_schema
+from .template import ChatTemplate
+
+__all__ = [
+    "SPECIAL_TOKEN_NAMES",
+    "ChatCapabilities",
+    "ChatTemplate",
+    "GGUFError",
+    "GGUFMetadata",
+    "get_json_schema",
+    "load_pretrained_files",
+    "read_gguf_metadata",
+    "to_template_data",
+]

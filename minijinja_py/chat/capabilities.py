@@ -1,0 +1,181 @@
+"""What a chat template does with each kind of input, found by analysis and probe renders."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from .inputs import REASONING_FIELDS
+
+__all__ = ["ChatCapabilities", "probe_capabilities"]
+
+
+@dataclasses.dataclass(frozen=True)
+class ChatCapabilities:
+    """What a chat template does with each kind of input, found by analysis and probe renders."""
+
+    supports_system_role: bool = False
+    supports_tools: bool = False
+    supports_tool_calls: bool = False
+    supports_string_arguments: bool = False
+    supports_object_arguments: bool = False
+    requires_object_arguments: bool = False
+    supports_parallel_tool_calls: bool = False
+    supports_tool_responses: bool = False
+    supports_tool_call_id: bool = False
+    supports_thinking: bool = False
+    reasoning_field: str | None = None
+    supports_enable_thinking: bool = False
+    supports_documents: bool = False
+    supports_typed_content: bool = False
+    requires_typed_content: bool = False
+    requires_non_null_content: bool = False
+    supports_generation_spans: bool = False
+    variables: frozenset[str] = frozenset()
+
+    def as_dict(self) -> dict[str, Any]:
+        """The flags as a plain dict (``variables`` as a sorted list)."""
+        out = dataclasses.asdict(self)
+        out["variables"] = sorted(self.variables)
+        return out
+
+
+_USER_NEEDLE = "<User Needle>"
+_SYSTEM_NEEDLE = "<System Needle>"
+_ARGS_NEEDLE = {"argument_needle": "print('Hello, World!')"}
+_PROBE_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "some_tool",
+        "description": "Some tool.",
+        "parameters": {
+            "type": "object",
+            "properties": {"arg": {"type": "string", "description": "Some argument."}},
+            "required": ["arg"],
+        },
+    },
+}
+
+
+def _tool_call(name: str, arguments: Any, call_id: str = "call_1___") -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"arguments": arguments, "name": name}}
+
+
+def _shows_arguments(text: str) -> bool:
+    return '"argument_needle":' in text or "'argument_needle':" in text
+
+
+def probe_capabilities(compiled: Any, special_tokens: Mapping[str, Any]) -> ChatCapabilities:
+    """Which inputs the chosen template renders, found by analysis and probe renders.
+
+    Modelled on llama.cpp's template capability detection: each probe renders a tiny
+    conversation holding a needle string and looks for the needle in the output (a probe that
+    fails to render counts as "not supported").
+    """
+    variables = frozenset(compiled.undeclared_variables())
+
+    def probe(messages: list[Any], **extra: Any) -> str:
+        context = {**special_tokens, "tools": None, "documents": None}
+        context["add_generation_prompt"] = False
+        context.update(extra)
+        context["messages"] = messages
+        try:
+            return compiled.render(context)
+        except Exception:
+            return ""
+
+    user_str = {"role": "user", "content": _USER_NEEDLE}
+    user_typed = {"role": "user", "content": [{"type": "text", "text": _USER_NEEDLE}]}
+    shows_str = _USER_NEEDLE in probe([user_str])
+    shows_typed = _USER_NEEDLE in probe([user_typed])
+    requires_typed = not shows_str and shows_typed
+    user = user_typed if requires_typed else user_str
+
+    def text(value: str) -> Any:
+        return [{"type": "text", "text": value}] if requires_typed else value
+
+    system = {"role": "system", "content": text(_SYSTEM_NEEDLE)}
+    supports_system = _SYSTEM_NEEDLE in probe([system, user])
+    supports_tools = "some_tool" in probe([user], tools=[_PROBE_TOOL])
+
+    def calls_message(calls: list[Any]) -> dict[str, Any]:
+        return {"role": "assistant", "content": None, "tool_calls": calls}
+
+    def render_calls(calls: list[Any], *rest: Any) -> str:
+        out = probe([user, calls_message(calls), *rest])
+        if not out:  # some templates need a string content next to tool calls
+            message = {**calls_message(calls), "content": ""}
+            out = probe([user, message, *rest])
+        return out
+
+    args_json = json.dumps(_ARGS_NEEDLE)
+    string_args = _shows_arguments(render_calls([_tool_call("ipython", args_json)]))
+    # An object may also be spread into the text (``<parameter=argument_needle>``).
+    object_args = "argument_needle" in render_calls([_tool_call("ipython", _ARGS_NEEDLE)])
+    supports_calls = string_args or object_args
+    out_empty = probe([user, {"role": "assistant", "content": ""}])
+    out_null = probe([user, {"role": "assistant", "content": None}])
+    parallel = responses = call_id = False
+    if supports_calls:
+        args = _ARGS_NEEDLE if (object_args and not string_args) else args_json
+        first, second = _tool_call("test_tool1", args), _tool_call("test_tool2", args)
+        out = render_calls([first, second])
+        parallel = "test_tool1" in out and "test_tool2" in out
+        response = {
+            "role": "tool",
+            "name": "test_tool1",
+            "content": "Some response!",
+            "tool_call_id": "call_911_",
+        }
+        out = render_calls([first], response)
+        responses = "Some response!" in out
+        call_id = "call_911_" in out
+
+    reasoning_field = None
+    for field in REASONING_FIELDS:
+        thought = {"role": "assistant", "content": text("Answer."), field: "<Thought Needle>"}
+        if "<Thought Needle>" in probe([user, thought]) or "<Thought Needle>" in probe(
+            [user, thought, {"role": "user", "content": text("Next.")}]
+        ):
+            reasoning_field = field
+            break
+    enable_thinking = False
+    if "enable_thinking" in variables:
+        on = probe([user], add_generation_prompt=True, enable_thinking=True)
+        off = probe([user], add_generation_prompt=True, enable_thinking=False)
+        enable_thinking = on != off
+    spans: list[Any] = []
+    try:
+        context = {**special_tokens, "tools": None, "documents": None}
+        context.update(
+            add_generation_prompt=False,
+            messages=[user, {"role": "assistant", "content": text("Answer.")}],
+        )
+        spans = compiled.render_with_spans(context)[1]
+    except Exception:
+        pass
+    documents = [{"title": "Doc", "text": "<Document Needle>"}]
+    supports_documents = "<Document Needle>" in probe([user], documents=documents)
+
+    return ChatCapabilities(
+        supports_system_role=supports_system,
+        supports_tools=supports_tools,
+        supports_tool_calls=supports_calls,
+        supports_string_arguments=string_args,
+        supports_object_arguments=object_args,
+        requires_object_arguments=object_args and not string_args,
+        supports_parallel_tool_calls=parallel,
+        supports_tool_responses=responses,
+        supports_tool_call_id=call_id,
+        supports_thinking=reasoning_field is not None,
+        reasoning_field=reasoning_field,
+        supports_enable_thinking=enable_thinking,
+        supports_documents=supports_documents,
+        supports_typed_content=shows_typed,
+        requires_typed_content=requires_typed,
+        requires_non_null_content=_USER_NEEDLE in out_empty and _USER_NEEDLE not in out_null,
+        supports_generation_spans=bool(spans),
+        variables=variables,
+    )

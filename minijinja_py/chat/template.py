@@ -1,0 +1,405 @@
+"""The :class:`ChatTemplate`: a model's chat template(s) rendered as transformers renders them."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .capabilities import ChatCapabilities, probe_capabilities
+from .inputs import offer_reasoning, to_template_data
+from .loading import load_gguf_files, load_pretrained_files, read_text
+from .schema import tool_to_schema
+
+__all__ = ["ChatTemplate"]
+
+_CONTINUE_TAG = "CONTINUE_FINAL_MESSAGE_TAG "
+
+
+
+class ChatTemplate:
+    """A model's chat template (or its named set of templates) with the tokenizer's special tokens.
+
+    >>> chat = ChatTemplate.from_string("{% for m in messages %}[{{ m.role }}] {{ m.content }}\\n{% endfor %}")
+    >>> chat.render([{"role": "user", "content": "Hi"}])
+    '[user] Hi\\n'
+    """
+
+    def __init__(
+        self,
+        template: str | Mapping[str, str],
+        special_tokens: Mapping[str, Any] | None = None,
+        *,
+        name: str | None = None,
+        offer_reasoning: bool = True,
+        origin: str | None = None,
+    ) -> None:
+        if isinstance(template, str):
+            self._templates: dict[str, str] = {}
+            self._single: str | None = template
+        elif isinstance(template, Mapping) and template:
+            self._templates = {str(k): str(v) for k, v in template.items()}
+            self._single = None
+        else:
+            raise ValueError("a chat template must be a string or a non-empty mapping of names")
+        if name is not None and self._single is None and name not in self._templates:
+            raise ValueError(
+                f"no chat template named {name!r}; available template names are "
+                f"{sorted(self._templates)}"
+            )
+        self.name = name
+        self.special_tokens: dict[str, Any] = dict(special_tokens or {})
+        self.offer_reasoning = offer_reasoning
+        self.origin = origin
+        self._compiled: dict[str, Any] = {}
+        for source in self.sources.values():
+            self._compile(source)
+
+    # construction ------------------------------------------------------------------------------
+
+    @classmethod
+    def from_string(
+        cls, source: str, special_tokens: Mapping[str, Any] | None = None, **options: Any
+    ) -> ChatTemplate:
+        """A chat template from its source text."""
+        return cls(source, special_tokens, **options)
+
+    @classmethod
+    def from_file(
+        cls,
+        path: str | os.PathLike[str],
+        special_tokens: Mapping[str, Any] | None = None,
+        **options: Any,
+    ) -> ChatTemplate:
+        """A chat template from a ``.jinja`` file (read as UTF-8 with universal newlines)."""
+        options.setdefault("origin", os.fspath(path))
+        return cls(read_text(Path(path)), special_tokens, **options)
+
+    @classmethod
+    def from_pretrained(
+        cls, folder: str | os.PathLike[str], name: str | None = None, **options: Any
+    ) -> ChatTemplate:
+        """The chat template(s) and special tokens of a model folder (or cached Hub repo id).
+
+        ``name`` fixes the template among the model's named ones; without it the choice is made at
+        each render as transformers makes it.
+        """
+        template, tokens = load_pretrained_files(folder)
+        options.setdefault("origin", os.fspath(folder))
+        return cls(template, tokens, name=name, **options)
+
+    @classmethod
+    def from_gguf(
+        cls, path: str | os.PathLike[str], name: str | None = None, **options: Any
+    ) -> ChatTemplate:
+        """The chat template(s) and special tokens stored in a GGUF file's metadata."""
+        template, tokens = load_gguf_files(path)
+        options.setdefault("origin", os.fspath(path))
+        return cls(template, tokens, name=name, **options)
+
+    # pickling: sources travel, compiled forms are rebuilt on first use ------------------------
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_compiled"] = {}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    def __repr__(self) -> str:
+        names = ", ".join(self.sources)
+        origin = f" {self.origin}" if self.origin else ""
+        return f"<ChatTemplate{origin} [{names}]>"
+
+    # selection ---------------------------------------------------------------------------------
+
+    @property
+    def sources(self) -> dict[str, str]:
+        """Template sources by name (a single template is named ``"default"``)."""
+        if self._single is not None:
+            return {"default": self._single}
+        return dict(self._templates)
+
+    @property
+    def template_names(self) -> list[str]:
+        return list(self.sources)
+
+    def select(self, tools: Any = None, chat_template: str | None = None) -> str:
+        """The template source transformers would use for this call.
+
+        ``chat_template`` may name one of the model's templates or be a template's source text.
+        """
+        if chat_template is None:
+            chat_template = self.name
+        if self._single is None:
+            if chat_template is not None and chat_template in self._templates:
+                return self._templates[chat_template]
+            if chat_template is None:
+                if tools is not None and "tool_use" in self._templates:
+                    return self._templates["tool_use"]
+                if "default" in self._templates:
+                    return self._templates["default"]
+                raise ValueError(
+                    "This model has multiple chat templates with no default specified! Please "
+                    "either pass a chat template or the name of the template you wish to use to the "
+                    "`chat_template` argument. Available template names are "
+                    f"{sorted(self._templates)}."
+                )
+            return chat_template
+        return self._single if chat_template is None else chat_template
+
+    def _compile(self, source: str) -> Any:
+        compiled = self._compiled.get(source)
+        if compiled is None:
+            compiled = _environment().from_string(source)
+            self._compiled[source] = compiled
+        return compiled
+
+    def compiled(self, tools: Any = None, chat_template: str | None = None) -> Any:
+        """The engine's compiled :class:`~minijinja_py.Template` for this call."""
+        return self._compile(self.select(tools, chat_template))
+
+    # rendering ---------------------------------------------------------------------------------
+
+    def _prepare(
+        self,
+        tools: Any,
+        documents: Any,
+        add_generation_prompt: bool,
+        continue_final_message: bool | str,
+        spans: bool,
+        chat_template: str | None,
+    ) -> tuple[Any, str, Any, Any]:
+        if continue_final_message:
+            if add_generation_prompt:
+                raise ValueError(
+                    "continue_final_message and add_generation_prompt are not compatible. Use "
+                    "continue_final_message when you want the model to continue the final message, "
+                    "and add_generation_prompt when you want to add a header that will prompt it to "
+                    "start a new assistant message instead."
+                )
+            if spans:
+                raise ValueError(
+                    "continue_final_message is not compatible with return_assistant_tokens_mask."
+                )
+        source = self.select(tools, chat_template)
+        compiled = self._compile(source)
+        tool_schemas = None
+        if tools is not None:
+            tool_schemas = [to_template_data(tool_to_schema(tool)) for tool in tools]
+        if documents is not None:
+            documents = to_template_data(documents)
+            for document in documents:
+                if not isinstance(document, dict):
+                    raise TypeError(
+                        "Documents should be a list of dicts with 'title' and 'text' keys!"
+                    )
+        return compiled, source, tool_schemas, documents
+
+    def _messages(self, messages: Any) -> list[Any]:
+        if hasattr(messages, "messages") and not isinstance(messages, (list, tuple, Mapping)):
+            messages = messages.messages
+        chat = to_template_data(messages)
+        if not isinstance(chat, list):
+            raise TypeError(
+                f"messages must be a list of message dicts, not {type(messages).__name__}"
+            )
+        if chat and isinstance(chat[0], list):
+            raise TypeError("render() takes one conversation; use render_many() for a batch")
+        return chat
+
+    def _render_one(
+        self,
+        messages: Any,
+        tools: Any,
+        documents: Any,
+        add_generation_prompt: bool,
+        continue_final_message: bool | str,
+        kwargs: dict[str, Any],
+        spans: bool,
+        chat_template: str | None,
+        prepared: tuple[Any, str, Any, Any] | None = None,
+    ) -> tuple[str, list[tuple[int, int]]]:
+        compiled, source, tool_schemas, docs = prepared or self._prepare(
+            tools, documents, add_generation_prompt, continue_final_message, spans, chat_template
+        )
+        chat = self._messages(messages)
+        final_message: Any = None
+        if continue_final_message:
+            field = continue_final_message if isinstance(continue_final_message, str) else "content"
+            last = chat[-1] if chat else {}
+            final_message = last.get(field) if isinstance(last, dict) else None
+            if final_message is None:
+                raise ValueError(
+                    f'continue_final_message is set but the final message has no "{field}" '
+                    "to continue!"
+                )
+            if field not in source:
+                raise ValueError(
+                    f'continue_final_message is set to "{field}" but this is not an accepted field '
+                    "in the chat_template"
+                )
+            if isinstance(final_message, list):
+                for block in reversed(final_message):
+                    if "text" in block:
+                        final_message = block["text"]
+                        block["text"] = block["text"] + _CONTINUE_TAG
+                        break
+                else:
+                    raise ValueError(
+                        "continue_final_message is set but we could not find any text to continue "
+                        "in the final message!"
+                    )
+            else:
+                last[field] = last[field] + _CONTINUE_TAG
+        if self.offer_reasoning:  # after the tag, so that both names carry it
+            chat = [offer_reasoning(message) for message in chat]
+        context = {**self.special_tokens, **kwargs}
+        context.update(
+            messages=chat,
+            tools=tool_schemas,
+            documents=docs,
+            add_generation_prompt=add_generation_prompt,
+        )
+        indices: list[tuple[int, int]] = []
+        if spans:
+            text, indices = compiled.render_with_spans(context)
+            indices = [tuple(span) for span in indices]
+        else:
+            text = compiled.render(context)
+        if continue_final_message:
+            text = _cut_at_tag(text, final_message)
+        return text, indices
+
+    def render(
+        self,
+        messages: Any,
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        add_generation_prompt: bool = False,
+        continue_final_message: bool | str = False,
+        *,
+        chat_template: str | None = None,
+        **kwargs: Any,
+    ) -> str:
+        """The conversation as the model's prompt text.
+
+        ``continue_final_message`` (``True`` for ``content``, or the name of another field of the
+        final message) ends the text right after that message's text, so the model continues it.
+        Other keyword arguments become template variables (overriding special tokens).
+        """
+        return self._render_one(
+            messages,
+            tools,
+            documents,
+            add_generation_prompt,
+            continue_final_message,
+            kwargs,
+            False,
+            chat_template,
+        )[0]
+
+    def render_many(
+        self,
+        conversations: Iterable[Any],
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        add_generation_prompt: bool = False,
+        continue_final_message: bool | str = False,
+        *,
+        chat_template: str | None = None,
+        **kwargs: Any,
+    ) -> list[str]:
+        """:meth:`render` for each conversation, sharing the tools, documents and options."""
+        prepared = self._prepare(
+            tools, documents, add_generation_prompt, continue_final_message, False, chat_template
+        )
+        return [
+            self._render_one(
+                messages,
+                tools,
+                documents,
+                add_generation_prompt,
+                continue_final_message,
+                kwargs,
+                False,
+                chat_template,
+                prepared,
+            )[0]
+            for messages in conversations
+        ]
+
+    def render_with_spans(
+        self,
+        messages: Any,
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        add_generation_prompt: bool = False,
+        continue_final_message: bool | str = False,
+        *,
+        chat_template: str | None = None,
+        **kwargs: Any,
+    ) -> tuple[str, list[tuple[int, int]]]:
+        """The text and the ``(start, end)`` character spans of its ``{% generation %}`` blocks.
+
+        The spans equal transformers' generation indices (``return_assistant_tokens_mask``), and,
+        as there, ``continue_final_message`` is refused with a ``ValueError``.
+        """
+        return self._render_one(
+            messages,
+            tools,
+            documents,
+            add_generation_prompt,
+            continue_final_message,
+            kwargs,
+            True,
+            chat_template,
+        )
+
+    # analysis ----------------------------------------------------------------------------------
+
+    def undeclared_variables(self, chat_template: str | None = None) -> set[str]:
+        """Names the chosen template reads from its context."""
+        return set(self._compile(self._analysis_source(chat_template)).undeclared_variables())
+
+    def _analysis_source(self, chat_template: str | None) -> str:
+        if chat_template is None and self.name is None and self._single is None:
+            if "default" not in self._templates:
+                return next(iter(self._templates.values()))
+        return self.select(None, chat_template)
+
+    def capabilities(self, chat_template: str | None = None) -> ChatCapabilities:
+        """Which inputs the chosen template renders, found by analysis and probe renders."""
+        compiled = self._compile(self._analysis_source(chat_template))
+        return probe_capabilities(compiled, self.special_tokens)
+
+
+def _cut_at_tag(rendered: str, final_message: Any) -> str:
+    final = final_message.strip() if isinstance(final_message, str) else final_message
+    tag = _CONTINUE_TAG.strip()
+    if final not in rendered or tag not in rendered:
+        raise ValueError(
+            "continue_final_message is set but the final message does not appear in the chat after "
+            "applying the chat template! This can happen if the chat template deletes portions of "
+            "the final message. Please verify the chat template and final message in your chat to "
+            "ensure they are compatible."
+            f"Final message to continue: {final}\nRendered chat:\n{rendered}"
+        )
+    at = rendered.rindex(tag)
+    if rendered[at : at + len(_CONTINUE_TAG)] == _CONTINUE_TAG:
+        return rendered[:at]
+    return rendered[:at].rstrip()
+
+
+_ENVIRONMENT: Any = None
+
+
+def _environment() -> Any:
+    global _ENVIRONMENT
+    if _ENVIRONMENT is None:
+        from ..environment import chat_environment
+
+        _ENVIRONMENT = chat_environment()
+    return _ENVIRONMENT
