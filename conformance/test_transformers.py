@@ -76,11 +76,12 @@ def _reference(pair: Any, **extra: Any) -> tuple[str, Any]:
     messages, options, variables = _split(pair)
 
     def call() -> Any:
-        # The check apply_chat_template makes before it calls render_jinja_template.
+        # What apply_chat_template does before it calls render_jinja_template.
         if extra.get("continue_final_message") and options.get("add_generation_prompt"):
             raise ValueError(_INCOMPATIBLE)
+        kept = [{k: v for k, v in message.items() if v is not None} for message in messages]
         rendered, indices = utils.render_jinja_template(
-            conversations=[messages],
+            conversations=[kept],
             chat_template=template_source(pair.template),
             **options,
             **variables,

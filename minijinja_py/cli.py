@@ -229,10 +229,13 @@ def _cmd_check(args: argparse.Namespace) -> int:
     for name in chat.template_names:
         caps = chat.capabilities(chat_template=None if len(chat.template_names) == 1 else name)
         report["templates"][name] = caps.as_dict()
+    # A template that raises on every probe renders nothing: not "ok".
+    report["ok"] = all(caps["renders"] for caps in report["templates"].values())
+    status = 0 if report["ok"] else 1
     if args.json:
         _write_stdout(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
-        return 0
-    lines = [f"ok: {path}"]
+        return status
+    lines = [f"{'ok' if report['ok'] else 'fails to render'}: {path}"]
     for name, caps in report["templates"].items():
         prefix = "" if len(report["templates"]) == 1 else f"[{name}] "
         variables = ", ".join(caps.pop("variables")) or "(none)"
@@ -242,7 +245,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
             shown = ("yes" if value else "no") if isinstance(value, bool) else str(value)
             lines.append(f"  {key}: {shown}")
     _write_stdout("\n".join(lines) + "\n")
-    return 0
+    return status
 
 
 # -- batch --------------------------------------------------------------------------------------

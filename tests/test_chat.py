@@ -78,8 +78,8 @@ def test_to_template_data_plain_values():
         "color": "red",
         "level": 3,
         "ratio": 0.5,
-        "flags": [True, None, 1, 2.5],
-        "call": {"name": "f", "arguments": {"x": "red"}, "tags": ["a"]},
+        "flags": (True, None, 1, 2.5),  # tuples stay tuples, as in transformers 5.23
+        "call": {"name": "f", "arguments": {"x": "red"}, "tags": ("a",)},
         "widget": "<Widget>",
         "set": "<set>",
         "bytes": "<bytes>",
@@ -112,9 +112,11 @@ def test_to_template_data_pydantic():
 def test_to_template_data_too_deep():
     cyclic: list = []
     cyclic.append(cyclic)
-    with pytest.raises(ValueError) as info:
-        to_template_data(cyclic)
-    assert str(info.value) == "chat input is nested too deeply (or contains itself)"
+    with pytest.raises(TypeError) as info:
+        to_template_data(cyclic, "keyword argument 'x'")
+    assert str(info.value) == (
+        "keyword argument 'x' is nested more than 200 levels deep (or contains itself)"
+    )
 
 
 # -- rendering ----------------------------------------------------------------------------------
@@ -130,7 +132,7 @@ def test_render_basics_and_special_tokens():
 
 def test_render_default_variables():
     chat = ChatTemplate.from_string("{{ tools }}|{{ documents }}|{{ add_generation_prompt }}")
-    assert chat.render([]) == "None|None|False"
+    assert chat.render(HI) == "None|None|False"
 
 
 def test_rendering_sees_rebuilt_data():
@@ -218,14 +220,27 @@ def test_conversation_objects():
     assert chat.render(conversation) == "<user>Hi</user>"
 
 
-def test_render_refuses_a_batch_and_non_lists():
+def test_render_takes_a_batch_and_refuses_what_transformers_refuses():
     chat = ChatTemplate.from_string(SIMPLE)
-    with pytest.raises(TypeError) as info:
-        chat.render([HI, HI])
-    assert str(info.value) == "render() takes one conversation; use render_many() for a batch"
+    assert chat.render([HI, HI + HI]) == [chat.render(HI), chat.render(HI + HI)]
     with pytest.raises(TypeError) as info:
         chat.render({"role": "user", "content": "Hi"})
-    assert str(info.value) == "messages must be a list of message dicts, not dict"
+    assert str(info.value) == (
+        "messages must be a list of message dicts (or a list of such lists), not dict"
+    )
+    with pytest.raises(TypeError) as info:
+        chat.render([1, 2])
+    assert str(info.value) == (
+        "Chat messages should be dicts, dataclasses or pydantic models, but got 1."
+    )
+    with pytest.raises(ValueError) as info:
+        chat.render([])
+    assert str(info.value) == (
+        "Cannot apply chat template to an empty conversation. Provide at least one message."
+    )
+    with pytest.raises(TypeError) as info:
+        chat.render_with_spans([HI])
+    assert str(info.value) == "messages must be one conversation here, not a batch of them"
 
 
 # -- continue_final_message ---------------------------------------------------------------------
@@ -271,10 +286,14 @@ def test_continue_final_message_other_field():
 
 
 def test_continue_final_message_reasoning():
+    # The reasoning is copied under each name and every copy is tagged, so a template reading
+    # only "thinking" continues it too (transformers 5.23 renders the same text).
     chat = ChatTemplate.from_string("{% for m in messages %}<think>{{ m.thinking }}{% endfor %}")
     messages = [{"role": "assistant", "content": "", "reasoning_content": "Let me see"}]
+    assert chat.render(messages, continue_final_message="reasoning_content") == "<think>Let me see"
+    plain = ChatTemplate.from_string("{% for m in messages %}{{ m.content }}{% endfor %}")
     with pytest.raises(ValueError) as info:
-        chat.render(messages, continue_final_message="reasoning_content")
+        plain.render(messages, continue_final_message="reasoning_content")
     assert str(info.value) == (
         'continue_final_message is set to "reasoning_content" but this is not an accepted field in '
         "the chat_template"
@@ -426,7 +445,7 @@ def test_folder_with_template_list(tmp_path):
     )
     chat = ChatTemplate.from_pretrained(tmp_path)
     assert chat.template_names == ["default", "rag"]
-    assert chat.special_tokens == {"additional_special_tokens": ["<extra>", "<x2>"]}
+    assert chat.special_tokens == {}  # transformers 5 passes no unnamed extra tokens to templates
     assert chat.render(HI) == "D"
     assert chat.render(HI, chat_template="rag", documents=[{"title": "t", "text": "x"}]) == "R1"
 
@@ -599,6 +618,8 @@ def test_capabilities_of_example():
         "requires_typed_content": False,
         "requires_non_null_content": False,
         "supports_generation_spans": True,
+        "renders": True,
+        "render_error": None,
         "variables": ["add_generation_prompt", "messages", "tools"],
     }
 
@@ -688,7 +709,7 @@ def test_corpus_through_chat_template(template, monkeypatch):
     corpus, reference = _corpus()
     import minijinja_py.chat.template as chat_module
 
-    monkeypatch.setattr(chat_module, "_ENVIRONMENT", reference.ours_chat_environment())
+    monkeypatch.setattr(chat_module, "_ENVIRONMENTS", {None: reference.ours_chat_environment()})
     meta = corpus._meta().get(template, {})
     tokens = {k: meta[k] for k in ("bos_token", "eos_token") if meta.get(k) is not None}
     tokens.update(meta.get("extra") or {})
@@ -698,6 +719,8 @@ def test_corpus_through_chat_template(template, monkeypatch):
         expected = corpus.reference_outcome(pair)
         options = dict(corpus._conversation(conversation))
         messages = options.pop("messages")
+        if any(value is None for message in messages for value in message.values()):
+            continue  # dropped before rendering, as transformers drops them: test_parity covers it
         try:
             got = ("ok", chat.render(messages, **options))
         except Exception as exc:

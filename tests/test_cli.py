@@ -243,6 +243,8 @@ def test_check_report(capsys):
         "  requires_typed_content: no\n"
         "  requires_non_null_content: no\n"
         "  supports_generation_spans: yes\n"
+        "  renders: yes\n"
+        "  render_error: None\n"
     )
 
 
@@ -310,7 +312,8 @@ def test_batch_defaults_and_quiet(capsys, tmp_path):
     template = write(
         tmp_path / "t.jinja", "{{ who }}:{{ add_generation_prompt }}:{{ tools | length }}"
     )
-    source = write(tmp_path / "in.jsonl", '[]\n{"messages": [], "who": "line"}\n')
+    hi = '{"role": "user", "content": "Hi"}'
+    source = write(tmp_path / "in.jsonl", f'[{hi}]\n{{"messages": [{hi}], "who": "line"}}\n')
     target = tmp_path / "out.jsonl"
     argv = ["batch", "--template", template, source, str(target), "--quiet", "--var", "who=flag"]
     argv += ["--add-generation-prompt", "--tools", str(EXAMPLES / "tools.json")]

@@ -7,7 +7,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .inputs import REASONING_FIELDS
+from .inputs import REASONING_FIELDS, normalise_conversations
+from .loading import SPECIAL_TOKEN_NAMES
 
 __all__ = ["ChatCapabilities", "probe_capabilities"]
 
@@ -33,6 +34,9 @@ class ChatCapabilities:
     requires_typed_content: bool = False
     requires_non_null_content: bool = False
     supports_generation_spans: bool = False
+    #: False when every basic probe raised: the template renders nothing (see render_error)
+    renders: bool = True
+    render_error: str | None = None
     variables: frozenset[str] = frozenset()
 
     def as_dict(self) -> dict[str, Any]:
@@ -75,21 +79,34 @@ def probe_capabilities(compiled: Any, special_tokens: Mapping[str, Any]) -> Chat
     fails to render counts as "not supported").
     """
     variables = frozenset(compiled.undeclared_variables())
+    tokens = dict(special_tokens)
+    for name in SPECIAL_TOKEN_NAMES:  # a bare template file: stand-ins for the tokens it reads
+        if name in variables and name not in tokens:
+            tokens[name] = f"<{name}>"
+    errors: list[str] = []
 
     def probe(messages: list[Any], **extra: Any) -> str:
-        context = {**special_tokens, "tools": None, "documents": None}
+        context = {**tokens, "tools": None, "documents": None}
         context["add_generation_prompt"] = False
         context.update(extra)
-        context["messages"] = messages
+        # None-valued keys dropped as render() drops them; reasoning left under the probed name,
+        # so that reasoning_field names the field the template itself reads.
+        context["messages"] = normalise_conversations(messages, offer_reasoning=False)[0][0]
         try:
-            return compiled.render(context)
-        except Exception:
+            return str(compiled.render(context))
+        except Exception as error:
+            errors.append(str(getattr(error, "message", error)))
             return ""
 
     user_str = {"role": "user", "content": _USER_NEEDLE}
     user_typed = {"role": "user", "content": [{"type": "text", "text": _USER_NEEDLE}]}
     shows_str = _USER_NEEDLE in probe([user_str])
-    shows_typed = _USER_NEEDLE in probe([user_typed])
+    typed_out = probe([user_typed])
+    # Printing the list itself shows the needle inside the parts' repr: that is not reading them.
+    shows_typed = _USER_NEEDLE in typed_out and not any(
+        mark in typed_out for mark in ("'type': 'text'", '"type": "text"', "'text': '")
+    )
+    basic_failures = len(errors)
     requires_typed = not shows_str and shows_typed
     user = user_typed if requires_typed else user_str
 
@@ -98,7 +115,10 @@ def probe_capabilities(compiled: Any, special_tokens: Mapping[str, Any]) -> Chat
 
     system = {"role": "system", "content": text(_SYSTEM_NEEDLE)}
     supports_system = _SYSTEM_NEEDLE in probe([system, user])
-    supports_tools = "some_tool" in probe([user], tools=[_PROBE_TOOL])
+    tools_out = probe([user], tools=[_PROBE_TOOL])
+    supports_tools = "some_tool" in tools_out
+    renders = basic_failures < 2 or bool(tools_out)
+    render_error = None if renders else errors[0]
 
     def calls_message(calls: list[Any]) -> dict[str, Any]:
         return {"role": "assistant", "content": None, "tool_calls": calls}
@@ -148,7 +168,7 @@ def probe_capabilities(compiled: Any, special_tokens: Mapping[str, Any]) -> Chat
         enable_thinking = on != off
     spans: list[Any] = []
     try:
-        context = {**special_tokens, "tools": None, "documents": None}
+        context = {**tokens, "tools": None, "documents": None}
         context.update(
             add_generation_prompt=False,
             messages=[user, {"role": "assistant", "content": text("Answer.")}],
@@ -177,5 +197,7 @@ def probe_capabilities(compiled: Any, special_tokens: Mapping[str, Any]) -> Chat
         requires_typed_content=requires_typed,
         requires_non_null_content=_USER_NEEDLE in out_empty and _USER_NEEDLE not in out_null,
         supports_generation_spans=bool(spans),
+        renders=renders,
+        render_error=render_error,
         variables=variables,
     )

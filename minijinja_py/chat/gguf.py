@@ -1,10 +1,13 @@
 """Read the chat template and special tokens out of a GGUF file's header.
 
 A GGUF file is a small header of typed key/value metadata, then tensor descriptions, then gigabytes
-of tensor data.  Only the metadata is read here, through a memory map: fixed-size arrays are skipped
+of tensor data.  Only the metadata is read here, in bounded chunks as the parser advances (never
+more than :data:`MAX_HEADER` bytes, never a memory map of the file): fixed-size arrays are skipped
 by arithmetic, string arrays (the vocabulary, the BPE merges) are walked by their length prefixes
 without building the strings, and the tensor data is never touched.  The vocabulary is only
-revisited afterwards to fetch the few tokens whose ids name special tokens.
+revisited afterwards to fetch the few tokens whose ids name special tokens.  Counts are capped
+(:data:`MAX_KEYS`, :data:`MAX_ITEMS`, :data:`MAX_NESTED`) so that the time spent is linear in
+the header and small: a damaged or hostile header raises :class:`GGUFError` naming the file.
 
 Layout (https://github.com/ggml-org/ggml/blob/master/docs/gguf.md): ``b"GGUF"``, ``uint32
 version``, then tensor count and key/value count (``uint64`` from version 2, ``uint32`` in
@@ -15,12 +18,10 @@ big-endian machines use big-endian numbers throughout.
 
 from __future__ import annotations
 
-import mmap
 import os
 import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from itertools import repeat
 from typing import Any
 
 __all__ = ["GGUFError", "GGUFMetadata", "read_gguf_metadata", "SPECIAL_TOKEN_IDS"]
@@ -60,6 +61,15 @@ _MARK_EVERY = 1024
 # A string value is materialised only below this size (chat templates are a few KB; a damaged
 # length must not make the reader copy gigabytes of tensor data).
 MAX_STRING = 64 * 1024 * 1024
+#: bytes of header read at most (real headers, vocabulary and merges included, are a few MB)
+MAX_HEADER = 256 * 1024 * 1024
+#: key/value pairs (real files have a few dozen)
+MAX_KEYS = 65_536
+#: items of one array (the largest vocabularies and merge lists have under a million)
+MAX_ITEMS = 4_000_000
+#: arrays nested inside arrays, counted over a whole value (no real key nests arrays)
+MAX_NESTED = 65_536
+_CHUNK = 1024 * 1024
 
 
 class GGUFError(ValueError):
@@ -95,28 +105,42 @@ class GGUFMetadata:
 
 
 class _Reader:
-    """A cursor over the memory-mapped header."""
+    """A cursor over the header, read from the file in chunks as far as the parser needs."""
 
-    __slots__ = ("buf", "pos", "size", "order", "len_fmt", "len_size", "_len")
+    __slots__ = ("buf", "pos", "order", "len_fmt", "len_size", "_len", "_handle", "_eof")
 
-    def __init__(self, buf: Any, order: str, version: int) -> None:
-        self.buf = buf
+    def __init__(self, handle: Any, head: bytes, order: str, version: int) -> None:
+        self.buf = bytearray(head)
         self.pos = 0
-        self.size = len(buf)
         self.order = order
         self.len_fmt = "I" if version == 1 else "Q"
         self.len_size = struct.calcsize(self.len_fmt)
         self._len = struct.Struct(order + self.len_fmt)
+        self._handle = handle
+        self._eof = False
+
+    def _fill(self, end: int) -> None:
+        """Make ``buf`` hold at least ``end`` bytes, or raise."""
+        if end > MAX_HEADER:
+            raise GGUFError(f"GGUF header larger than {MAX_HEADER} bytes, refused")
+        while len(self.buf) < end and not self._eof:
+            chunk = self._handle.read(max(_CHUNK, end - len(self.buf)))
+            if not chunk:
+                self._eof = True
+            self.buf += chunk
+        if len(self.buf) < end:
+            raise GGUFError(
+                f"truncated GGUF header (needed {end - self.pos} bytes at offset {self.pos})"
+            )
 
     def need(self, n: int) -> None:
-        if self.pos + n > self.size:
-            raise GGUFError(f"truncated GGUF header (needed {n} bytes at offset {self.pos})")
+        if self.pos + n > len(self.buf):
+            self._fill(self.pos + n)
 
-    def check_count(self, count: int) -> None:
-        """Every item takes at least one byte: a larger count is a damaged header."""
-        if count > self.size - self.pos:
+    def check_count(self, count: int, limit: int = MAX_ITEMS) -> None:
+        if count > limit:
             raise GGUFError(
-                f"truncated GGUF header (an array of {count} items at offset {self.pos})"
+                f"GGUF array of {count} items at offset {self.pos} is over the limit of {limit}"
             )
 
     def scalar(self, fmt: str) -> Any:
@@ -151,25 +175,31 @@ class _Reader:
         later lookup by index walks at most ``_MARK_EVERY - 1`` strings.
         """
         unpack = self._len.unpack_from
-        buf, pos, step = self.buf, self.pos, self.len_size
+        pos, step, done = self.pos, self.len_size, 0
         try:
-            if marks is None:
-                for _ in repeat(None, count):
-                    pos += step + unpack(buf, pos)[0]
-            else:
-                full, rest = divmod(count, _MARK_EVERY)
-                for _ in repeat(None, full):
-                    marks.append(pos)
-                    for _ in repeat(None, _MARK_EVERY):
+            while done < count:
+                buf = self.buf
+                # Walk as far as the bytes read so far go, then read on.
+                stop = len(buf) - step
+                if marks is None:
+                    while done < count and pos <= stop:
                         pos += step + unpack(buf, pos)[0]
-                marks.append(pos)
-                for _ in repeat(None, rest):
-                    pos += step + unpack(buf, pos)[0]
+                        done += 1
+                else:
+                    while done < count and pos <= stop:
+                        if done % _MARK_EVERY == 0:
+                            marks.append(pos)
+                        pos += step + unpack(buf, pos)[0]
+                        done += 1
+                if done < count:
+                    self.pos = pos
+                    self.need(step)
         except (struct.error, OverflowError):
             raise GGUFError("truncated GGUF header inside a string array") from None
-        if pos > self.size:
-            raise GGUFError("truncated GGUF header inside a string array")
+        if marks is not None and count % _MARK_EVERY == 0:
+            marks.append(pos)
         self.pos = pos
+        self.need(0)
 
     def value(self, vtype: int) -> Any:
         if vtype == STRING:
@@ -178,18 +208,6 @@ class _Reader:
         if fmt is None:
             raise GGUFError(f"unknown GGUF value type {vtype} at offset {self.pos - 4}")
         return self.scalar(fmt)
-
-
-def _open_map(path: str | os.PathLike[str]) -> tuple[Any, Any]:
-    handle = open(path, "rb")  # noqa: SIM115 - closed by the caller
-    try:
-        size = os.fstat(handle.fileno()).st_size
-        if size == 0:
-            raise GGUFError(f"{os.fspath(path)}: empty file, not a GGUF file")
-        return handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    except BaseException:
-        handle.close()
-        raise
 
 
 def read_gguf_metadata(
@@ -202,31 +220,39 @@ def read_gguf_metadata(
 
     Special tokens named in ``special_tokens`` whose id key is present are looked up in
     ``tokenizer.ggml.tokens`` and returned as strings in ``GGUFMetadata.special_tokens``.
+    A file that is not GGUF, or whose header is damaged or over the limits, raises
+    :class:`GGUFError` (a ``ValueError``) naming the file.
     """
-    handle, buf = _open_map(path)
-    try:
-        return _parse(buf, small_array, tuple(special_tokens), os.fspath(path))
-    finally:
-        buf.close()
-        handle.close()
+    name = os.fspath(path)
+    with open(path, "rb") as handle:
+        try:
+            return _parse(handle, small_array, tuple(special_tokens), name)
+        except GGUFError as error:
+            message = str(error)
+            if message.startswith(f"{name}: "):
+                raise
+            raise GGUFError(f"{name}: {message}") from None
 
 
-def _parse(buf: Any, small_array: int, wanted: tuple[str, ...], name: str) -> GGUFMetadata:
-    if len(buf) < 8 or buf[:4] != b"GGUF":
-        raise GGUFError(f"{name}: not a GGUF file (bad magic {bytes(buf[:4])!r})")
-    (version,) = struct.unpack_from("<I", buf, 4)
+def _parse(handle: Any, small_array: int, wanted: tuple[str, ...], name: str) -> GGUFMetadata:
+    head = handle.read(8)
+    if len(head) == 0:
+        raise GGUFError(f"{name}: empty file, not a GGUF file")
+    if len(head) < 8 or head[:4] != b"GGUF":
+        raise GGUFError(f"{name}: not a GGUF file (bad magic {bytes(head[:4])!r})")
+    (version,) = struct.unpack_from("<I", head, 4)
     order = "<"
     if version & 0xFFFF == 0 and version != 0:  # written big-endian
         order = ">"
-        (version,) = struct.unpack_from(">I", buf, 4)
+        (version,) = struct.unpack_from(">I", head, 4)
     if version not in (1, 2, 3):
         raise GGUFError(f"{name}: unsupported GGUF version {version}")
-    reader = _Reader(buf, order, version)
+    reader = _Reader(handle, head, order, version)
     reader.pos = 8
     count_fmt = "I" if version == 1 else "Q"
     tensor_count = reader.scalar(count_fmt)
     kv_count = reader.scalar(count_fmt)
-    reader.check_count(kv_count)
+    reader.check_count(kv_count, MAX_KEYS)
     meta = GGUFMetadata(version=version, tensor_count=tensor_count)
     token_marks: list[int] = []  # offsets of tokens 0, _MARK_EVERY, 2 * _MARK_EVERY, ...
     token_count = 0
@@ -260,8 +286,10 @@ def _parse(buf: Any, small_array: int, wanted: tuple[str, ...], name: str) -> GG
             reader.need(width * count)
             reader.pos += width * count
         else:
+            reader.check_count(count, MAX_NESTED)
+            budget = [MAX_NESTED - count]
             for _ in range(count):
-                _skip_array(reader, name, key)
+                _skip_array(reader, name, key, budget)
 
     ids: dict[str, int] = {}
     for var in wanted:
@@ -273,8 +301,12 @@ def _parse(buf: Any, small_array: int, wanted: tuple[str, ...], name: str) -> GG
     return meta
 
 
-def _skip_array(reader: _Reader, name: str, key: str, depth: int = 0) -> None:
-    """Skip one array value (its item type, count and items), nested arrays included."""
+def _skip_array(reader: _Reader, name: str, key: str, budget: list[int], depth: int = 0) -> None:
+    """Skip one array value (its item type, count and items), nested arrays included.
+
+    ``budget`` counts down the nested arrays left for this key, so that empty arrays inside
+    arrays cannot make the walk long.
+    """
     if depth > 16:
         raise GGUFError(f"{name}: arrays nested too deeply (key {key!r})")
     item_type = reader.scalar("I")
@@ -283,8 +315,11 @@ def _skip_array(reader: _Reader, name: str, key: str, depth: int = 0) -> None:
     if item_type == STRING:
         reader.skip_strings(count)
     elif item_type == ARRAY:
+        budget[0] -= count
+        if budget[0] < 0:
+            raise GGUFError(f"{name}: more than {MAX_NESTED} nested arrays (key {key!r})")
         for _ in range(count):
-            _skip_array(reader, name, key, depth + 1)
+            _skip_array(reader, name, key, budget, depth + 1)
     elif item_type in _SCALAR_FORMATS:
         width = struct.calcsize(_SCALAR_FORMATS[item_type])
         reader.need(width * count)

@@ -29,18 +29,71 @@ def _token_text(value: Any) -> str | None:
     return None
 
 
+#: the largest file a loader reads (templates, JSON configs): real ones are far smaller
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+
+def _read_bytes(path: Path) -> bytes:
+    with open(path, "rb") as handle:
+        data = handle.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise ValueError(f"{path}: larger than {MAX_FILE_BYTES} bytes, refused")
+    return data
+
+
 def read_text(path: Path) -> str:
-    # Universal newlines, as transformers reads template files.
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()
+    """The UTF-8 text of ``path`` with universal newlines (as transformers reads templates)."""
+    try:
+        text = _read_bytes(path).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _read_json(path: Path) -> Any:
+    text = read_text(path)
     try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: invalid JSON: {exc}") from None
+    except RecursionError:
+        raise ValueError(f"{path}: invalid JSON: nested too deeply") from None
+
+
+class _ModelFolder:
+    """Files of one model folder; a path that resolves outside it is refused.
+
+    In the Hugging Face cache a snapshot's files are links into the repository's ``blobs``
+    folder (``models--org--name/snapshots/<rev>/x -> ../../blobs/<hash>``): those are allowed.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        real = Path(os.path.realpath(root))
+        self._inside = [real]
+        blobs = real.parent.parent / "blobs"
+        if real.parent.name == "snapshots" and blobs.is_dir():
+            self._inside.append(blobs)
+
+    def file(self, *parts: str) -> Path | None:
+        """``root/parts``, or ``None`` when there is no such regular file."""
+        path = self.root.joinpath(*parts)
+        if not (path.is_file() or path.is_symlink()):
+            return None
+        self._check(path)
+        return path if path.is_file() else None
+
+    def folder(self, name: str) -> Path | None:
+        path = self.root / name
+        if not path.is_dir():
+            return None
+        self._check(path)
+        return path
+
+    def _check(self, path: Path) -> None:
+        real = Path(os.path.realpath(path))
+        if not any(real == base or base in real.parents for base in self._inside):
+            raise ValueError(f"{path}: resolves outside the model folder ({real}), refused")
 
 
 def _template_field(value: Any, where: Path) -> str | dict[str, str] | None:
@@ -93,25 +146,25 @@ def load_pretrained_files(
     ``chat_template.json``.  Special tokens come from ``tokenizer_config.json``, completed (and,
     for configs without ``added_tokens_decoder``, overridden) by ``special_tokens_map.json``.
     """
-    root = _resolve_model_folder(folder)
-    config_path = root / "tokenizer_config.json"
-    config = _read_json(config_path) if config_path.is_file() else {}
+    files = _ModelFolder(_resolve_model_folder(folder))
+    config_path = files.file("tokenizer_config.json")
+    config = _read_json(config_path) if config_path is not None else {}
     if not isinstance(config, Mapping):
         raise ValueError(f"{config_path}: expected a JSON object")
 
     template: str | dict[str, str] | None = _template_field(
-        config.get("chat_template"), config_path
+        config.get("chat_template"), config_path or files.root
     )
-    legacy_path = root / "chat_template.json"
-    if template is None and legacy_path.is_file():
+    legacy_path = files.file("chat_template.json")
+    if template is None and legacy_path is not None:
         legacy = _read_json(legacy_path)
         if isinstance(legacy, Mapping):
             template = _template_field(legacy.get("chat_template"), legacy_path)
-    jinja_path = root / "chat_template.jinja"
-    if jinja_path.is_file():
+    jinja_path = files.file("chat_template.jinja")
+    if jinja_path is not None:
         template = read_text(jinja_path)
-    extra_dir = root / "additional_chat_templates"
-    extra = sorted(extra_dir.glob("*.jinja")) if extra_dir.is_dir() else []
+    extra_dir = files.folder("additional_chat_templates")
+    extra = sorted(extra_dir.glob("*.jinja")) if extra_dir is not None else []
     if extra:
         templates: dict[str, str] = {}
         if isinstance(template, str):
@@ -119,7 +172,9 @@ def load_pretrained_files(
         elif isinstance(template, dict):
             templates.update(template)
         for path in extra:
-            templates[path.stem] = read_text(path)
+            checked = files.file("additional_chat_templates", path.name)
+            if checked is not None:
+                templates[path.stem] = read_text(checked)
         template = templates
     if template is None or template == {}:
         raise ValueError(
@@ -132,8 +187,8 @@ def load_pretrained_files(
         text = _token_text(config.get(name))
         if text is not None:
             tokens[name] = text
-    map_path = root / "special_tokens_map.json"
-    if map_path.is_file():
+    map_path = files.file("special_tokens_map.json")
+    if map_path is not None:
         special_map = _read_json(map_path)
         override = "added_tokens_decoder" not in config
         if isinstance(special_map, Mapping):
@@ -142,10 +197,14 @@ def load_pretrained_files(
                 if text is not None and (override or name not in tokens):
                     tokens[name] = text
             config = {**special_map, **config} if not override else {**config, **special_map}
-    extra_tokens = config.get("additional_special_tokens")
-    if isinstance(extra_tokens, list):
-        texts = [_token_text(item) for item in extra_tokens]
-        tokens["additional_special_tokens"] = [t for t in texts if t is not None]
+    # transformers 5 passes named extra tokens ({"image_token": ...}) to the template, and not the
+    # unnamed list (additional_special_tokens / extra_special_tokens as a list).
+    named = config.get("extra_special_tokens")
+    if isinstance(named, Mapping):
+        for name, value in named.items():
+            text = _token_text(value)
+            if text is not None:
+                tokens[str(name)] = text
     return template, tokens
 
 

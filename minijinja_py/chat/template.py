@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
+from ..errors import TemplateError
+from ..sandbox import Limits
 from .capabilities import ChatCapabilities, probe_capabilities
-from .inputs import offer_reasoning, to_template_data
+from .inputs import REASONING_FIELDS, normalise_conversations, to_template_data
 from .loading import load_gguf_files, load_pretrained_files, read_text
 from .schema import tool_to_schema
 
 __all__ = ["ChatTemplate"]
 
 _CONTINUE_TAG = "CONTINUE_FINAL_MESSAGE_TAG "
-
 
 
 class ChatTemplate:
@@ -34,7 +37,15 @@ class ChatTemplate:
         name: str | None = None,
         offer_reasoning: bool = True,
         origin: str | None = None,
+        limits: Limits | None = None,
+        now: datetime | None = None,
     ) -> None:
+        """``template``: the source, or named sources (``{"default": ..., "tool_use": ...}``).
+
+        ``name`` fixes which named template renders (a single template is named ``"default"``;
+        any other name is refused).  ``limits`` bound each render (see :class:`Limits`);
+        ``now`` pins the instant ``strftime_now`` formats, for reproducible prompts.
+        """
         if isinstance(template, str):
             self._templates: dict[str, str] = {}
             self._single: str | None = template
@@ -43,15 +54,22 @@ class ChatTemplate:
             self._single = None
         else:
             raise ValueError("a chat template must be a string or a non-empty mapping of names")
-        if name is not None and self._single is None and name not in self._templates:
+        if name is not None and name not in self.sources:
             raise ValueError(
                 f"no chat template named {name!r}; available template names are "
-                f"{sorted(self._templates)}"
+                f"{sorted(self.sources)}"
             )
-        self.name = name
-        self.special_tokens: dict[str, Any] = dict(special_tokens or {})
+        self.name = name if self._single is None else None
+        self.special_tokens: dict[str, Any] = {
+            str(key): to_template_data(value, f"special token {key!r}")
+            for key, value in (special_tokens or {}).items()
+        }
         self.offer_reasoning = offer_reasoning
         self.origin = origin
+        self.limits = limits
+        if now is not None and not isinstance(now, datetime):
+            raise TypeError(f"now must be a datetime.datetime, not {type(now).__name__}")
+        self.now = now
         self._compiled: dict[str, Any] = {}
         for source in self.sources.values():
             self._compile(source)
@@ -72,9 +90,20 @@ class ChatTemplate:
         special_tokens: Mapping[str, Any] | None = None,
         **options: Any,
     ) -> ChatTemplate:
-        """A chat template from a ``.jinja`` file (read as UTF-8 with universal newlines)."""
-        options.setdefault("origin", os.fspath(path))
-        return cls(read_text(Path(path)), special_tokens, **options)
+        """A chat template from a ``.jinja`` file (read as UTF-8 with universal newlines).
+
+        Errors name the file: a syntax error carries it as its ``name``, an unreadable file
+        raises ``ValueError``/``OSError`` with the path.
+        """
+        where = os.fspath(path)
+        options.setdefault("origin", where)
+        source = read_text(Path(path))
+        try:
+            return cls(source, special_tokens, **options)
+        except TemplateError as error:
+            if error.name is None:
+                error.name = where
+            raise
 
     @classmethod
     def from_pretrained(
@@ -153,7 +182,7 @@ class ChatTemplate:
     def _compile(self, source: str) -> Any:
         compiled = self._compiled.get(source)
         if compiled is None:
-            compiled = _environment().from_string(source)
+            compiled = _environment(self.limits).from_string(source)
             self._compiled[source] = compiled
         return compiled
 
@@ -167,11 +196,13 @@ class ChatTemplate:
         self,
         tools: Any,
         documents: Any,
-        add_generation_prompt: bool,
+        add_generation_prompt: Any,
         continue_final_message: bool | str,
         spans: bool,
         chat_template: str | None,
-    ) -> tuple[Any, str, Any, Any]:
+        kwargs: Mapping[str, Any],
+    ) -> _Call:
+        source = self.select(tools, chat_template)
         if continue_final_message:
             if add_generation_prompt:
                 raise ValueError(
@@ -184,94 +215,75 @@ class ChatTemplate:
                 raise ValueError(
                     "continue_final_message is not compatible with return_assistant_tokens_mask."
                 )
-        source = self.select(tools, chat_template)
         compiled = self._compile(source)
         tool_schemas = None
         if tools is not None:
-            tool_schemas = [to_template_data(tool_to_schema(tool)) for tool in tools]
+            tool_schemas = to_template_data([tool_to_schema(tool) for tool in tools], "tools")
         if documents is not None:
-            documents = to_template_data(documents)
             for document in documents:
                 if not isinstance(document, dict):
                     raise TypeError(
                         "Documents should be a list of dicts with 'title' and 'text' keys!"
                     )
-        return compiled, source, tool_schemas, documents
-
-    def _messages(self, messages: Any) -> list[Any]:
-        if hasattr(messages, "messages") and not isinstance(messages, (list, tuple, Mapping)):
-            messages = messages.messages
-        chat = to_template_data(messages)
-        if not isinstance(chat, list):
-            raise TypeError(
-                f"messages must be a list of message dicts, not {type(messages).__name__}"
-            )
-        if chat and isinstance(chat[0], list):
-            raise TypeError("render() takes one conversation; use render_many() for a batch")
-        return chat
-
-    def _render_one(
-        self,
-        messages: Any,
-        tools: Any,
-        documents: Any,
-        add_generation_prompt: bool,
-        continue_final_message: bool | str,
-        kwargs: dict[str, Any],
-        spans: bool,
-        chat_template: str | None,
-        prepared: tuple[Any, str, Any, Any] | None = None,
-    ) -> tuple[str, list[tuple[int, int]]]:
-        compiled, source, tool_schemas, docs = prepared or self._prepare(
-            tools, documents, add_generation_prompt, continue_final_message, spans, chat_template
-        )
-        chat = self._messages(messages)
-        final_message: Any = None
-        if continue_final_message:
-            field = continue_final_message if isinstance(continue_final_message, str) else "content"
-            last = chat[-1] if chat else {}
-            final_message = last.get(field) if isinstance(last, dict) else None
-            if final_message is None:
-                raise ValueError(
-                    f'continue_final_message is set but the final message has no "{field}" '
-                    "to continue!"
-                )
-            if field not in source:
-                raise ValueError(
-                    f'continue_final_message is set to "{field}" but this is not an accepted field '
-                    "in the chat_template"
-                )
-            if isinstance(final_message, list):
-                for block in reversed(final_message):
-                    if "text" in block:
-                        final_message = block["text"]
-                        block["text"] = block["text"] + _CONTINUE_TAG
-                        break
-                else:
-                    raise ValueError(
-                        "continue_final_message is set but we could not find any text to continue "
-                        "in the final message!"
-                    )
-            else:
-                last[field] = last[field] + _CONTINUE_TAG
-        if self.offer_reasoning:  # after the tag, so that both names carry it
-            chat = [offer_reasoning(message) for message in chat]
-        context = {**self.special_tokens, **kwargs}
+            documents = to_template_data(documents, "documents")
+        context: dict[str, Any] = {}
+        if self.now is not None:  # first, so that a caller's own strftime_now still wins
+            context["strftime_now"] = _pinned_clock(self.now)
+        context.update(self.special_tokens)
+        for key, value in kwargs.items():
+            context[key] = to_template_data(value, f"keyword argument {key!r}")
         context.update(
-            messages=chat,
             tools=tool_schemas,
-            documents=docs,
-            add_generation_prompt=add_generation_prompt,
+            documents=documents,
+            add_generation_prompt=to_template_data(add_generation_prompt, "add_generation_prompt"),
         )
+        return _Call(compiled, source, context, continue_final_message)
+
+    def _conversations(self, messages: Any) -> tuple[list[list[dict[str, Any]]], bool]:
+        return normalise_conversations(messages, self.offer_reasoning)
+
+    def _render_chat(
+        self, call: _Call, chat: list[dict[str, Any]], spans: bool
+    ) -> tuple[str, list[tuple[int, int]]]:
+        final_message: Any = None
+        if call.continue_final_message:
+            final_message = _tag_final_message(chat, call.continue_final_message, call.source)
+        context = {**call.context, "messages": chat}
         indices: list[tuple[int, int]] = []
         if spans:
-            text, indices = compiled.render_with_spans(context)
-            indices = [tuple(span) for span in indices]
+            text, found = call.compiled.render_with_spans(context)
+            indices = [(start, end) for start, end in found]
         else:
-            text = compiled.render(context)
-        if continue_final_message:
+            text = call.compiled.render(context)
+        if call.continue_final_message:
             text = _cut_at_tag(text, final_message)
         return text, indices
+
+    @overload
+    def render(
+        self,
+        messages: Sequence[Sequence[Mapping[str, Any]]],
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        add_generation_prompt: bool = False,
+        continue_final_message: bool | str = False,
+        *,
+        chat_template: str | None = None,
+        **kwargs: Any,
+    ) -> list[str]: ...
+
+    @overload
+    def render(
+        self,
+        messages: Sequence[Mapping[str, Any]] | Any,
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        add_generation_prompt: bool = False,
+        continue_final_message: bool | str = False,
+        *,
+        chat_template: str | None = None,
+        **kwargs: Any,
+    ) -> str: ...
 
     def render(
         self,
@@ -283,23 +295,28 @@ class ChatTemplate:
         *,
         chat_template: str | None = None,
         **kwargs: Any,
-    ) -> str:
-        """The conversation as the model's prompt text.
+    ) -> str | list[str]:
+        """The conversation as the model's prompt text (a list of texts for a batch).
 
-        ``continue_final_message`` (``True`` for ``content``, or the name of another field of the
-        final message) ends the text right after that message's text, so the model continues it.
-        Other keyword arguments become template variables (overriding special tokens).
+        ``messages`` is one conversation (a list of message dicts) or a batch of them (a list of
+        such lists), as for transformers' ``apply_chat_template``.  ``continue_final_message``
+        (``True`` for ``content``, or the name of another field of the final message) ends the
+        text right after that message's text, so the model continues it.  Other keyword
+        arguments become template variables (overriding special tokens).  See the module
+        :mod:`minijinja_py.chat.inputs` for how every value is turned into template data.
         """
-        return self._render_one(
-            messages,
+        call = self._prepare(
             tools,
             documents,
             add_generation_prompt,
             continue_final_message,
-            kwargs,
             False,
             chat_template,
-        )[0]
+            kwargs,
+        )
+        conversations, batched = self._conversations(messages)
+        texts = [self._render_chat(call, chat, False)[0] for chat in conversations]
+        return texts if batched else texts[0]
 
     def render_many(
         self,
@@ -313,23 +330,22 @@ class ChatTemplate:
         **kwargs: Any,
     ) -> list[str]:
         """:meth:`render` for each conversation, sharing the tools, documents and options."""
-        prepared = self._prepare(
-            tools, documents, add_generation_prompt, continue_final_message, False, chat_template
+        call = self._prepare(
+            tools,
+            documents,
+            add_generation_prompt,
+            continue_final_message,
+            False,
+            chat_template,
+            kwargs,
         )
-        return [
-            self._render_one(
-                messages,
-                tools,
-                documents,
-                add_generation_prompt,
-                continue_final_message,
-                kwargs,
-                False,
-                chat_template,
-                prepared,
-            )[0]
-            for messages in conversations
-        ]
+        return [self._render_chat(call, self._single_chat(c), False)[0] for c in conversations]
+
+    def _single_chat(self, messages: Any) -> list[dict[str, Any]]:
+        conversations, batched = self._conversations(messages)
+        if batched:
+            raise TypeError("messages must be one conversation here, not a batch of them")
+        return conversations[0]
 
     def render_with_spans(
         self,
@@ -345,18 +361,19 @@ class ChatTemplate:
         """The text and the ``(start, end)`` character spans of its ``{% generation %}`` blocks.
 
         The spans equal transformers' generation indices (``return_assistant_tokens_mask``), and,
-        as there, ``continue_final_message`` is refused with a ``ValueError``.
+        as there, ``continue_final_message`` is refused with a ``ValueError``.  One conversation
+        per call.
         """
-        return self._render_one(
-            messages,
+        call = self._prepare(
             tools,
             documents,
             add_generation_prompt,
             continue_final_message,
-            kwargs,
             True,
             chat_template,
+            kwargs,
         )
+        return self._render_chat(call, self._single_chat(messages), True)
 
     # analysis ----------------------------------------------------------------------------------
 
@@ -376,6 +393,52 @@ class ChatTemplate:
         return probe_capabilities(compiled, self.special_tokens)
 
 
+@dataclasses.dataclass
+class _Call:
+    """What one render call shares among its conversations."""
+
+    compiled: Any
+    source: str
+    context: dict[str, Any]
+    continue_final_message: bool | str
+
+
+def _tag_final_message(
+    chat: list[dict[str, Any]], continue_final_message: bool | str, source: str
+) -> Any:
+    # Marks where the final message's text ends, as transformers does, and returns that text.
+    if not chat:
+        raise ValueError("continue_final_message is set but the conversation is empty!")
+    field = continue_final_message if isinstance(continue_final_message, str) else "content"
+    last = chat[-1]
+    final_message = last.get(field)
+    if final_message is None:
+        raise ValueError(
+            f'continue_final_message is set but the final message has no "{field}" to continue!'
+        )
+    fields = [field]
+    if field in REASONING_FIELDS:  # reasoning is copied under several names: tag each copy
+        fields = [name for name in REASONING_FIELDS if last.get(name) == final_message]
+    if not any(name in source for name in fields):
+        raise ValueError(
+            f'continue_final_message is set to "{field}" but this is not an accepted field '
+            "in the chat_template"
+        )
+    if isinstance(final_message, (list, tuple)):
+        for block in reversed(final_message):
+            if "text" in block:
+                final_message = block["text"]
+                block["text"] = block["text"] + _CONTINUE_TAG
+                return final_message
+        raise ValueError(
+            "continue_final_message is set but we could not find any text to continue in the "
+            "final message!"
+        )
+    for name in fields:
+        last[name] = last[name] + _CONTINUE_TAG
+    return final_message
+
+
 def _cut_at_tag(rendered: str, final_message: Any) -> str:
     final = final_message.strip() if isinstance(final_message, str) else final_message
     tag = _CONTINUE_TAG.strip()
@@ -393,13 +456,29 @@ def _cut_at_tag(rendered: str, final_message: Any) -> str:
     return rendered[:at].rstrip()
 
 
-_ENVIRONMENT: Any = None
+_ENVIRONMENTS: dict[Limits | None, Any] = {}
 
 
-def _environment() -> Any:
-    global _ENVIRONMENT
-    if _ENVIRONMENT is None:
+def _environment(limits: Limits | None = None) -> Any:
+    environment = _ENVIRONMENTS.get(limits)
+    if environment is None:
         from ..environment import chat_environment
 
-        _ENVIRONMENT = chat_environment()
-    return _ENVIRONMENT
+        if len(_ENVIRONMENTS) >= 16:  # distinct Limits are few; never let the cache grow unbounded
+            _ENVIRONMENTS.clear()
+        environment = _ENVIRONMENTS[limits] = chat_environment(limits)
+    return environment
+
+
+_MAX_TIME_FORMAT = 1_000
+
+
+def _pinned_clock(now: datetime) -> Any:
+    def strftime_now(format: str) -> str:
+        if not isinstance(format, str) or len(format) > _MAX_TIME_FORMAT:
+            raise ValueError(
+                f"strftime_now takes a format string of at most {_MAX_TIME_FORMAT} characters"
+            )
+        return now.strftime(format)
+
+    return strftime_now
