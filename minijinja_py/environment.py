@@ -282,10 +282,20 @@ class Template:
         operations, its characters attributed to the path of the value they came from:
         ``("messages", 3, "content")`` for ``render(messages=...)``.
         """
+        return self.trace(dict(*args, **kwargs))
+
+    def trace(self, context: Mapping[str, Any], traced: Iterable[str] | None = None) -> Provenance:
+        """:meth:`render_with_provenance` of ``context``, tracing only the variables named in
+        ``traced`` (all when None): the others, like a tokenizer's special tokens, print as
+        template text does, without a source."""
         from .provenance import collect, track_value
 
-        context = {name: track_value(value, (name,)) for name, value in dict(*args, **kwargs).items()}
-        out, spans = self._render(context, record_spans=True, provenance=True)
+        names = set(context) if traced is None else set(traced)
+        sourced = {
+            name: track_value(value, (name,)) if name in names else value
+            for name, value in context.items()
+        }
+        out, spans = self._render(sourced, record_spans=True, provenance=True)
         return collect(out, spans)
 
     def undeclared_variables(self) -> set[str]:

@@ -14,6 +14,7 @@ from ..sandbox import Limits
 from .capabilities import ChatCapabilities, probe_capabilities
 from .inputs import REASONING_FIELDS, normalise_conversations, to_template_data
 from .loading import load_gguf_files, load_pretrained_files, read_text
+from .provenance import ChatProvenance
 from .schema import tool_to_schema
 
 __all__ = ["ChatTemplate"]
@@ -374,6 +375,40 @@ class ChatTemplate:
             kwargs,
         )
         return self._render_chat(call, self._single_chat(messages), True)
+
+    def render_with_provenance(
+        self,
+        messages: Any,
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        add_generation_prompt: bool = False,
+        *,
+        chat_template: str | None = None,
+        **kwargs: Any,
+    ) -> ChatProvenance:
+        """The text of :meth:`render`, where each character came from, and the assistant spans.
+
+        Sources are named as in :mod:`minijinja_py.chat.provenance`; the special tokens are
+        template text.  ``assistant_spans`` are the ``{% generation %}`` spans when the template
+        has such blocks, else inferred by that module's rule.  One conversation per call.
+        """
+        from .provenance import chat_provenance, has_generation_blocks, probe_turn_texts
+
+        call = self._prepare(
+            tools, documents, add_generation_prompt, False, False, chat_template, kwargs
+        )
+        chat = self._single_chat(messages)
+        traced_names = ["messages", "tools", "documents", *kwargs]
+        traced = call.compiled.trace({**call.context, "messages": chat}, traced_names)
+        probes = None
+        if not has_generation_blocks(call.source):
+
+            def render(probe: list[dict[str, Any]], prompt: bool) -> str:
+                context = {**call.context, "messages": probe, "add_generation_prompt": prompt}
+                return call.compiled.render(context)
+
+            probes = probe_turn_texts(render)
+        return chat_provenance(traced, chat, probes)
 
     # analysis ----------------------------------------------------------------------------------
 
