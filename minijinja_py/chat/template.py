@@ -81,6 +81,7 @@ class ChatTemplate:
         self.now = now
         self._tokenizer = tokenizer
         self._compiled: dict[str, Any] = {}
+        self._probes: dict[Any, tuple[str, str]] = {}
         for source in self.sources.values():
             self._compile(source)
 
@@ -144,6 +145,7 @@ class ChatTemplate:
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state["_compiled"] = {}
+        state["_probes"] = {}
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -415,12 +417,24 @@ class ChatTemplate:
         probes = None
         if not has_generation_blocks(call.source):
             if call.probes is None:
+                # The probes read the template's headers and markers, which depend on its
+                # options (enable_thinking, ...), not on the tools or documents: kept per options.
+                key = (call.source, _option_key(call.context))
+                call.probes = self._probes.get(key)
+                if call.probes is None:
 
-                def render(probe: list[dict[str, Any]], prompt: bool) -> str:
-                    context = {**call.context, "messages": probe, "add_generation_prompt": prompt}
-                    return call.compiled.render(context)
+                    def render(probe: list[dict[str, Any]], prompt: bool) -> str:
+                        context = {
+                            **call.context,
+                            "messages": probe,
+                            "add_generation_prompt": prompt,
+                        }
+                        return call.compiled.render(context)
 
-                call.probes = probe_turn_texts(render)
+                    call.probes = probe_turn_texts(render)
+                    if len(self._probes) >= 64:
+                        self._probes.clear()
+                    self._probes[key] = call.probes
             probes = call.probes
         return chat_provenance(traced, chat, probes)
 
@@ -543,6 +557,14 @@ class _Call:
     traced_names: list[str] = dataclasses.field(default_factory=list)
     #: The generation prompt and end-of-turn marker, probed once per call.
     probes: tuple[str, str] | None = None
+
+
+def _option_key(context: dict[str, Any]) -> tuple:
+    return tuple(
+        (key, value)
+        for key, value in context.items()
+        if key not in ("tools", "documents") and isinstance(value, (str, int, float, bool))
+    )
 
 
 def _tag_final_message(
