@@ -300,10 +300,13 @@ def join_text(parts: Iterable[Any]) -> Any:
     """``"".join(parts)``, keeping the sources of sourced parts (the joins of captured output)."""
     parts = parts if isinstance(parts, (list, tuple)) else list(parts)
     text = "".join(parts)
-    segments: list[tuple] = []
-    position = 0
     sourced = _SOURCED
-    for part in parts:
+    first = next((i for i, part in enumerate(parts) if part.__class__ in sourced), None)
+    if first is None:
+        return text  # (most captured output holds no caller text)
+    segments: list[tuple] = []
+    position = sum(map(len, parts[:first])) if first else 0
+    for part in parts[first:]:
         if part.__class__ in sourced:
             if position:
                 segments += [
@@ -465,6 +468,9 @@ def _json_parts(value: Any, indent: int | None, level: int, parts: list, depth: 
         if value.__class__ is not Sourced:
             parts.append(_JSON_STRING(str.__str__(value)))
             return
+        if _JSON_ESCAPED.search(value) is None:  # nothing escaped: the characters themselves
+            parts += ('"', value, '"')
+            return
         # JSON escapes character by character: the runs between escapes are the source's own.
         parts.append('"')
         position = 0
@@ -523,10 +529,16 @@ def track_value(value: Any, path: Path) -> Any:
     if kind is dict:
         # (the leaves inline: this copy is most of what provenance costs a small template)
         copy = {}
+        new = str.__new__
         for key, item in value.items():
             cls = item.__class__
             if cls is str:
-                copy[key] = _source(item, (*path, key)) if item else item
+                if item:
+                    sourced = new(Sourced, item)
+                    sourced.segments = ((0, len(item), (*path, key), 0, True),)
+                    copy[key] = sourced
+                else:
+                    copy[key] = item
             elif cls in _LEAVES:
                 copy[key] = item
             else:
@@ -575,6 +587,8 @@ class Printed:
 
     def eval(self, frame: Any) -> Any:
         value = self.expr.eval(frame)
+        if value.__class__ is str or value.__class__ is Sourced:
+            return value
         if value.__class__ is SourcedMarkup:  # printing makes it text (str() of it is plain)
             return _make(str.__str__(value), value.segments)
         if isinstance(value, (list, tuple, dict)):
