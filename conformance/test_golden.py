@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import builtins
 import json
 from pathlib import Path
 
 import pytest
 
-from .reference import classify_exception, ours_environment
+from .reference import classify_exception, ours_environment, reference_environment
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 FILES = sorted(GOLDEN.glob("*.txt"))
@@ -37,6 +38,15 @@ def parse(path: Path) -> dict:
     }
 
 
+def _reference_message(case: dict) -> str:
+    env = reference_environment(case["config"], **case["options"])
+    try:
+        env.from_string(case["template"]).render(case["context"])
+    except Exception as exc:  # noqa: BLE001 - the message is the point
+        return str(exc)
+    raise AssertionError("Jinja2 renders this golden case without failing")
+
+
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_golden(path):
     import minijinja_py
@@ -58,6 +68,10 @@ def test_golden(path):
         elif jinja_class in SYNTAX:
             assert isinstance(exc, minijinja_py.TemplateSyntaxError), type(exc).__name__
         else:
+            if isinstance(getattr(builtins, jinja_class, None), type):
+                # Python's own wording, which changes between versions: the file records it
+                # for the Python it was made with, Jinja2 on this one says it afresh.
+                message = _reference_message(case)
             wanted = getattr(minijinja_py, jinja_class, minijinja_py.TemplateRuntimeError)
             if case["compare"] == "class":
                 assert isinstance(exc, minijinja_py.TemplateError) and kind == "error"

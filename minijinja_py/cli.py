@@ -5,8 +5,11 @@
     minijinja-py render --template page.jinja --context vars.json --plain
     minijinja-py check chat.jinja
     minijinja-py batch --model ./Qwen3-0.6B in.jsonl out.jsonl --workers 4
+    minijinja-py batch --model ./Qwen3-0.6B in.parquet out.parquet --id-column id --fail-on-error
+    minijinja-py completion bash
 
-Every failure prints ``error: <message>`` on stderr and exits with status 1.
+Every failure prints ``error: <message>`` on stderr and exits with status 1; ``batch
+--fail-on-error`` exits with status 2 when the run completed but some conversations failed.
 """
 
 from __future__ import annotations
@@ -16,12 +19,23 @@ import json
 import os
 import sys
 import time
-from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
 __all__ = ["main", "build_parser"]
+
+BATCH_DESCRIPTION = """\
+Render one conversation per input row; output row N answers input row N.
+
+A row is a list of messages, or an object with "messages" (a list, or that list as
+JSON text), optional "tools" and "documents", and template variables: every other
+key. A row never sets the template or an option: keys such as chat_template,
+add_generation_prompt and continue_final_message, and the model's special tokens,
+make the row fail. Each output row holds the --id-column values, "text",
+"assistant_spans" (with --spans) and "error": null, or a record of the failure
+{"kind", "message", "line", "column"}; the other rows go on.
+"""
 
 
 class CommandError(Exception):
@@ -167,6 +181,11 @@ def _cmd_render(args: argparse.Namespace) -> int:
 
     if args.continue_final_message is not None:
         raise CommandError("--continue-final-message applies to --messages rendering only")
+    if args.context is None and not variables:
+        raise CommandError(
+            "nothing to render: give --messages FILE (a conversation) or --context FILE "
+            "(template variables)"
+        )
     context: dict[str, Any] = {}
     if args.context is not None:
         context = _load_json(args.context, "--context")
@@ -221,8 +240,17 @@ def _cmd_check(args: argparse.Namespace) -> int:
             chat = ChatTemplate.from_gguf(path)
         else:
             chat = ChatTemplate.from_file(path)
-    except TemplateSyntaxError as exc:
-        if getattr(exc, "name", None) is None:
+    except Exception as exc:
+        if args.json:  # the failure as a report too, so that tools read one format
+            from .pipelines.rows import error_record
+
+            record = error_record(exc)
+            if isinstance(exc, FileNotFoundError) and exc.filename is not None:
+                record["message"] = f"no such file: {exc.filename}"
+            failed = {"file": path, "ok": False, "error": record}
+            _write_stdout(json.dumps(failed, indent=2, ensure_ascii=False) + "\n")
+            return 1
+        if isinstance(exc, TemplateSyntaxError) and exc.name is None:
             exc.name = path
         raise
     report: dict[str, Any] = {"file": path, "ok": True, "templates": {}}
@@ -250,203 +278,194 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 # -- batch --------------------------------------------------------------------------------------
 
-_WORKER: dict[str, Any] = {}
 
-
-def _init_worker(chat: Any, defaults: dict[str, Any]) -> None:
-    _WORKER["chat"] = chat
-    _WORKER["defaults"] = defaults
-
-
-def render_record(chat: Any, defaults: dict[str, Any], line: str) -> str:
-    """One JSONL input line (a message list, or an object with ``messages`` and options) to one
-    output line ``{"text": ...}`` or ``{"error": ...}`` (without its newline)."""
-    try:
-        data = json.loads(line)
-    except json.JSONDecodeError as exc:
-        return json.dumps({"error": f"invalid JSON: {exc}"}, ensure_ascii=False)
-    options = dict(defaults)
-    if isinstance(data, dict) and "messages" in data:
-        options.update(data)
-        data = options.pop("messages")
-    if not isinstance(data, list):
-        return json.dumps(
-            {"error": 'expected a JSON list of messages or an object with "messages"'},
-            ensure_ascii=False,
-        )
-    try:
-        text = chat.render(data, **options)
-    except Exception as exc:  # every failure becomes this line's error record
-        return json.dumps({"error": _describe(exc)}, ensure_ascii=False)
-    return json.dumps({"text": text}, ensure_ascii=False)
-
-
-def _render_chunk(lines: list[str]) -> list[str]:
-    chat, defaults = _WORKER["chat"], _WORKER["defaults"]
-    return [render_record(chat, defaults, line) for line in lines]
-
-
-def _chunks(lines: Iterable[str], size: int) -> Iterator[list[str]]:
-    chunk: list[str] = []
-    for line in lines:
-        chunk.append(line)
-        if len(chunk) >= size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}" + ("" if count == 1 else "s")
 
 
 class _Progress:
-    def __init__(self, stream: IO[str], enabled: bool) -> None:
+    """A live bar with rate and ETA on a terminal; one summary line at the end otherwise."""
+
+    def __init__(self, stream: IO[str] | None, source: Any) -> None:
         self.stream = stream
-        self.enabled = enabled
-        self.live = enabled and getattr(stream, "isatty", lambda: False)()
+        self.source = source
+        self.live = stream is not None and getattr(stream, "isatty", lambda: False)()
         self.start = time.perf_counter()
         self.last = 0.0
-        self.done = 0
+        self.rows = 0
         self.errors = 0
 
-    def add(self, records: list[str]) -> None:
-        self.done += len(records)
-        self.errors += sum(1 for record in records if record.startswith('{"error"'))
+    def add(self, chunk: Any) -> None:
+        self.rows += chunk.rows
+        self.errors += chunk.errors
         now = time.perf_counter()
         if self.live and now - self.last >= 0.25:
             self.last = now
-            self.stream.write("\r" + self._line(now))
+            assert self.stream is not None
+            self.stream.write("\r" + self._bar(now) + "\x1b[K")
             self.stream.flush()
 
-    def _line(self, now: float) -> str:
+    def _bar(self, now: float) -> str:
         elapsed = max(now - self.start, 1e-9)
-        return (
-            f"batch: {self.done} conversations ({self.errors} errors) in {elapsed:.2f} s, "
-            f"{self.done / elapsed:.1f}/s"
-        )
+        rate = self.rows / elapsed
+        text = f"{_plural(self.rows, 'conversation')}, {self.errors:,} failed, {rate:,.0f}/s"
+        total, done = self.source.total, self.source.done
+        if not total:
+            return f"batch: {text}"
+        fraction = min(done / total, 1.0)
+        filled = int(fraction * 30)
+        eta = elapsed * (1 - fraction) / fraction if fraction > 0 else 0.0
+        minutes, seconds = divmod(int(eta), 60)
+        bar = "#" * filled + "-" * (30 - filled)
+        return f"batch: [{bar}] {fraction:4.0%} {text}, ETA {minutes}:{seconds:02d}"
 
     def finish(self) -> None:
-        if self.enabled:
-            prefix = "\r" if self.live else ""
-            self.stream.write(prefix + self._line(time.perf_counter()) + "\n")
-            self.stream.flush()
+        if self.stream is None:
+            return
+        elapsed = max(time.perf_counter() - self.start, 1e-9)
+        summary = (
+            f"batch: {_plural(self.rows, 'conversation')} ({_plural(self.errors, 'error')}) "
+            f"in {elapsed:.2f} s, {self.rows / elapsed:.1f}/s"
+        )
+        self.stream.write(("\r\x1b[K" if self.live else "") + summary + "\n")
+        self.stream.flush()
 
 
-def run_batch(
-    chat: Any,
-    lines: Iterable[str],
-    out: IO[str],
-    *,
-    workers: int = 1,
-    defaults: dict[str, Any] | None = None,
-    chunk_size: int = 32,
-    progress: IO[str] | None = None,
-) -> tuple[int, int]:
-    """Render each line of ``lines`` to a line of ``out``, in order, with bounded memory.
+def _binary(stream: Any, mode: str) -> Any:
+    buffer = getattr(stream, "buffer", None)
+    if buffer is not None:
+        if mode == "w":
+            stream.flush()  # text already written goes out before the bytes
+        return buffer
+    return _TextAsBinary(stream)
 
-    With ``workers > 1`` chunks of lines go to a process pool; at most ``2 * workers`` chunks are
-    in flight, so memory stays constant however long the input is.  Returns (lines, errors).
-    """
-    defaults = dict(defaults or {})
-    meter = _Progress(progress or sys.stderr, progress is not None)
-    records = (line.rstrip("\r\n") for line in lines)
-    if workers <= 1:
-        for chunk in _chunks(records, chunk_size):
-            done = [render_record(chat, defaults, line) for line in chunk]
-            out.write("".join(record + "\n" for record in done))
-            meter.add(done)
-    else:
-        from concurrent.futures import ProcessPoolExecutor
 
-        window: deque[Any] = deque()
-        with ProcessPoolExecutor(
-            max_workers=workers, initializer=_init_worker, initargs=(chat, defaults)
-        ) as pool:
-            for chunk in _chunks(records, chunk_size):
-                window.append(pool.submit(_render_chunk, chunk))
-                if len(window) >= 2 * workers:
-                    done = window.popleft().result()
-                    out.write("".join(record + "\n" for record in done))
-                    meter.add(done)
-            while window:
-                done = window.popleft().result()
-                out.write("".join(record + "\n" for record in done))
-                meter.add(done)
-    meter.finish()
-    return meter.done, meter.errors
+class _TextAsBinary:
+    """A replaced standard stream (tests, embedding) seen as bytes."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def __iter__(self) -> Iterator[bytes]:
+        return (line.encode("utf-8", "surrogateescape") for line in self._stream)
+
+    def write(self, data: bytes) -> int:
+        return self._stream.write(data.decode("utf-8"))
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def fileno(self) -> int:
+        raise OSError("no file descriptor")
 
 
 def _cmd_batch(args: argparse.Namespace) -> int:
+    from .pipelines import RowRenderer
+    from .pipelines.files import file_format, open_sink, open_source, render_stream
+
     if args.workers < 1:
         raise CommandError("--workers must be at least 1")
     if args.chunk_size < 1:
         raise CommandError("--chunk-size must be at least 1")
     chat = _load_chat(args)
-    defaults: dict[str, Any] = {}
-    if args.tools:
-        defaults["tools"] = _load_json(args.tools, "--tools")
-    if args.add_generation_prompt:
-        defaults["add_generation_prompt"] = True
-    if args.continue_final_message is not None:
-        defaults["continue_final_message"] = args.continue_final_message
-    defaults.update(_parse_vars(args.var))
-    # Undecodable bytes become U+FFFD so that one bad line cannot stop the batch.
-    source = _open_stream(args.input, sys.stdin, "r", errors="replace")
+    tools = _load_json(args.tools, "--tools") if args.tools else None
+    renderer = RowRenderer(
+        chat,
+        tools=tools,
+        add_generation_prompt=args.add_generation_prompt,
+        continue_final_message=args.continue_final_message or False,
+        variables=_parse_vars(args.var),
+        spans=args.spans,
+        passthrough=args.id_column or (),
+    )
+    source = open_source(args.input, _binary(sys.stdin, "r"))
     try:
-        sink = _open_stream(args.output, sys.stdout, "w")
+        sink = open_sink(args.output, _binary(sys.stdout, "w"))
+        meter = _Progress(None if args.quiet else sys.stderr, source)
         try:
-            run_batch(
-                chat,
+            render_stream(
+                renderer,
                 source,
                 sink,
+                output_format=file_format(args.output),
                 workers=args.workers,
-                defaults=defaults,
                 chunk_size=args.chunk_size,
-                progress=None if args.quiet else sys.stderr,
+                on_chunk=meter.add,
             )
         finally:
             sink.close()
+        meter.finish()
     finally:
         source.close()
+    if args.fail_on_error and meter.errors:
+        sys.stderr.write(
+            f"error: {meter.errors:,} of {_plural(meter.rows, 'conversation')} failed\n"
+        )
+        return 2
     return 0
 
 
-def _open_stream(path: str, std: IO[str], mode: str, errors: str = "strict") -> Any:
-    """A UTF-8 text stream on ``path``, or on the standard stream for ``-`` (left open)."""
-    if path != "-":
-        return open(
-            path, mode, encoding="utf-8", errors=errors, newline="\n" if "w" in mode else None
-        )
-    try:
-        fd = std.fileno()
-    except (AttributeError, OSError, ValueError):  # a replaced stream (tests, embedding)
-        return _Unclosed(std)
-    std.flush()
-    return open(fd, mode, encoding="utf-8", errors=errors, closefd=False)
+# -- completion ---------------------------------------------------------------------------------
 
 
-class _Unclosed:
-    """A standard stream whose ``close`` only flushes."""
+def _cmd_completion(args: argparse.Namespace) -> int:
+    _write_stdout(bash_completion(build_parser()))
+    return 0
 
-    def __init__(self, stream: IO[str]) -> None:
-        self._stream = stream
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._stream)
+def bash_completion(parser: argparse.ArgumentParser) -> str:
+    """A bash completion script for ``parser``'s commands and options (zsh reads it through
+    ``bashcompinit``): ``eval "$(minijinja-py completion bash)"``."""
+    commands = _subcommands(parser)
+    top = sorted(o for o in parser._option_string_actions if o.startswith("--"))  # noqa: SLF001
+    lines = [
+        '# minijinja-py completion for bash: eval "$(minijinja-py completion bash)"',
+        "_minijinja_py() {",
+        '    local cur="${COMP_WORDS[COMP_CWORD]}" opts',
+        "    if [[ $COMP_CWORD -eq 1 ]]; then",
+        f'        COMPREPLY=($(compgen -W "{" ".join([*commands, *top])}" -- "$cur"))',
+        "        return",
+        "    fi",
+        '    case "${COMP_WORDS[1]}" in',
+    ]
+    for name, command in commands.items():
+        options = sorted(o for o in command._option_string_actions if o.startswith("--"))  # noqa: SLF001
+        lines.append(f'        {name}) opts="{" ".join(options)}" ;;')
+    lines += [
+        "        *) return ;;",
+        "    esac",
+        '    if [[ "$cur" == -* ]]; then',
+        '        COMPREPLY=($(compgen -W "$opts" -- "$cur"))',
+        "    else",
+        '        COMPREPLY=($(compgen -f -- "$cur"))',
+        "    fi",
+        "}",
+        "complete -o filenames -F _minijinja_py minijinja-py",
+        "",
+    ]
+    return "\n".join(lines)
 
-    def write(self, text: str) -> int:
-        return self._stream.write(text)
 
-    def close(self) -> None:
-        self._stream.flush()
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, Any]:
+    action = next(
+        a
+        for a in parser._actions
+        if isinstance(a, argparse._SubParsersAction)  # noqa: SLF001
+    )
+    return dict(action.choices)
 
 
 # -- entry point --------------------------------------------------------------------------------
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
     parser = _Parser(
         prog="minijinja-py",
         description="Render and check Jinja chat templates exactly as transformers does.",
     )
+    parser.add_argument("--version", action="version", version=f"minijinja-py {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
 
@@ -472,23 +491,84 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print the report as JSON")
     check.set_defaults(func=_cmd_check)
 
-    batch = commands.add_parser("batch", help="render a JSONL file of conversations")
+    batch = commands.add_parser(
+        "batch",
+        help="render a JSONL or Parquet file of conversations",
+        description=BATCH_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     _add_source(batch)
-    batch.add_argument("input", metavar="IN.jsonl", help="one conversation per line ('-': stdin)")
-    batch.add_argument("output", metavar="OUT.jsonl", help="one result per line ('-': stdout)")
+    batch.add_argument(
+        "input", metavar="IN", help="JSONL (one conversation per line; '-': stdin) or .parquet"
+    )
+    batch.add_argument(
+        "output", metavar="OUT", help="JSONL (one result per line; '-': stdout) or .parquet"
+    )
     batch.add_argument("--workers", type=int, default=1, metavar="N", help="worker processes")
     batch.add_argument(
-        "--chunk-size", type=int, default=32, metavar="N", help="lines per worker task"
+        "--chunk-size",
+        type=int,
+        default=256,
+        metavar="N",
+        help="lines (or Parquet rows) per unit of work sent to a worker",
     )
-    batch.add_argument("--quiet", action="store_true", help="no progress line on stderr")
+    batch.add_argument(
+        "--id-column",
+        action="append",
+        metavar="NAME",
+        help="copy this key/column to the output as it is, not to the template (repeatable)",
+    )
+    batch.add_argument(
+        "--spans", action="store_true", help="add assistant_spans: the generation blocks"
+    )
+    batch.add_argument(
+        "--fail-on-error",
+        action="store_true",
+        help="exit with status 2 when any conversation failed (the output is still complete)",
+    )
+    batch.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
     _add_render_options(batch)
     batch.set_defaults(func=_cmd_batch)
+
+    completion = commands.add_parser("completion", help="print a shell completion script")
+    completion.add_argument("shell", choices=["bash"], help="the shell (zsh: with bashcompinit)")
+    completion.set_defaults(func=_cmd_completion)
     return parser
 
 
+def _command_parser(parser: argparse.ArgumentParser, argv: Sequence[str]) -> Any:
+    commands = _subcommands(parser)
+    return next((commands[token] for token in argv if token in commands), parser)
+
+
+def _unknown_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
+    """The options in ``argv`` that neither the program nor its command knows (abbreviations of
+    known options are known, as argparse accepts them)."""
+    known = set(parser._option_string_actions)  # noqa: SLF001
+    known |= set(_command_parser(parser, argv)._option_string_actions)  # noqa: SLF001
+    unknown: list[str] = []
+    for token in argv:
+        if token == "--":
+            break
+        if not token.startswith("-") or token == "-" or token[1:2].isdigit():
+            continue
+        name = token.split("=", 1)[0]
+        if name not in known and not any(k.startswith(name) for k in known if len(name) > 2):
+            unknown.append(name)
+    return unknown
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status (0 on success, 1 on any error)."""
+    """Run the command line; returns the exit status: 0 on success, 1 on any error, 2 when
+    ``batch --fail-on-error`` had conversations that failed."""
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    unknown = _unknown_options(parser, argv)
+    if unknown:
+        _command_parser(parser, argv).print_usage(sys.stderr)
+        names = ", ".join(unknown)
+        sys.stderr.write(f"error: unknown option{'s' if len(unknown) > 1 else ''}: {names}\n")
+        return 1
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
@@ -501,19 +581,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 1
     except Exception as exc:  # the command line never shows a traceback
-        where = next(
-            (
-                getattr(args, key, None)
-                for key in ("template", "model", "gguf", "file")
-                if getattr(args, key, None)
-            ),
-            None,
-        )
-        if hasattr(exc, "with_position") and getattr(exc, "name", "") is None and where:
-            exc.name = where  # TemplateError: show which file the position is in
-        sys.stderr.write(f"error: {_describe(exc)}\n")
+        sys.stderr.write(f"error: {_message(exc, args)}\n")
         sys.stderr.flush()
         return 1
+
+
+def _message(exc: BaseException, args: argparse.Namespace) -> str:
+    if isinstance(exc, FileNotFoundError) and exc.filename is not None:
+        return f"no such file: {exc.filename}"
+    if isinstance(exc, IsADirectoryError) and exc.filename is not None:
+        return f"a folder, not a file: {exc.filename}"
+    where = next(
+        (
+            getattr(args, key, None)
+            for key in ("template", "model", "gguf", "file")
+            if getattr(args, key, None)
+        ),
+        None,
+    )
+    if hasattr(exc, "with_position") and getattr(exc, "name", "") is None and where:
+        exc.name = where  # TemplateError: show which file the position is in
+    return _describe(exc)
 
 
 if __name__ == "__main__":  # pragma: no cover

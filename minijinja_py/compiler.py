@@ -319,7 +319,10 @@ class Compiler:
             return e.FreshConst(value)
         # 0.0 == -0.0 (and 1 == True): the key tells them apart by type and, for floats, text.
         key = (type(value), repr(value) if type(value) is float else value)
-        evaluator = self.constants.get(key)
+        try:
+            evaluator = self.constants.get(key)
+        except TypeError:  # a tuple holding a list: `for x in [1], 2`
+            return e.FreshConst(value)
         if evaluator is None:
             evaluator = self.constants[key] = e.Const(value)
         return evaluator

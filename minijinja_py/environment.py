@@ -453,7 +453,7 @@ class ChatNamespace(SandboxedNamespace):
 
     __slots__ = ()
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, /, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for name in self._attrs:
             _refuse_private_name(name)

@@ -7,6 +7,10 @@ stays cheap on the hot path.
 
 from __future__ import annotations
 
+# Excerpts of longer lines show this many characters either side of the caret.
+_EXCERPT_LINE = 100
+_EXCERPT_SIDE = 40
+
 
 class TemplateError(Exception):
     """Base class of every error the engine raises; ``raise_exception(msg)`` raises exactly this.
@@ -53,14 +57,22 @@ class TemplateError(Exception):
         return self.offset - (self.source.rfind("\n", 0, self.offset) + 1) + 1
 
     def source_excerpt(self) -> str:
-        """The offending source line followed by a caret under the column."""
+        """The offending source line followed by a caret under the column; of a line longer
+        than 100 characters (a one-line template), the 40 characters either side of the caret."""
         if self.offset is None or self.source is None:
             return ""
         start = self.source.rfind("\n", 0, self.offset) + 1
         end = self.source.find("\n", self.offset)
-        line = self.source[start : end if end != -1 else len(self.source)]
-        caret = " " * (self.offset - start) + "^"
-        return f"{line}\n{caret}"
+        if end == -1:
+            end = len(self.source)
+        before, after = "", ""
+        if end - start > _EXCERPT_LINE:
+            if self.offset - start > _EXCERPT_SIDE:
+                start, before = self.offset - _EXCERPT_SIDE, "..."
+            if end - self.offset > _EXCERPT_SIDE + 1:
+                end, after = self.offset + _EXCERPT_SIDE + 1, "..."
+        caret = " " * (len(before) + self.offset - start) + "^"
+        return f"{before}{self.source[start:end]}{after}\n{caret}"
 
     def __str__(self) -> str:
         message = self.message if self.message is not None else ""

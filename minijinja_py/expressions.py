@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .callguard import GUARDED, call_guarded
 from .errors import TemplateError, TemplateRuntimeError
 from .frames import SCALARS, Frame, costly, located
 from .ops import to_string
@@ -377,6 +378,8 @@ class CallEmpty:
             elif wants_environment(target):
                 # pass_environment marks a global as well as a filter, as in Jinja.
                 result = target(self.environment)
+            elif GUARDED:
+                result = call_guarded(target, [], {})
             else:
                 result = target()
         except Exception as error:
@@ -408,7 +411,10 @@ class Call:
             else:
                 if wants_environment(target):
                     args.insert(0, self.environment)
-                result = target(*args, **kwargs)
+                if GUARDED:
+                    result = call_guarded(target, args, kwargs)
+                else:
+                    result = target(*args, **kwargs)
         except Exception as error:
             raise located(error, self.pos) from None
         if not (result.__class__ is str and len(result) < SHORT):

@@ -39,6 +39,10 @@ class _Machine:
 
     def __init__(self, table: dict[str, Any]) -> None:
         builder = self.builder = _AstBuilder()
+        # The grammar's words (`if`, `in`, ...): terminals whose text could be a name.
+        self.keywords = frozenset(
+            name for name, text, literal in table["terminals"] if literal and text.isidentifier()
+        )
         self.states: list[dict[str, int]] = table["states"]
         self.start: int = table["start"]
         self.end: int = table["end"]
@@ -64,6 +68,53 @@ class _Machine:
         self.unit_chains[(below, top, lookahead)] = state
         return state
 
+    def _accepts(self, stack: list[int], kind: str) -> bool:
+        """Whether ``kind`` can come next: the reductions it causes, then a shift, simulated on
+        the state stack without touching it."""
+        states = self.states
+        rules = self.rules
+        depth = len(stack)
+        pushed: list[int] = []
+        while True:
+            top = pushed[-1] if pushed else stack[depth - 1]
+            action = states[top].get(kind)
+            if action is None:
+                return False
+            if action >= 0:
+                return True
+            origin, size = rules[-1 - action][:2]
+            if size <= len(pushed):
+                del pushed[len(pushed) - size :]
+            else:
+                depth -= size - len(pushed)
+                pushed.clear()
+            below = pushed[-1] if pushed else stack[depth - 1]
+            pushed.append(states[below][origin])
+
+    def _read_word(self, stack: list[int], tokens: list[Token], index: int) -> str:
+        """Jinja's lexer has no keywords: ``if``, ``in``, ``not``, ... are names that its parser
+        reads as operators only where it looks for one.  A word is read as the keyword where the
+        grammar can take it, else as a name, except where Jinja's parser looks for the word
+        first (the argument of a test, a keyword argument, an element after a comma)."""
+        kind = tokens[index].type
+        previous = tokens[index - 1].type if index else None
+        following = tokens[index + 1].type if index + 1 < len(tokens) else "$END"
+        if _after_test_name(tokens, index):
+            if kind not in _TEST_ARGUMENT_WORDS:
+                return kind
+            if self._accepts(stack, "NAME"):
+                return "NAME"
+        if following == "_ASSIGN" and previous in ("_LPAR", "_COMMA"):
+            if self._accepts(stack, "NAME"):
+                return "NAME"
+        if previous == "_COMMA" and kind != "NOT" and self._accepts(stack, "NAME"):
+            return "NAME"  # an element starts after a comma (`for x in a, recursive`)
+        if self._accepts(stack, kind):
+            return kind
+        if self._accepts(stack, "NAME"):
+            return "NAME"
+        return kind
+
     def run(self, tokens: list[Token], source_length: int) -> n.Template:
         self.builder.in_parentheses.clear()
         states = self.states
@@ -72,8 +123,12 @@ class _Machine:
         end_state = self.end
         state_stack = [self.start]
         value_stack: list[Any] = []
-        for token in tokens:
+        keywords = self.keywords
+        for index, token in enumerate(tokens):
             kind = token.type
+            if kind in keywords:
+                kind = self._read_word(state_stack, tokens, index)
+                token.type = kind
             while True:
                 top = state_stack[-1]
                 action = states[top].get(kind)
@@ -115,6 +170,27 @@ class _Machine:
             value_stack.append(reduce(values))
             if state_stack[-1] == end_state:
                 return value_stack[-1]
+
+
+# Jinja reads the word after an argument-less test's name as the test's argument if it is one of
+# these (`else`, `or` and `and` stay operators, `is` is refused).
+_TEST_ARGUMENT_WORDS = frozenset(["_IF", "IN", "NOT", "RECURSIVE"])
+
+
+def _after_test_name(tokens: list[Token], index: int) -> bool:
+    """Whether ``tokens[index]`` directly follows ``is [not] name(.name)*``."""
+    i = index - 1
+    if i >= 1 and tokens[i].type == "IN" and tokens[i - 1].type in ("_IS", "NOT"):
+        i -= 1
+    else:
+        while i >= 2 and tokens[i].type == "NAME" and tokens[i - 1].type == "_DOT":
+            i -= 2
+        if i < 0 or tokens[i].type != "NAME":
+            return False
+        i -= 1
+    if i >= 0 and tokens[i].type == "NOT":
+        i -= 1
+    return i >= 0 and tokens[i].type == "_IS"
 
 
 def _reducer(codes: str, inline: bool, expand1: bool, callback: Any) -> Any:

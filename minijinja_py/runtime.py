@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .errors import TemplateRuntimeError, UndefinedError
+from .errors import LimitError, TemplateRuntimeError, UndefinedError
 
 
 class _Missing:
@@ -277,7 +277,8 @@ class Namespace:
 
     __slots__ = ("_attrs",)
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, /, *args: Any, **kwargs: Any) -> None:
+        # `self` is positional-only: `namespace(self=37)` names an attribute, as in Jinja.
         self._attrs: dict[str, Any] = dict(*args, **kwargs)
 
     def get(self, name: str) -> Any:
@@ -300,17 +301,89 @@ class Namespace:
 
 
 class LoopContext:
-    """The ``loop`` variable of a for loop."""
+    """The ``loop`` variable of a for loop.
 
-    __slots__ = ("_items", "index0", "length", "depth0", "_recurse", "_last_changed")
+    Over a list it reads items by index.  Over anything else (a generator, a filter's lazy
+    result) it pulls one item at a time, as Jinja's does: ``loop.last`` and ``loop.nextitem``
+    take exactly one item ahead, ``loop.length`` takes the rest, and a loop left early leaves
+    the others in the iterator.  Like Jinja's it is itself an iterator of ``(item, loop)``
+    pairs over the items still to come (``dict(loop)``).
+    """
 
-    def __init__(self, items: list, depth0: int, recurse: Callable | None) -> None:
-        self._items = items
+    __slots__ = (
+        "_items", "_iterator", "_length", "_after", "_before", "_current", "_max_items",
+        "index0", "depth0", "_recurse", "_last_changed",
+    )  # fmt: skip
+
+    def __init__(
+        self, values: list | Iterator, depth0: int, recurse: Callable | None, max_items: int = 0
+    ) -> None:
+        if values.__class__ is list:
+            self._items: list | None = values
+            self._iterator: Iterator | None = None
+            self._length: int | None = len(values)
+        else:
+            self._items = None
+            self._iterator = values  # type: ignore[assignment]
+            self._length = None
+        self._after: Any = MISSING  # the item taken ahead, not yet reached
+        self._before: Any = MISSING
+        self._current: Any = MISSING
+        self._max_items = max_items
         self.index0 = -1
-        self.length = len(items)
         self.depth0 = depth0
         self._recurse = recurse
         self._last_changed: Any = MISSING
+
+    def next_item(self) -> Any:
+        """Move to the next item and return it; MISSING at the end."""
+        items = self._items
+        if items is not None:
+            index = self.index0 + 1
+            if index >= self._length:  # type: ignore[operator]
+                return MISSING
+            self.index0 = index
+            return items[index]
+        item = self._after
+        if item is MISSING:
+            item = next(self._iterator, MISSING)  # type: ignore[arg-type]
+            if item is MISSING:
+                return MISSING
+        else:
+            self._after = MISSING
+        self.index0 += 1
+        self._before = self._current
+        self._current = item
+        return item
+
+    def walk(self) -> Iterator[Any]:
+        """The items from here on, each becoming the current one as it is reached."""
+        next_item = self.next_item
+        while True:
+            item = next_item()
+            if item is MISSING:
+                return
+            yield item
+
+    def _peek(self) -> Any:
+        if self._after is MISSING:
+            self._after = next(self._iterator, MISSING)  # type: ignore[arg-type]
+        return self._after
+
+    @property
+    def length(self) -> int:
+        if self._length is None:
+            rest = []
+            limit = self._max_items
+            for item in self._iterator:  # type: ignore[union-attr]
+                rest.append(item)
+                if limit and len(rest) > limit:
+                    raise LimitError(
+                        f"an iterable of more than {limit} items exceeds max_items"
+                    )
+            self._iterator = iter(rest)
+            self._length = len(rest) + self.index0 + 1 + (self._after is not MISSING)
+        return self._length
 
     @property
     def index(self) -> int:
@@ -330,7 +403,9 @@ class LoopContext:
 
     @property
     def last(self) -> bool:
-        return self.index0 == self.length - 1
+        if self._items is not None:
+            return self.index0 == self._length - 1  # type: ignore[operator]
+        return self._peek() is MISSING
 
     @property
     def depth(self) -> int:
@@ -340,13 +415,18 @@ class LoopContext:
     def previtem(self) -> Any:
         if self.index0 <= 0:
             return Undefined("there is no previous item")
-        return self._items[self.index0 - 1]
+        if self._items is not None:
+            return self._items[self.index0 - 1]
+        return self._before
 
     @property
     def nextitem(self) -> Any:
-        if self.index0 + 1 >= self.length:
-            return Undefined("there is no next item")
-        return self._items[self.index0 + 1]
+        if self._items is not None:
+            if self.index0 + 1 >= self._length:  # type: ignore[operator]
+                return Undefined("there is no next item")
+            return self._items[self.index0 + 1]
+        item = self._peek()
+        return Undefined("there is no next item") if item is MISSING else item
 
     def cycle(self, *args: Any) -> Any:
         if not args:
@@ -363,6 +443,15 @@ class LoopContext:
         if self._recurse is None:
             raise TypeError("The loop must have the 'recursive' marker to be called recursively.")
         return self._recurse(iterable, self.depth0 + 1)
+
+    def __iter__(self) -> LoopContext:
+        return self
+
+    def __next__(self) -> tuple[Any, LoopContext]:
+        item = self.next_item()
+        if item is MISSING:
+            raise StopIteration
+        return item, self
 
     def __len__(self) -> int:
         return self.length

@@ -757,7 +757,7 @@ class SandboxedNamespace(Namespace):
 
     __slots__ = ()
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, /, *args: Any, **kwargs: Any) -> None:
         check_pairs(args)
         super().__init__(*args, **kwargs)
 

@@ -208,36 +208,36 @@ class For:
 
     def loop(self, frame: Frame, out: list, values: Any, depth0: int, recurse: Any) -> None:
         state = frame.state
+        pos = self.pos
         try:
-            items = _as_list(values, state.limits)
+            source = _loop_source(values, state.limits, pos)
         except Exception as error:
-            raise located(error, self.pos) from None
+            raise located(error, pos) from None
         target = self.target
         otherwise = self.otherwise
-        condition = self.condition
-        if condition is not None:
-            kept = []
-            for item in items:
-                test_frame = Frame({}, frame, state)
-                target.assign(test_frame, item)
-                if condition.eval(test_frame):
-                    kept.append(item)
-            items = kept
-        if not items:
+        if source.__class__ is list and not source:
             if otherwise is not None:
                 otherwise.run(Frame({}, frame, state), out)
             return
-        loop = LoopContext(items, depth0, recurse) if self.uses_loop else None
+        if self.condition is not None:
+            # Tested as the loop reaches each item, as Jinja's generator does.
+            source = _kept(source, self.condition, target, frame)
+        loop = (
+            LoopContext(source, depth0, recurse, state.limits.max_items)
+            if self.uses_loop
+            else None
+        )
         recursive = self.recursive
         if recursive:
             state.depth += 1
             if state.depth > state.limits.max_recursion:
+                state.depth -= 1
                 raise located(
                     LimitError(
                         "recursive loops nest deeper than max_recursion"
                         f" ({state.limits.max_recursion})"
                     ),
-                    self.pos,
+                    pos,
                 )
             check_stack(state.limits)
         # Jinja runs `else` unless some iteration ran its body to the end: a `break` in the
@@ -247,15 +247,11 @@ class For:
         # `for message in messages`: the variable goes straight into the iteration's scope.
         name = target.name if target.__class__ is AssignName else None
         try:
-            for item in items:
+            for item in source if loop is None else loop.walk():
                 state.steps += 1  # Budget.step, inlined for every iteration
                 if state.steps >= state.next_clock:
                     state.check()
-                if loop is None:
-                    variables = {}
-                else:
-                    loop.index0 += 1
-                    variables = {"loop": loop}
+                variables = {} if loop is None else {"loop": loop}
                 inner = Frame(variables, frame, state)
                 if name is not None:
                     variables[name] = item
@@ -275,20 +271,46 @@ class For:
             otherwise.run(Frame({}, frame, state), out)
 
 
-def _as_list(values: Any, limits: Limits) -> list:
-    """The items a for loop walks: a dict's keys, a string's characters, nothing for undefined."""
+def _loop_source(values: Any, limits: Limits, pos: int) -> Any:
+    """What a for loop walks: a list for anything with a size (a dict's keys, a string's
+    characters; nothing for undefined), else the values one at a time, as they come."""
     if values.__class__ is list:
         return values
     if isinstance(values, Undefined):
         return list(iter(values))
     if isinstance(values, (dict, str, tuple, range)):
         return list(values)
-    items = []
-    for item in values:
-        items.append(item)
-        if len(items) > limits.max_items:
-            raise LimitError(f"an iterable of more than {limits.max_items} items exceeds max_items")
-    return items
+    if hasattr(values, "__len__"):
+        items = []
+        for item in values:
+            items.append(item)
+            if len(items) > limits.max_items:
+                raise LimitError(
+                    f"an iterable of more than {limits.max_items} items exceeds max_items"
+                )
+        return items
+    return _one_at_a_time(iter(values), pos)
+
+
+def _one_at_a_time(iterator: Any, pos: int) -> Any:
+    # A failure of the iterator itself is the loop's.
+    while True:
+        try:
+            item = next(iterator)
+        except StopIteration:
+            return
+        except Exception as error:
+            raise located(error, pos) from None
+        yield item
+
+
+def _kept(source: Any, condition: Any, target: Any, frame: Frame) -> Any:
+    state = frame.state
+    for item in source:
+        test_frame = Frame({}, frame, state)
+        target.assign(test_frame, item)
+        if condition.eval(test_frame):
+            yield item
 
 
 # ---------------------------------------------------------------- assignment

@@ -228,6 +228,16 @@ def check(
         assert ours_outcome(ours(config, **options), source, context) == want, config
 
 
+def python_message(action: Any) -> str:
+    """What the running Python says when ``action()`` fails: the expectation wherever Jinja2
+    passes Python's own wording on, which changes between Python versions."""
+    try:
+        action()
+    except Exception as error:  # noqa: BLE001 - the message is the point
+        return str(error)
+    raise AssertionError("the action did not fail")
+
+
 def case_id(case: tuple) -> str:
     text = case[0] if isinstance(case[0], str) else repr(case[0])
     return text[:60]

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 import pickle
+import random
 from datetime import datetime
 
 import jinja2
 import jinja2.meta
 import pytest
-from engine_cases import Err, check, params, pinned_strftime_now, reference
+from engine_cases import Err, check, params, pinned_strftime_now, python_message, reference
 
 import minijinja_py
 from minijinja_py import (
@@ -390,7 +391,7 @@ GLOBALS = [
     ("{% set j = joiner(', ') %}{% for x in [1, 2, 3] %}{{ j() }}{{ x }}{% endfor %}", None, '1, 2, 3'),
     ('{% set j = joiner() %}{{ j() }}|{{ j() }}|{{ j() }}', None, '|, |, '),
     ("{% set j = joiner('|') %}[{{ j() }}]", None, '[]'),
-    ('{{ lipsum(1, false, 5, 5) | wordcount }}', None, Err(cls='TemplateRuntimeError', message='empty range for randrange() (5, 5, 0)')),
+    ('{{ lipsum(1, false, 5, 5) | wordcount }}', None, Err(cls='TemplateRuntimeError', message=python_message(lambda: random.randrange(5, 5)))),
     ('{{ lipsum(2) | length > 0 }}', None, 'True'),
     ('{{ lipsum(0) }}', None, ''),
     ("{% set ns = namespace(a=1, b='x') %}{{ ns.a }}{{ ns['b'] }}", None, '1x'),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -175,10 +176,11 @@ def test_render_raise_exception(capsys, tmp_path):
 
 
 def test_render_errors(capsys, tmp_path):
-    assert run(capsys, "render", "--template", str(tmp_path / "nope.jinja")) == (
+    missing = ["render", "--template", str(tmp_path / "nope.jinja"), "--messages", CONVERSATION]
+    assert run(capsys, *missing) == (
         1,
         "",
-        f"error: [Errno 2] No such file or directory: '{tmp_path / 'nope.jinja'}'\n",
+        f"error: no such file: {tmp_path / 'nope.jinja'}\n",
     )
     bad = write(tmp_path / "bad.json", "{not json")
     status, out, err = run(capsys, "render", "--template", CHATML, "--messages", bad)
@@ -206,6 +208,57 @@ def test_usage_error(capsys):
     assert err.startswith("usage: minijinja-py render")
 
 
+def test_version(capsys):
+    from minijinja_py import __version__
+
+    assert run(capsys, "--version") == (0, f"minijinja-py {__version__}\n", "")
+
+
+def test_unknown_options_are_named(capsys):
+    status, out, err = run(capsys, "render", "--template", CHATML, "--foo", "--bar=1")
+    assert (status, out) == (1, "")
+    assert err.startswith("usage: minijinja-py render")
+    assert err.endswith("error: unknown options: --foo, --bar\n")
+    status, out, err = run(capsys, "--colour", "check", CHATML)
+    assert (status, out) == (1, "")
+    assert err.startswith("usage: minijinja-py check")
+    assert err.endswith("error: unknown option: --colour\n")
+    # an abbreviation of a known option is known, as argparse accepts it
+    assert run(capsys, "render", "--templ", CHATML, "--mess", CONVERSATION) == (0, CHATML_TEXT, "")
+
+
+def test_render_says_what_is_missing(capsys):
+    assert run(capsys, "render", "--template", CHATML) == (
+        1,
+        "",
+        "error: nothing to render: give --messages FILE (a conversation) or --context FILE "
+        "(template variables)\n",
+    )
+
+
+def test_missing_files_are_named(capsys, tmp_path):
+    missing = str(tmp_path / "none.json")
+    argv = ["render", "--template", CHATML, "--messages", missing]
+    assert run(capsys, *argv) == (1, "", f"error: no such file: {missing}\n")
+    assert run(capsys, "check", missing) == (1, "", f"error: no such file: {missing}\n")
+
+
+def test_one_line_template_error_shows_a_window(capsys, tmp_path):
+    template = write(tmp_path / "t.jinja", "a" * 500 + "{{ 1 + }}" + "b" * 500)
+    assert run(capsys, "check", template) == (
+        1,
+        "",
+        f"error: unexpected 'end of print statement'\n  ({template}, line 1, column 508)\n"
+        + "..."
+        + "a" * 33
+        + "{{ 1 + }}"
+        + "b" * 39
+        + "...\n"
+        + " " * 43
+        + "^\n",
+    )
+
+
 # -- check --------------------------------------------------------------------------------------
 
 
@@ -217,6 +270,35 @@ def test_check_syntax_error(capsys, tmp_path):
         err
         == f"error: unexpected '}}'\n  ({path}, line 2, column 14)\n{{{{ m.content }}\n             ^\n"
     )
+
+
+def test_check_json_reports_errors_as_json(capsys, tmp_path):
+    path = write(tmp_path / "bad.jinja", "{% for m in messages %}\n{{ m.content }\n{% endfor %}")
+    status, out, err = run(capsys, "check", path, "--json")
+    assert (status, err) == (1, "")
+    assert json.loads(out) == {
+        "file": path,
+        "ok": False,
+        "error": {
+            "kind": "TemplateSyntaxError",
+            "message": "unexpected '}'",
+            "line": 2,
+            "column": 14,
+        },
+    }
+    missing = str(tmp_path / "none.jinja")
+    status, out, err = run(capsys, "check", missing, "--json")
+    assert (status, err) == (1, "")
+    assert json.loads(out) == {
+        "file": missing,
+        "ok": False,
+        "error": {
+            "kind": "FileNotFoundError",
+            "message": f"no such file: {missing}",
+            "line": None,
+            "column": None,
+        },
+    }
 
 
 def test_check_report(capsys):
@@ -271,6 +353,18 @@ def test_check_json_of_named_templates(capsys, tmp_path):
 
 # -- batch --------------------------------------------------------------------------------------
 
+
+def _error(kind, message, line=None, column=None):
+    return {
+        "text": None,
+        "error": {"kind": kind, "message": message, "line": line, "column": column},
+    }
+
+
+def _text(text):
+    return {"text": text, "error": None}
+
+
 BATCH_LINES = [
     json.dumps([{"role": "user", "content": "Hello!"}]),
     json.dumps({"messages": [{"role": "user", "content": "Hi"}], "add_generation_prompt": True}),
@@ -280,18 +374,14 @@ BATCH_LINES = [
     "",
 ]
 BATCH_OUT = [
-    {"text": "<|im_start|>user\nHello!<|im_end|>\n"},
-    {"text": "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"},
-    {
-        "error": "invalid JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"
-    },
-    {"error": 'expected a JSON list of messages or an object with "messages"'},
-    {
-        "error": 'can only concatenate str (not "int") to str\n  (line 18, column 50)\n'
-        "        {{- '<|im_start|>' + message.role + '\\n' + message.content + '<|im_end|>\\n' }}\n"
-        "                                                 ^"
-    },
-    {"error": "invalid JSON: Expecting value: line 1 column 1 (char 0)"},
+    _text("<|im_start|>user\nHello!<|im_end|>\n"),
+    _error(
+        "InputError", "'add_generation_prompt' is an option of the run, not a template variable"
+    ),
+    _error("JSONDecodeError", "Expecting property name enclosed in double quotes", 1, 2),
+    _error("InputError", 'the row has no "messages"'),
+    _error("TemplateRuntimeError", 'can only concatenate str (not "int") to str', 18, 50),
+    _error("JSONDecodeError", "Expecting value", 1, 1),
 ]
 
 
@@ -302,13 +392,98 @@ def test_batch(capsys, tmp_path, workers):
     argv = ["batch", "--template", CHATML, source, str(target), "--workers", workers]
     status, out, err = run(capsys, *argv, "--chunk-size", "7")
     assert (status, out) == (0, "")
-    assert err.startswith("batch: 120 conversations (80 errors) in ")
+    assert err.startswith("batch: 120 conversations (100 errors) in ")
     lines = target.read_text(encoding="utf-8").split("\n")
     assert lines[-1] == ""
     assert [json.loads(line) for line in lines[:-1]] == BATCH_OUT * 20
 
 
-def test_batch_defaults_and_quiet(capsys, tmp_path):
+# Each hostile line fails alone, in its own slot; the lines around it render.
+HOSTILE = [
+    (
+        b'[{"role": "user", "content": "\\ud800"}]',
+        _error(
+            "InputError",
+            "the text holds a lone surrogate (U+D800) at index 17, which UTF-8 cannot encode",
+        ),
+    ),
+    (
+        b'{"messages": [], "n": ' + b"7" * 5000 + b"}",
+        _error("InputError", "an integer of 5000 digits: at most 4300 are accepted"),
+    ),
+    (b"[" * 100_000 + b"]" * 100_000, _error("InputError", "JSON nested deeper than 100 levels")),
+    (b"[" * 100_000, _error("InputError", "JSON nested deeper than 100 levels")),
+    (
+        b'{"messages": [{"role": "user", "content": "a\rb"}]}',
+        _error("JSONDecodeError", "Invalid control character at", 1, 45),
+    ),
+    (b"not json", _error("JSONDecodeError", "Expecting value", 1, 1)),
+    (
+        b"42",
+        _error(
+            "InputError",
+            'expected a JSON object with "messages" or a JSON list of messages, not a number',
+        ),
+    ),
+    (
+        b"null",
+        _error(
+            "InputError",
+            'expected a JSON object with "messages" or a JSON list of messages, not null',
+        ),
+    ),
+    (
+        b'"text"',
+        _error(
+            "InputError",
+            'expected a JSON object with "messages" or a JSON list of messages, not a string',
+        ),
+    ),
+    (
+        b'{"messages": {"role": "user"}}',
+        _error("InputError", '"messages" must be a list of messages, not an object'),
+    ),
+    (
+        b'{"messages": [], "chat_template": "{{ 7 * 6 }}"}',
+        _error("InputError", "'chat_template' is an option of the run, not a template variable"),
+    ),
+    (
+        b'{"messages": [], "continue_final_message": true}',
+        _error(
+            "InputError",
+            "'continue_final_message' is an option of the run, not a template variable",
+        ),
+    ),
+    (
+        b'{"messages": [], "tokenize": true}',
+        _error("InputError", "'tokenize' is an option of the run, not a template variable"),
+    ),
+    (
+        b'{"messages": [], "eos_token": "</s>"}',
+        _error("InputError", "'eos_token' is a special token of the model, not a row's variable"),
+    ),
+]
+GOOD_LINE = b'[{"role": "user", "content": "ok"}]'
+GOOD_OUT = _text("<|im_start|>user\nok<|im_end|>\n")
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_batch_hostile_lines_fail_alone(capsys, tmp_path, workers):
+    data = b"".join(GOOD_LINE + b"\n" + line + b"\r\n" for line, _ in HOSTILE) + GOOD_LINE
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(data)
+    target = tmp_path / "out.jsonl"
+    argv = ["batch", "--template", CHATML, str(source), str(target), "--workers", workers]
+    status, out, err = run(capsys, *argv, "--chunk-size", "3")
+    assert (status, out) == (0, "")
+    assert err.startswith(f"batch: 29 conversations ({len(HOSTILE)} errors) in ")
+    expected = [record for _, want in HOSTILE for record in (GOOD_OUT, want)] + [GOOD_OUT]
+    lines = target.read_bytes().split(b"\n")
+    assert lines[-1] == b""
+    assert [json.loads(line) for line in lines[:-1]] == expected
+
+
+def test_batch_line_variables_and_run_options(capsys, tmp_path):
     template = write(
         tmp_path / "t.jinja", "{{ who }}:{{ add_generation_prompt }}:{{ tools | length }}"
     )
@@ -319,8 +494,60 @@ def test_batch_defaults_and_quiet(capsys, tmp_path):
     argv += ["--add-generation-prompt", "--tools", str(EXAMPLES / "tools.json")]
     assert run(capsys, *argv) == (0, "", "")
     assert target.read_text(encoding="utf-8") == (
-        '{"text": "flag:True:1"}\n{"text": "line:True:1"}\n'
+        '{"text": "flag:True:1", "error": null}\n{"text": "line:True:1", "error": null}\n'
     )
+
+
+def test_batch_id_column_spans_and_fail_on_error(capsys, tmp_path):
+    source = write(
+        tmp_path / "in.jsonl",
+        '{"id": "a", "messages": [{"role": "user", "content": "Hi"}, '
+        '{"role": "assistant", "content": "Yo"}]}\n'
+        '{"messages": [{"role": "user", "content": "x"}]}\n'
+        '{"id": 7, "messages": "[{\\"role\\": \\"user\\", \\"content\\": 1}]"}\n',
+    )
+    target = tmp_path / "out.jsonl"
+    argv = ["batch", "--template", CHATML, source, str(target), "--id-column", "id", "--spans"]
+    status, out, err = run(capsys, *argv, "--fail-on-error")
+    assert (status, out) == (2, "")
+    assert err.startswith("batch: 3 conversations (1 error) in ")
+    assert err.endswith("/s\nerror: 1 of 3 conversations failed\n")
+    assert [json.loads(line) for line in target.read_text().splitlines()] == [
+        {
+            "id": "a",
+            "text": "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nYo<|im_end|>\n",
+            "assistant_spans": [[52, 64]],
+            "error": None,
+        },
+        {
+            "id": None,
+            "text": "<|im_start|>user\nx<|im_end|>\n",
+            "assistant_spans": [],
+            "error": None,
+        },
+        {
+            "id": 7,
+            "text": None,
+            "assistant_spans": None,
+            "error": {
+                "kind": "TemplateRuntimeError",
+                "message": 'can only concatenate str (not "int") to str',
+                "line": 18,
+                "column": 50,
+            },
+        },
+    ]
+    assert run(capsys, *argv[:-1], "--quiet") == (0, "", "")
+
+
+def test_batch_singular_summary_and_unreadable_input(capsys, tmp_path):
+    source = write(tmp_path / "in.jsonl", GOOD_LINE.decode() + "\n")
+    status, out, err = run(capsys, "batch", "--template", CHATML, source, str(tmp_path / "o"))
+    assert (status, out) == (0, "")
+    assert err.startswith("batch: 1 conversation (0 errors) in ")
+    missing = str(tmp_path / "missing.jsonl")
+    argv = ["batch", "--template", CHATML, missing, str(tmp_path / "o"), "--fail-on-error"]
+    assert run(capsys, *argv) == (1, "", f"error: no such file: {missing}\n")
 
 
 def test_batch_undecodable_bytes_become_replacement_characters(capsys, tmp_path):
@@ -330,7 +557,7 @@ def test_batch_undecodable_bytes_become_replacement_characters(capsys, tmp_path)
     argv = ["batch", "--template", CHATML, str(source), str(target), "--quiet"]
     assert run(capsys, *argv) == (0, "", "")
     assert target.read_text(encoding="utf-8") == (
-        '{"text": "<|im_start|>user\\ncaf\ufffd<|im_end|>\\n"}\n'
+        '{"text": "<|im_start|>user\\ncaf\ufffd<|im_end|>\\n", "error": null}\n'
     )
 
 
@@ -342,13 +569,12 @@ class _Sink:
         self.lines = 0
         self.ahead = []
 
-    def write(self, text):
-        self.lines += text.count("\n")
+    def write(self, data):
+        self.lines += data.count(b"\n")
         self.ahead.append(self.source.read - self.lines)
-        return len(text)
 
 
-class _Source:
+class _Lines:
     def __init__(self, count):
         self.count = count
         self.read = 0
@@ -356,18 +582,23 @@ class _Source:
     def __iter__(self):
         for i in range(self.count):
             self.read += 1
-            yield json.dumps([{"role": "user", "content": f"m{i}"}]) + "\n"
+            yield json.dumps([{"role": "user", "content": f"m{i}"}]).encode() + b"\n"
 
 
 @pytest.mark.parametrize(("workers", "most_ahead"), [(1, 0), (2, 30)])
 def test_batch_memory_is_bounded(workers, most_ahead):
     from minijinja_py.chat import ChatTemplate
-    from minijinja_py.cli import run_batch
+    from minijinja_py.pipelines import RowRenderer
+    from minijinja_py.pipelines.files import JsonlSource, render_stream
 
-    chat = ChatTemplate.from_string("{{ messages[0].content }}")
-    source = _Source(500)
-    sink = _Sink(source)
-    assert run_batch(chat, source, sink, workers=workers, chunk_size=10) == (500, 0)
+    renderer = RowRenderer(ChatTemplate.from_string("{{ messages[0].content }}"))
+    lines = _Lines(500)
+    sink = _Sink(lines)
+    source = JsonlSource(lines, close=False)
+    done = render_stream(
+        renderer, source, sink, output_format="jsonl", workers=workers, chunk_size=10
+    )
+    assert done == (500, 0)
     assert sink.lines == 500
     # one worker renders chunk by chunk; a pool keeps at most 2 * workers chunks in flight
     assert max(sink.ahead) == most_ahead
@@ -423,6 +654,82 @@ def test_module_batch_to_stdout(tmp_path):
     done = program("batch", "--template", CHATML, source, "-", "--quiet")
     assert (done.returncode, done.stdout, done.stderr) == (
         0,
-        b'{"text": "<|im_start|>user\\nHello!<|im_end|>\\n"}\n',
+        b'{"text": "<|im_start|>user\\nHello!<|im_end|>\\n", "error": null}\n',
         b"",
     )
+
+
+def _complete(script: str, *words: str) -> list[str]:
+    line = " ".join(words)
+    program = (
+        f"{script}\nCOMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; _minijinja_py; "
+        'printf "%s\\n" "${COMPREPLY[@]}"'
+    )
+    done = subprocess.run(["bash", "-c", program], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+def test_bash_completion(capsys):
+    status, script, err = run(capsys, "completion", "bash")
+    assert (status, err) == (0, "")
+    assert script.startswith('# minijinja-py completion for bash: eval "$(minijinja-py ')
+    assert _complete(script, "minijinja-py", "c") == ["check", "completion"]
+    assert _complete(script, "minijinja-py", "batch", "--fa") == ["--fail-on-error"]
+    assert _complete(script, "minijinja-py", "render", "--t") == ["--template", "--tools"]
+    assert _complete(script, "minijinja-py", "--v") == ["--version"]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_batch_progress_bar_on_a_terminal(monkeypatch):
+    from types import SimpleNamespace
+
+    from minijinja_py import cli
+
+    clock = iter([100.0, 101.0, 102.0, 104.0])
+    monkeypatch.setattr(cli.time, "perf_counter", lambda: next(clock))
+    source = SimpleNamespace(total=1000, done=0)
+    terminal = _Terminal()
+    meter = cli._Progress(terminal, source)
+    source.done = 250
+    meter.add(SimpleNamespace(rows=300, errors=2))
+    source.done = 1000
+    meter.add(SimpleNamespace(rows=900, errors=0))
+    meter.finish()
+    assert terminal.getvalue() == (
+        "\rbatch: [#######-----------------------]  25% 300 conversations, 2 failed, 300/s, "
+        "ETA 0:03\x1b[K"
+        "\rbatch: [##############################] 100% 1,200 conversations, 2 failed, 600/s, "
+        "ETA 0:00\x1b[K"
+        "\r\x1b[Kbatch: 1,200 conversations (2 errors) in 4.00 s, 300.0/s\n"
+    )
+    # off a terminal: the summary line only
+    clock = iter([0.0, 1.0, 2.0])
+    plain = io.StringIO()
+    meter = cli._Progress(plain, SimpleNamespace(total=None, done=0))
+    meter.add(SimpleNamespace(rows=1, errors=1))
+    meter.finish()
+    assert plain.getvalue() == "batch: 1 conversation (1 error) in 2.00 s, 0.5/s\n"
+
+
+def test_module_batch_stdin_splits_on_newline_only():
+    lines = '[{"role": "user", "content": "a"}]\n{"messages": "x\r"}\r\n[{"role": "user", "content": "b"}]'
+    done = program("batch", "--template", CHATML, "-", "-", "--quiet", stdin=lines)
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert [json.loads(line) for line in done.stdout.decode().splitlines()] == [
+        {"text": "<|im_start|>user\na<|im_end|>\n", "error": None},
+        {
+            "text": None,
+            "error": {
+                "kind": "JSONDecodeError",
+                "message": "Invalid control character at",
+                "line": 1,
+                "column": 16,
+            },
+        },
+        {"text": "<|im_start|>user\nb<|im_end|>\n", "error": None},
+    ]

@@ -58,6 +58,19 @@ def test_every_public_name_appears_in_a_docs_example_and_the_reference(name):
     assert f"::: minijinja_py.{name}\n" in reference, f"{name} is not in the API reference"
 
 
+def test_the_chat_layer_public_names_are_in_the_reference():
+    import minijinja_py.chat
+
+    reference = (DOCS / "reference" / "chat.md").read_text(encoding="utf-8")
+    missing = [
+        name
+        for name in minijinja_py.chat.__all__
+        if f"::: minijinja_py.chat.{name}\n" not in reference
+        and f"::: minijinja_py.{name}\n" not in reference
+    ]
+    assert missing == []
+
+
 @pytest.mark.parametrize(
     "page", sorted({page for page, _ in code_blocks("pycon")}), ids=lambda p: p.name
 )

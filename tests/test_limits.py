@@ -67,6 +67,24 @@ def run_isolated(source: str, context: dict | None = None, env: str = "chat") ->
     return result
 
 
+def _python_refuses(operation, kind=list, depth: int = 3001) -> bool:
+    """Whether the running Python refuses data this deep in ``operation`` (RecursionError):
+    3.13 and later handle a few thousand levels in C where earlier versions stop at 1000."""
+    value = kind()
+    for _ in range(depth):
+        value = [value] if kind is list else {"a": value}
+    try:
+        operation(value)
+    except RecursionError:
+        return True
+    return False
+
+
+def _deep_data(operation, kind=list) -> tuple[str, str | None]:
+    """The outcome of printing (comparing, ...) deep data: Python's own."""
+    return ("LimitError", RECURSION) if _python_refuses(operation, kind) else ("ok", None)
+
+
 def ns_loop(body: str, times: int = 100_000) -> str:
     return (
         "{% set ns = namespace(x=x0) %}"
@@ -232,15 +250,13 @@ ATTACKS = [
         "deep-list-printed",
         ns_loop("[ns.x]", 3000) + "{{ ns.x }}",
         {"x0": []},
-        "LimitError",
-        RECURSION,
+        *_deep_data(repr, list),
     ),
     (
         "deep-list-tojson",
         ns_loop("[ns.x]", 3000) + "{{ ns.x|tojson }}",
         {"x0": []},
-        "LimitError",
-        RECURSION,
+        *_deep_data(json.dumps, list),
     ),
     (
         "deep-list-pprint",
@@ -253,22 +269,19 @@ ATTACKS = [
         "deep-list-string",
         ns_loop("[ns.x]", 3000) + "{{ ns.x|string|length }}",
         {"x0": []},
-        "LimitError",
-        RECURSION,
+        *_deep_data(str, list),
     ),
     (
         "deep-list-compared",
         ns_loop("[ns.x]", 3000) + "{{ ns.x == [ns.x] }}",
         {"x0": []},
-        "LimitError",
-        RECURSION,
+        *_deep_data(lambda v: v == [v], list),
     ),
     (
         "deep-dict-printed",
         ns_loop("{'a': ns.x}", 3000) + "{{ ns.x }}",
         {"x0": {}},
-        "LimitError",
-        RECURSION,
+        *_deep_data(repr, dict),
     ),
     (
         "deep-namespace-printed",
@@ -502,7 +515,7 @@ def test_attack_is_stopped(results, name, source, context, kind, message):
     assert result["kind"] == kind, result
     if message is not None:
         assert result["message"] == message
-    else:
+    elif kind != "ok":
         assert "max_" in result["message"] or "maximum" in result["message"], result
     # How long each attack takes is measured, not asserted (timings belong to benchmarks):
     # the subprocess's TIMEOUT is the guard against a hang.

@@ -172,3 +172,19 @@ def test_special_tokens_json_from_folder(tmp_path):
     )
     template, tokens = load_pretrained_files(tmp_path)
     assert tokens == {"bos_token": "<s>", "image_token": "<img>"}
+
+
+def test_cli_gguf_wrong_name_is_an_error(tmp_path, capsys):
+    from minijinja_py.cli import main
+
+    path = tmp_path / "model.gguf"
+    path.write_bytes(build_gguf_header({"tokenizer.chat_template": "{{ messages | length }}"}))
+    messages = tmp_path / "m.json"
+    messages.write_text('[{"role": "user", "content": "Hi"}]', encoding="utf-8")
+    argv = ["render", "--gguf", str(path), "--name", "tool_use", "--messages", str(messages)]
+    assert main(argv) == 1
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == (
+        "",
+        "error: no chat template named 'tool_use'; available template names are ['default']\n",
+    )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from typing import Any, Literal, Optional, Union
+from typing import Any, Literal, Optional, Union, get_type_hints
 
 import pytest
 
@@ -65,6 +65,17 @@ def test_choices_become_enum():
         },
         "required": ["beverage"],
     }
+
+
+def _any_defaulting_to_none(a: Any = None) -> None:
+    pass
+
+
+# Python 3.10's get_type_hints reads `a: Any = None` as Optional[Any] (as transformers sees it
+# there too); 3.11 and later leave the hint as written.
+NONE_DEFAULT_OF_ANY = (
+    {"nullable": True} if get_type_hints(_any_defaulting_to_none)["a"] != Any else {}
+)
 
 
 def test_types_optional_defaults_and_returns():
@@ -139,7 +150,7 @@ def test_types_optional_defaults_and_returns():
                         "description": "A point",
                     },
                     "either": {"type": ["integer", "string"], "description": "Int or string"},
-                    "anything": {"description": "Whatever"},
+                    "anything": {"description": "Whatever", **NONE_DEFAULT_OF_ANY},
                     "nested": {
                         "type": "array",
                         "items": {

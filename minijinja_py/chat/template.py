@@ -68,7 +68,7 @@ class ChatTemplate:
                 f"no chat template named {name!r}; available template names are "
                 f"{sorted(self.sources)}"
             )
-        self.name = name if self._single is None else None
+        self.name: str | None = name if self._single is None else None
         self.special_tokens: dict[str, Any] = {
             str(key): to_template_data(value, f"special token {key!r}")
             for key, value in (special_tokens or {}).items()

@@ -1,0 +1,246 @@
+"""Throughput at scale: conversations per second through every way of rendering a data set, and
+the peak memory of ``batch`` as its input grows.
+
+    python -m benchmarks.scale                      # 100,000 conversations, every section
+    python -m benchmarks.scale --count 20000 --only loop,batch1,batch2
+    python -m benchmarks.scale --only memory --memory-lines 1000000
+
+Every section renders the same generated conversations (3 to 13 messages, some with tool calls,
+fixed seed) through the Qwen3 corpus template, and checks that its rows equal the plain loop's.
+Figures are wall-clock seconds of the whole job (start-up included for the command line; Ray's
+cluster start excluded, its job included), best of ``--repeat`` runs: run it on an idle machine.
+Needs the ``data`` extra for the datasets and Ray sections.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = Path(os.environ.get("MINIJINJA_PY_CORPUS", ROOT.parent / "shared" / "chat-templates"))
+TEMPLATE = CORPUS / "templates" / "qwen-3-0.6b.jinja"
+SECTIONS = ("loop", "batch1", "batch2", "datasets", "ray", "memory")
+WORDS = "the a model data token answer question city weather paris rome list value".split()
+
+
+def conversation(rng: random.Random) -> list[dict]:
+    messages = [{"role": "system", "content": "You are a helpful assistant."}]
+    for turn in range(rng.randint(1, 6)):
+        messages.append({"role": "user", "content": " ".join(rng.choices(WORDS, k=12))})
+        if rng.random() < 0.15:
+            call = {"name": "get_weather", "arguments": {"city": rng.choice(WORDS)}}
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "tool_calls": [{"type": "function", "function": call}],
+                }
+            )
+            messages.append({"role": "tool", "content": json.dumps({"temp_c": turn})})
+        else:
+            messages.append({"role": "assistant", "content": " ".join(rng.choices(WORDS, k=30))})
+    return messages
+
+
+def write_input(path: Path, count: int, distinct: int | None = None) -> None:
+    rng = random.Random(1234)
+    pool = [conversation(rng) for _ in range(distinct)] if distinct else None
+    with open(path, "w", encoding="utf-8") as out:
+        for i in range(count):
+            messages = pool[i % len(pool)] if pool else conversation(rng)
+            out.write(json.dumps({"id": i, "messages": messages}) + "\n")
+
+
+def renderer():
+    sys.path.insert(0, str(ROOT))
+    from minijinja_py.chat import ChatTemplate
+    from minijinja_py.pipelines import RowRenderer
+
+    return RowRenderer(ChatTemplate.from_file(TEMPLATE), passthrough=["id"])
+
+
+def run_loop(source: Path) -> tuple[float, list]:
+    """The plain loop: parse each line, render it with ChatTemplate.render, keep the texts."""
+    from minijinja_py.chat import ChatTemplate
+
+    chat = ChatTemplate.from_file(TEMPLATE)
+    start = time.perf_counter()
+    texts = []
+    with open(source, encoding="utf-8") as lines:
+        for line in lines:
+            texts.append(chat.render(json.loads(line)["messages"]))
+    return time.perf_counter() - start, texts
+
+
+def run_batch(source: Path, target: Path, workers: int) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (the process and its workers) of one ``batch`` run."""
+    command = [sys.executable, "-m", "minijinja_py", "batch", "--template", str(TEMPLATE)]
+    command += [str(source), str(target), "--workers", str(workers), "--quiet", "--id-column", "id"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(command, check=True, cwd=ROOT)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return wall, cpu
+
+
+DATASETS_JOB = """
+import json, sys, time
+from datasets import load_dataset
+sys.path.insert(0, sys.argv[4])
+from benchmarks.scale import renderer
+from minijinja_py.pipelines.hf_datasets import render_dataset
+rows = load_dataset("json", data_files=sys.argv[1], split="train", cache_dir=sys.argv[2])
+start = time.perf_counter()
+done = render_dataset(rows, renderer(), num_proc=int(sys.argv[3]), load_from_cache_file=False)
+seconds = time.perf_counter() - start
+print(json.dumps({"seconds": seconds, "texts": list(done["text"])}))
+"""
+
+RAY_JOB = """
+import json, os, sys, time
+os.environ["RAY_memory_monitor_refresh_ms"] = "0"
+import ray
+sys.path.insert(0, sys.argv[3])
+from benchmarks.scale import renderer
+from minijinja_py.pipelines.ray_data import render_files
+ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+ray.data.DataContext.get_current().enable_progress_bars = False
+start = time.perf_counter()
+render_files(sys.argv[1], sys.argv[2], renderer(), concurrency=2, num_cpus=0.9, blocks=8)
+seconds = time.perf_counter() - start
+import pyarrow.parquet as pq
+print(json.dumps({"seconds": seconds, "texts": pq.read_table(sys.argv[2]).column("text").to_pylist()}))
+"""
+
+
+def run_job(script: str, *args: str) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "HF_DATASETS_DISABLE_PROGRESS_BARS": "1"},
+    )
+    if done.returncode != 0:
+        raise SystemExit(done.stderr)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def peak_rss_of_batch(source: Path, target: Path, workers: int) -> tuple[float, int]:
+    """Wall seconds and the peak resident set (KiB) of the biggest process of one batch run."""
+    script = (
+        "import resource, subprocess, sys, time; start = time.perf_counter(); "
+        "subprocess.run(sys.argv[1:], check=True); "
+        "print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    command = [sys.executable, "-m", "minijinja_py", "batch", "--template", str(TEMPLATE)]
+    command += [str(source), str(target), "--workers", str(workers), "--quiet"]
+    done = subprocess.run(
+        [sys.executable, "-c", script, *command],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    seconds, kib = done.stdout.split()
+    return float(seconds), int(kib)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--count", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--only", default=",".join(SECTIONS))
+    parser.add_argument("--memory-lines", type=int, default=1_000_000)
+    args = parser.parse_args()
+    only = args.only.split(",")
+    sys.path.insert(0, str(ROOT))
+    rows: list[tuple[str, float, str]] = []
+    with tempfile.TemporaryDirectory() as folder:
+        work = Path(folder)
+        source = work / "in.jsonl"
+        if set(only) - {"memory"}:
+            write_input(source, args.count)
+            print(
+                f"{args.count:,} conversations, {source.stat().st_size / 1e6:.0f} MB",
+                file=sys.stderr,
+            )
+        expected: list | None = None
+
+        def record(name: str, seconds: float, texts: list | None, note: str = "") -> None:
+            same = (
+                ""
+                if texts is None or expected is None
+                else ("equal" if texts == expected else "DIFFERENT")
+            )
+            rows.append((name, args.count / seconds, f"{seconds:.1f} s {same} {note}".strip()))
+            print(
+                f"{name}: {args.count / seconds:,.0f}/s ({seconds:.1f} s) {same}", file=sys.stderr
+            )
+
+        if "loop" in only or expected is None and set(only) - {"memory"}:
+            best, expected = min((run_loop(source) for _ in range(args.repeat)), key=lambda r: r[0])
+            if "loop" in only:
+                record("plain loop (ChatTemplate.render, one process)", best, None)
+        # 1 and 2 workers interleaved, so that both see the same share of a shared machine
+        runs: dict[int, list[tuple[float, float]]] = {1: [], 2: []}
+        for _ in range(args.repeat):
+            for workers in (1, 2):
+                if f"batch{workers}" in only:
+                    runs[workers].append(run_batch(source, work / f"out{workers}.jsonl", workers))
+        for workers in (1, 2):
+            if runs[workers]:
+                wall, cpu = min(runs[workers])
+                target = work / f"out{workers}.jsonl"
+                texts = [json.loads(line)["text"] for line in target.open(encoding="utf-8")]
+                note = f"CPU {cpu:.1f} s"
+                record(f"minijinja-py batch --workers {workers}", wall, texts, note)
+        if "datasets" in only:
+            runs = [
+                run_job(DATASETS_JOB, str(source), str(work / f"cache{i}"), "2", str(ROOT))
+                for i in range(args.repeat)
+            ]
+            best_run = min(runs, key=lambda run: run["seconds"])
+            record("datasets Dataset.map, num_proc=2", best_run["seconds"], best_run["texts"])
+        if "ray" in only:
+            runs = [
+                run_job(RAY_JOB, str(source), str(work / f"ray{i}"), str(ROOT))
+                for i in range(args.repeat)
+            ]
+            best_run = min(runs, key=lambda run: run["seconds"])
+            record(
+                "Ray Data, local cluster of 2 CPUs, 2 actors",
+                best_run["seconds"],
+                best_run["texts"],
+            )
+        print("\n| way | conversations/s | note |\n| --- | ---: | --- |")
+        for name, rate, note in rows:
+            print(f"| {name} | {rate:,.0f} | {note} |")
+        if "memory" in only:
+            print(
+                "\n| batch input | workers | wall | peak RSS (largest process) |\n| ---: | ---: | ---: | ---: |"
+            )
+            for lines in (args.memory_lines // 10, args.memory_lines):
+                big = work / f"memory{lines}.jsonl"
+                write_input(big, lines, distinct=1000)
+                for workers in (1, 2):
+                    seconds, kib = peak_rss_of_batch(big, work / "memory-out.jsonl", workers)
+                    print(
+                        f"| {lines:,} lines ({big.stat().st_size / 1e6:.0f} MB) | {workers} | {seconds:.0f} s | {kib / 1024:.0f} MiB |"
+                    )
+                big.unlink()
+
+
+if __name__ == "__main__":
+    main()

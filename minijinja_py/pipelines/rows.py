@@ -1,0 +1,332 @@
+"""One row of data in, one row of results out; every failure is an error record in its place.
+
+A row is a mapping (a JSON object, a row of an Arrow table, a ``datasets`` example) that holds:
+
+- ``messages``: the conversation, a list of message objects (or that list, or each message, as
+  JSON text);
+- ``tools`` and ``documents`` (optional): this conversation's tools and documents (or JSON text);
+  when absent or null, the renderer's configured ones are used;
+- any other key: a template variable of this conversation, overriding the configured variables.
+
+A row never chooses the template or an option of the run. The keys in :data:`RESERVED_KEYS` (the
+options of ``ChatTemplate.render`` and of transformers' ``apply_chat_template``) and the model's
+special-token names are refused: such a row becomes an :class:`InputError` record, so that a data
+line cannot replace the configured template, turn on the generation prompt or change the model's
+``eos_token``. Those belong to whoever configures the run.
+
+The result row holds ``text`` (``None`` on failure), ``assistant_spans`` (when asked for: the
+``[start, end)`` character spans of the ``{% generation %}`` blocks) and ``error``: ``None``, or
+:func:`error_record` of the failure: ``{"kind", "message", "line", "column"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from ..chat import SPECIAL_TOKEN_NAMES, ChatTemplate
+from ..errors import TemplateError
+
+__all__ = [
+    "MAX_INT_DIGITS",
+    "MAX_JSON_DEPTH",
+    "RESERVED_KEYS",
+    "InputError",
+    "RowRenderer",
+    "error_record",
+    "parse_json",
+]
+
+#: Keys a row may not carry: they choose the template or an option of the whole run.
+RESERVED_KEYS = frozenset(
+    {
+        # ChatTemplate.render
+        "chat_template",
+        "add_generation_prompt",
+        "continue_final_message",
+        # transformers' apply_chat_template
+        "tokenize",
+        "padding",
+        "truncation",
+        "max_length",
+        "return_tensors",
+        "return_dict",
+        "return_assistant_tokens_mask",
+        "tokenizer_kwargs",
+    }
+)
+#: Conversation data of a row; every other key of a row is a template variable.
+DATA_KEYS = ("messages", "tools", "documents")
+#: Nesting of a JSON value (arrays and objects); deeper input is refused before it is parsed.
+MAX_JSON_DEPTH = 100
+#: Digits of a JSON integer (Python's own default limit for converting text to int).
+MAX_INT_DIGITS = 4300
+
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+class InputError(ValueError):
+    """A row that is not a conversation: wrong shape, a reserved key, oversized numbers."""
+
+
+def _bounded_int(digits: str) -> int:
+    count = len(digits) - digits.startswith("-")
+    if count > MAX_INT_DIGITS:
+        raise InputError(f"an integer of {count} digits: at most {MAX_INT_DIGITS} are accepted")
+    return int(digits)
+
+
+def _check_depth(text: str) -> None:
+    # Only a text with more brackets than the limit can nest deeper: most rows skip the scan.
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        return
+    depth = 0
+    for match in _BRACKET.finditer(_STRING.sub("", text)):
+        if match.group() in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                raise InputError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+        else:
+            depth -= 1
+
+
+def parse_json(text: str) -> Any:
+    """``text`` parsed as strict JSON, refusing nesting deeper than :data:`MAX_JSON_DEPTH` and
+    integers longer than :data:`MAX_INT_DIGITS` digits with :class:`InputError`.
+
+    >>> parse_json('{"messages": []}')
+    {'messages': []}
+    """
+    _check_depth(text)
+    try:
+        return json.loads(text, parse_int=_bounded_int)
+    except RecursionError:  # the caller's stack was already deep
+        raise InputError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels") from None
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, KeyError) and exc.args:
+        return f"missing key {exc.args[0]!r}"
+    return str(exc) or type(exc).__name__
+
+
+def _encodable(text: str) -> str:
+    """``text`` with lone surrogates written as ``\\udxxx`` escapes, so that UTF-8 can hold it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def error_record(exc: BaseException) -> dict[str, Any]:
+    """The error record of a failed row: the exception's class name as ``kind``, its message,
+    and the line and column it points at (of the template for a template error, of the JSON text
+    for a ``JSONDecodeError``; ``None`` otherwise).
+
+    >>> error_record(InputError("no messages"))
+    {'kind': 'InputError', 'message': 'no messages', 'line': None, 'column': None}
+    """
+    line = column = None
+    if isinstance(exc, TemplateError):
+        message = exc.message or ""
+        line, column = exc.lineno, exc.colno
+    elif isinstance(exc, json.JSONDecodeError):
+        message, line, column = exc.msg, exc.lineno, exc.colno
+    else:
+        message = _describe(exc)
+    return {
+        "kind": type(exc).__name__,
+        "message": _encodable(message),
+        "line": line,
+        "column": column,
+    }
+
+
+def drop_none_fields(value: Any) -> Any:
+    """``value`` without the dict keys whose value is ``None``, at every level.
+
+    Arrow stores a list of messages as a list of structs whose fields are the union of all
+    messages' keys, filling the missing ones with null; dropping them gives the template back the
+    messages as they were written (``message.tool_calls is defined`` stays false).
+    """
+    if isinstance(value, dict):
+        return {k: drop_none_fields(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [drop_none_fields(item) for item in value]
+    return value
+
+
+def _data(value: Any, key: str) -> Any:
+    """Conversation data as written, or as JSON text: the whole list, or each of its items (the
+    ``Json`` feature of ``datasets`` stores each message as its own JSON text)."""
+    if isinstance(value, str):
+        return _parse_field(value, key)
+    if isinstance(value, list) and any(isinstance(item, str) for item in value):
+        return [_parse_field(item, key) if isinstance(item, str) else item for item in value]
+    return value
+
+
+def _parse_field(text: str, key: str) -> Any:
+    try:
+        return parse_json(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{key!r} holds invalid JSON: {exc}") from None
+
+
+class RowRenderer:
+    """Renders rows of conversations with one chat template and one set of run options.
+
+    The template is compiled once per process (pickling carries its source, not the compiled
+    form), never per row. The result columns are :attr:`columns`, filled by ``_result``: token
+    columns (``input_ids``, ``assistant_masks``, typed in :func:`.arrow.result_schema`) join there.
+
+    >>> chat = ChatTemplate.from_string("{{ greeting }} {{ messages[0].content }}")
+    >>> renderer = RowRenderer(chat, variables={"greeting": "Hi"})
+    >>> renderer.render_row({"messages": [{"role": "user", "content": "Bob"}]})
+    {'text': 'Hi Bob', 'error': None}
+    >>> renderer.render_row({"messages": [], "chat_template": "{{ 1 }}"})["error"]["message"]
+    "'chat_template' is an option of the run, not a template variable"
+    """
+
+    def __init__(
+        self,
+        chat: ChatTemplate,
+        *,
+        tools: Any = None,
+        documents: Any = None,
+        add_generation_prompt: bool = False,
+        continue_final_message: bool | str = False,
+        variables: Mapping[str, Any] | None = None,
+        spans: bool = False,
+        passthrough: tuple[str, ...] | list[str] = (),
+    ) -> None:
+        self.chat = chat
+        self.tools = tools
+        self.documents = documents
+        self.add_generation_prompt = add_generation_prompt
+        self.continue_final_message = continue_final_message
+        self.variables = dict(variables or {})
+        self.spans = spans
+        #: keys copied to the output beside the result and not given to the template
+        self.passthrough = tuple(passthrough)
+        self._reserved = self._reserved_keys()
+
+    def _reserved_keys(self) -> frozenset[str]:
+        return RESERVED_KEYS | frozenset(SPECIAL_TOKEN_NAMES) | frozenset(self.chat.special_tokens)
+
+    # A set pickles in an order that varies between processes; the state stays plain and ordered
+    # so that ``datasets`` fingerprints a renderer the same way in every process.
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_reserved"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._reserved = self._reserved_keys()
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The result columns, in order."""
+        return ("text", "assistant_spans", "error") if self.spans else ("text", "error")
+
+    def render_value(self, value: Any) -> dict[str, Any]:
+        """One parsed JSON line: a list of messages, or a row object."""
+        if isinstance(value, list):
+            value = {"messages": value}
+        return self.render_row(value)
+
+    def render_row(self, row: Any, drop_none: bool = False) -> dict[str, Any]:
+        """The result row of ``row``; ``drop_none`` drops None-valued fields (Arrow's filling)."""
+        try:
+            text, spans = self._render(row, drop_none)
+        except Exception as exc:  # every failure becomes this row's error record
+            return self._failed(exc)
+        return self._result(text, spans)
+
+    def _render(self, row: Any, drop_none: bool) -> tuple[str, list[tuple[int, int]]]:
+        if not isinstance(row, Mapping):
+            raise InputError(
+                'expected a JSON object with "messages" or a JSON list of messages, not '
+                f"{_json_type(row)}"
+            )
+        variables = dict(self.variables)
+        tools, documents, messages = self.tools, self.documents, None
+        passthrough = self.passthrough
+        for key, value in row.items():
+            if key in passthrough:
+                continue
+            if key in self._reserved:
+                if key in RESERVED_KEYS:
+                    raise InputError(f"{key!r} is an option of the run, not a template variable")
+                raise InputError(f"{key!r} is a special token of the model, not a row's variable")
+            if value is None and drop_none:
+                continue
+            if key == "messages":
+                messages = _data(value, key)
+            elif key == "tools":
+                tools = _data(value, key) if value is not None else tools
+            elif key == "documents":
+                documents = _data(value, key) if value is not None else documents
+            else:
+                variables[key] = drop_none_fields(value) if drop_none else value
+        if messages is None:
+            raise InputError('the row has no "messages"')
+        if not isinstance(messages, list):
+            raise InputError(f'"messages" must be a list of messages, not {_json_type(messages)}')
+        if drop_none:
+            messages = drop_none_fields(messages)
+            tools = drop_none_fields(tools)
+            documents = drop_none_fields(documents)
+        options = dict(
+            tools=tools,
+            documents=documents,
+            add_generation_prompt=self.add_generation_prompt,
+            continue_final_message=self.continue_final_message,
+            **variables,
+        )
+        if self.spans:
+            text, spans = self.chat.render_with_spans(messages, **options)
+        else:
+            text, spans = self.chat.render(messages, **options), []
+        if not text.isascii():
+            _check_encodable(text)
+        return text, spans
+
+    def _result(self, text: str, spans: list[tuple[int, int]]) -> dict[str, Any]:
+        # The one place a successful row's columns are built: token columns join here.
+        if self.spans:
+            return {"text": text, "assistant_spans": [list(span) for span in spans], "error": None}
+        return {"text": text, "error": None}
+
+    def _failed(self, exc: BaseException) -> dict[str, Any]:
+        result: dict[str, Any] = dict.fromkeys(self.columns)
+        result["error"] = error_record(exc)
+        return result
+
+    def failed_row(self, exc: BaseException) -> dict[str, Any]:
+        """The result row of a row that could not even be read (invalid JSON)."""
+        return self._failed(exc)
+
+
+def _check_encodable(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InputError(
+            f"the text holds a lone surrogate (U+{ord(text[exc.start]):04X}) at index {exc.start}, "
+            "which UTF-8 cannot encode"
+        ) from None
+
+
+def _json_type(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}
+    if value is None:
+        return "null"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return "a number"
+    return names.get(type(value), type(value).__name__)

@@ -1,0 +1,254 @@
+"""Rows of conversations to rows of results: the engine-independent core, Arrow and Parquet."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from minijinja_py.chat import ChatTemplate
+from minijinja_py.cli import main
+from minijinja_py.pipelines import InputError, RowRenderer, error_record, parse_json
+from minijinja_py.pipelines.arrow import ColumnRenderer, render_arrow, render_columns
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+CHATML = str(Path(__file__).resolve().parents[1] / "examples" / "chatml.jinja")
+SHOW = (
+    "{% for m in messages %}{{ m.role }}={{ m.content }}"
+    "{% if m.tool_calls is defined %} calls={{ m.tool_calls | length }}{% endif %};"
+    "{% endfor %}{% if tools %}tools={{ tools | map(attribute='function.name') | join(',') }};"
+    "{% endif %}{{ extra | default('-') }}"
+)
+
+
+def chat():
+    return ChatTemplate.from_string(SHOW)
+
+
+def ok(text):
+    return {"text": text, "error": None}
+
+
+def failed(kind, message, line=None, column=None):
+    return {"text": None, "error": error(kind, message, line, column)}
+
+
+def error(kind, message, line=None, column=None):
+    return {"kind": kind, "message": message, "line": line, "column": column}
+
+
+def test_parse_json_refuses_deep_nesting_and_long_integers():
+    assert parse_json('{"a": [1, {"b": "[[[["}]}') == {"a": [1, {"b": "[[[["}]}
+    assert parse_json("[" * 100 + "]" * 100) is not None
+    with pytest.raises(InputError, match=r"^JSON nested deeper than 100 levels$"):
+        parse_json("[" * 101 + "]" * 101)
+    # brackets inside strings are not nesting
+    assert parse_json(json.dumps(["[" * 500])) == ["[" * 500]
+    assert parse_json("-" + "9" * 4300) == -int("9" * 4300)
+    with pytest.raises(InputError, match=r"^an integer of 4301 digits: at most 4300 are accepted$"):
+        parse_json("[" + "9" * 4301 + "]")
+
+
+def test_error_record_of_each_kind():
+    from minijinja_py import Environment, TemplateError
+
+    with pytest.raises(TemplateError) as caught:
+        Environment().from_string("line\n  {{ x.y.z }}").render()
+    assert error_record(caught.value) == error("UndefinedError", "'x' is undefined", 2, 8)
+    with pytest.raises(json.JSONDecodeError) as decode:
+        json.loads('{"a" 1}')
+    assert error_record(decode.value) == error("JSONDecodeError", "Expecting ':' delimiter", 1, 6)
+    assert error_record(KeyError("k")) == error("KeyError", "missing key 'k'")
+    assert error_record(ValueError("bad \ud800")) == error("ValueError", "bad \\ud800")
+
+
+def test_rows_hold_variables_never_options():
+    renderer = RowRenderer(
+        chat(), variables={"extra": "run"}, tools=[{"type": "function", "function": {"name": "f"}}]
+    )
+    user = [{"role": "user", "content": "hi"}]
+    assert renderer.render_row({"messages": user}) == ok("user=hi;tools=f;run")
+    assert renderer.render_row({"messages": user, "extra": "row", "tools": None}) == ok(
+        "user=hi;tools=f;row"
+    )
+    assert renderer.render_value(user) == ok("user=hi;tools=f;run")
+    for key in ("chat_template", "add_generation_prompt", "return_dict", "max_length"):
+        assert renderer.render_row({"messages": user, key: "x"}) == failed(
+            "InputError", f"{key!r} is an option of the run, not a template variable"
+        )
+    assert renderer.render_row({"messages": user, "bos_token": "x"}) == failed(
+        "InputError", "'bos_token' is a special token of the model, not a row's variable"
+    )
+    assert renderer.render_row({"messages": '[{"role": 1}'}) == failed(
+        "InputError",
+        "'messages' holds invalid JSON: Expecting ',' delimiter: line 1 column 13 (char 12)",
+    )
+
+
+def test_a_models_own_special_tokens_are_reserved():
+    model = ChatTemplate.from_string("{{ bos_token }}", {"bos_token": "<s>", "im_start": "<|"})
+    renderer = RowRenderer(model)
+    assert renderer.render_row({"messages": [], "im_start": "x"}) == failed(
+        "InputError", "'im_start' is a special token of the model, not a row's variable"
+    )
+    assert renderer.render_row({"messages": []}) == ok("<s>")
+
+
+MESSAGES = [
+    [{"role": "user", "content": "a"}],
+    [
+        {"role": "user", "content": "b"},
+        {
+            "role": "assistant",
+            "content": "c",
+            "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": {"x": 1}}}],
+        },
+    ],
+    [{"role": "user", "content": "boom"}],
+]
+BOOM = "{% if messages[0].content == 'boom' %}{{ raise_exception('boom!') }}{% endif %}{{ 1 }}"
+
+
+def test_arrow_structs_with_filled_nulls_render_as_written():
+    table = pa.table({"id": [10, 11, 12], "messages": MESSAGES, "extra": [None, "x", None]})
+    # Arrow gave the first message a null tool_calls field: dropped before rendering, as is
+    # the null variable
+    assert table.column("messages").to_pylist()[0][0]["tool_calls"] is None
+    renderer = RowRenderer(chat(), passthrough=("id",))
+    out = render_arrow(renderer, table)
+    assert isinstance(out, pa.Table)
+    assert out.schema.names == ["id", "text", "error"]
+    assert out.schema.field("id").type == pa.int64()
+    assert out.to_pylist() == [
+        {"id": 10, "text": "user=a;-", "error": None},
+        {"id": 11, "text": "user=b;assistant=c calls=1;x", "error": None},
+        {"id": 12, "text": "user=boom;-", "error": None},
+    ]
+
+
+def test_arrow_json_and_struct_columns_agree_row_for_row():
+    renderer = RowRenderer(chat(), passthrough=["id"], spans=True)
+    structs = pa.table({"id": ["a", "b", "c"], "messages": MESSAGES})
+    strings = pa.table({"id": ["a", "b", "c"], "messages": [json.dumps(m) for m in MESSAGES]})
+    expected = [
+        {"id": "a", "text": "user=a;-", "assistant_spans": [], "error": None},
+        {"id": "b", "text": "user=b;assistant=c calls=1;-", "assistant_spans": [], "error": None},
+        {"id": "c", "text": "user=boom;-", "assistant_spans": [], "error": None},
+    ]
+    for table in (structs, strings):
+        assert render_arrow(renderer, table).to_pylist() == expected
+        batch = table.to_batches()[0]
+        out = render_arrow(renderer, batch)
+        assert isinstance(out, pa.RecordBatch) and out.to_pylist() == expected
+    assert render_arrow(renderer, structs).schema == pa.schema(
+        [
+            ("id", pa.string()),
+            ("text", pa.string()),
+            ("assistant_spans", pa.list_(pa.list_(pa.int64()))),
+            (
+                "error",
+                pa.struct(
+                    [
+                        ("kind", pa.string()),
+                        ("message", pa.string()),
+                        ("line", pa.int64()),
+                        ("column", pa.int64()),
+                    ]
+                ),
+            ),
+        ]
+    )
+
+
+def test_dict_of_columns_and_errors_in_their_rows():
+    renderer = RowRenderer(ChatTemplate.from_file(CHATML), passthrough=["id"])
+    columns = {
+        "id": [1, 2, 3],
+        "messages": [MESSAGES[0], "not json", [{"role": "user", "content": 5}]],
+    }
+    assert render_columns(renderer, columns) == {
+        "id": [1, 2, 3],
+        "text": ["<|im_start|>user\na<|im_end|>\n", None, None],
+        "error": [
+            None,
+            error(
+                "InputError",
+                "'messages' holds invalid JSON: Expecting value: line 1 column 1 (char 0)",
+            ),
+            error("TemplateRuntimeError", 'can only concatenate str (not "int") to str', 18, 50),
+        ],
+    }
+    assert ColumnRenderer(renderer)(columns) == render_columns(renderer, columns)
+
+
+def test_parquet_batch_streams_by_row_group_with_ids_and_errors(tmp_path):
+    template = tmp_path / "boom.jinja"
+    template.write_text(BOOM)
+    rows = 50
+    table = pa.table(
+        {
+            "id": list(range(rows)),
+            "messages": [MESSAGES[i % 3] for i in range(rows)],
+        }
+    )
+    source = tmp_path / "in.parquet"
+    pq.write_table(table, source, row_group_size=8)
+    for workers in ("1", "2"):
+        target = tmp_path / f"out{workers}.parquet"
+        argv = ["batch", "--template", str(template), str(source), str(target), "--quiet"]
+        argv += ["--id-column", "id", "--workers", workers, "--chunk-size", "5"]
+        assert main(argv) == 0
+        out = pq.read_table(target)
+        assert out.column("id").to_pylist() == list(range(rows))
+        errors = out.column("error").to_pylist()
+        assert [i for i, e in enumerate(errors) if e] == list(range(2, rows, 3))
+        assert errors[2] == error("TemplateError", "boom!", 1, 42)
+        assert out.column("text").to_pylist()[:3] == ["1", "1", None]
+        # the output is written a chunk at a time: one row group per chunk of 5 rows
+        assert pq.ParquetFile(target).metadata.num_row_groups == 10
+    # JSONL out of Parquet in: the same rows
+    target = tmp_path / "out.jsonl"
+    argv = [
+        "batch",
+        "--template",
+        str(template),
+        str(source),
+        str(target),
+        "--quiet",
+        "--id-column",
+        "id",
+    ]
+    assert main(argv) == 0
+    lines = [json.loads(line) for line in target.read_text().splitlines()]
+    assert lines == pq.read_table(tmp_path / "out1.parquet").to_pylist()
+
+
+def test_jsonl_to_parquet(tmp_path):
+    template = tmp_path / "boom.jinja"
+    template.write_text(BOOM)
+    source = tmp_path / "in.jsonl"
+    source.write_text(
+        "\n".join(json.dumps({"id": f"r{i}", "messages": MESSAGES[i % 3]}) for i in range(7))
+        + "\n{bad\n"
+    )
+    target = tmp_path / "out.parquet"
+    argv = [
+        "batch",
+        "--template",
+        str(template),
+        str(source),
+        str(target),
+        "--quiet",
+        "--id-column",
+        "id",
+    ]
+    assert main(argv + ["--chunk-size", "3"]) == 0
+    out = pq.read_table(target).to_pylist()
+    assert [row["id"] for row in out] == [f"r{i}" for i in range(7)] + [None]
+    assert out[7]["error"] == error(
+        "JSONDecodeError", "Expecting property name enclosed in double quotes", 1, 2
+    )
+    assert [row["error"] is None for row in out] == [True, True, False] * 2 + [True, False]
