@@ -43,7 +43,7 @@ class Environment:
     (a ``Limits``) bounds the work of every render; ``undefined`` is the class of the value a
     missing name gives (``Undefined``, ``StrictUndefined`` or ``ChainableUndefined``).
 
-    Example:
+    Examples:
         >>> env = Environment(trim_blocks=True, extensions=["loopcontrols"])
         >>> env.filters["shout"] = lambda s: s.upper() + "!"
         >>> source = "{% for x in items %}{% if x == 'c' %}{% break %}{% endif %}{{ x|shout }} {% endfor %}"
@@ -98,7 +98,7 @@ class Environment:
 
         ``globals`` are variables of this template only, under the render's context.
 
-        Example:
+        Examples:
             >>> template = Environment().from_string("{{ greeting }}, {{ name }}!", {"greeting": "Hello"})
             >>> template.render(name="World")
             'Hello, World!'
@@ -204,7 +204,7 @@ class Template:
     ``options`` are ``Environment``'s.  Templates pickle (their source travels and is compiled
     again) and render identically in worker processes.
 
-    Example:
+    Examples:
         >>> Template("Hello {{ name }}!").render(name="World")
         'Hello World!'
         >>> Template("{{ xs|join(', ') }}", keep_trailing_newline=True).render(xs=[1, 2])
@@ -255,7 +255,7 @@ class Template:
 
         Every failure raises a ``TemplateError`` subclass with a message and a position.
 
-        Example:
+        Examples:
             >>> Template("{{ a }} and {{ b }}").render({"a": 1}, b=2)
             '1 and 2'
         """
@@ -268,7 +268,7 @@ class Template:
         Needs the ``"generation"`` extension (``chat_environment()`` has it).  The spans are the
         character offsets transformers turns into its assistant-token mask.
 
-        Example:
+        Examples:
             >>> template = chat_environment().from_string("Q{% generation %}AB{% endgeneration %}")
             >>> template.render_with_spans()
             ('QAB', [(1, 3)])
@@ -301,7 +301,7 @@ class Template:
     def undeclared_variables(self) -> set[str]:
         """The names the template reads from its context (globals excluded).
 
-        Example:
+        Examples:
             >>> sorted(Template("{% set x = 1 %}{{ x }}{{ y }}{{ range(n)|list }}").undeclared_variables())
             ['n', 'y']
         """
@@ -499,7 +499,7 @@ def chat_environment(limits: Limits | None = None) -> Environment:
     ``raise_exception`` and ``strftime_now`` (replace it through ``env.globals`` to pin time),
     with transformers 5.23's ``dict`` and ``namespace``.
 
-    Example:
+    Examples:
         >>> env = chat_environment()
         >>> env.globals["strftime_now"] = lambda fmt: "26 Jul 2024"
         >>> env.from_string("{{ {'city': 'Zürich'}|tojson }} {{ strftime_now('%d %b %Y') }}").render()

@@ -18,7 +18,7 @@ class TemplateError(Exception):
     ``message`` is the message alone; ``lineno`` and ``colno`` (1-based) place the error in the
     template, and ``str(error)`` adds the position and the source line with a caret.
 
-    Example:
+    Examples:
         >>> from minijinja_py import chat_environment
         >>> template = chat_environment().from_string("{{ raise_exception('no system role') }}")
         >>> try:
@@ -99,7 +99,7 @@ class TemplateSyntaxError(TemplateError):
 
     Messages name the innermost unclosed block, as Jinja2's parser does.
 
-    Example:
+    Examples:
         >>> from minijinja_py import Environment
         >>> try:
         ...     Environment().from_string("{% for m in messages %}{{ m }}")
@@ -112,7 +112,7 @@ class TemplateSyntaxError(TemplateError):
 class TemplateRuntimeError(TemplateError):
     """A generic failure while rendering (bad operand types, wrong call arguments, ...).
 
-    Example:
+    Examples:
         >>> from minijinja_py import Template
         >>> try:
         ...     Template("{{ 1 + 'a' }}").render()
@@ -125,7 +125,7 @@ class TemplateRuntimeError(TemplateError):
 class UndefinedError(TemplateRuntimeError):
     """An undefined value was used in a way that needs a real value.
 
-    Example:
+    Examples:
         >>> from minijinja_py import Template
         >>> try:
         ...     Template("{{ message.content.strip() }}").render()
@@ -138,7 +138,7 @@ class UndefinedError(TemplateRuntimeError):
 class SecurityError(TemplateRuntimeError):
     """The template tried to reach something the sandbox refuses.
 
-    Example:
+    Examples:
         >>> from minijinja_py import Template
         >>> try:
         ...     Template("{{ messages.append('injected') }}").render(messages=[])
@@ -151,7 +151,7 @@ class SecurityError(TemplateRuntimeError):
 class LimitError(TemplateRuntimeError):
     """A resource limit of the environment was exceeded; the message names the limit.
 
-    Example:
+    Examples:
         >>> from minijinja_py import Environment, Limits
         >>> env = Environment(limits=Limits(max_range=10))
         >>> try:

@@ -24,7 +24,7 @@ MISSING: Any = _Missing()
 def pass_environment(func: Callable) -> Callable:
     """Mark a filter, test or global so that the environment is passed as its first argument.
 
-    Example:
+    Examples:
         >>> from minijinja_py import Environment
         >>> @pass_environment
         ... def describe(env, value):
@@ -84,7 +84,7 @@ class Undefined:
     The default of every ``Environment``, as Jinja2's default ``Undefined``: arithmetic, calls
     and attributes of it raise ``UndefinedError``.
 
-    Example:
+    Examples:
         >>> from minijinja_py import Template
         >>> Template("[{{ missing }}]{% for x in missing %}never{% endfor %}").render()
         '[]'
@@ -166,7 +166,7 @@ class Undefined:
 class ChainableUndefined(Undefined):
     """An undefined value whose attributes and items are undefined too, instead of failing.
 
-    Example:
+    Examples:
         >>> from minijinja_py import Environment
         >>> env = Environment(undefined=ChainableUndefined)
         >>> env.from_string("[{{ user.name.first }}]").render()
@@ -190,7 +190,7 @@ class ChainableUndefined(Undefined):
 class StrictUndefined(Undefined):
     """An undefined value that fails on every use, printing and testing for truth included.
 
-    Example:
+    Examples:
         >>> from minijinja_py import Environment, UndefinedError
         >>> env = Environment(undefined=StrictUndefined)
         >>> try:

@@ -30,7 +30,7 @@ class Limits:
     on a slow machine.  Pass your own ``Limits(...)`` to ``Environment(limits=...)`` to change
     them; SECURITY.md explains each one.
 
-    Example:
+    Examples:
         >>> from minijinja_py import Environment, LimitError
         >>> env = Environment(limits=Limits(max_steps=1_000))
         >>> try:

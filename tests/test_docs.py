@@ -5,6 +5,7 @@ fails it); these tests check what a build cannot: that the examples print what t
 """
 
 import doctest
+import importlib
 import re
 from pathlib import Path
 
@@ -58,14 +59,14 @@ def test_every_public_name_appears_in_a_docs_example_and_the_reference(name):
     assert f"::: minijinja_py.{name}\n" in reference, f"{name} is not in the API reference"
 
 
-def test_the_chat_layer_public_names_are_in_the_reference():
-    import minijinja_py.chat
-
-    reference = (DOCS / "reference" / "chat.md").read_text(encoding="utf-8")
+@pytest.mark.parametrize("package", ["chat", "pipelines"])
+def test_the_public_names_of_the_layers_above_the_engine_are_in_the_reference(package):
+    module = importlib.import_module(f"minijinja_py.{package}")
+    reference = (DOCS / "reference" / f"{package}.md").read_text(encoding="utf-8")
     missing = [
         name
-        for name in minijinja_py.chat.__all__
-        if f"::: minijinja_py.chat.{name}\n" not in reference
+        for name in module.__all__
+        if f"::: minijinja_py.{package}.{name}\n" not in reference
         and f"::: minijinja_py.{name}\n" not in reference
     ]
     assert missing == []

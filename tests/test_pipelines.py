@@ -94,7 +94,8 @@ def test_a_models_own_special_tokens_are_reserved():
     assert renderer.render_row({"messages": [], "im_start": "x"}) == failed(
         "InputError", "'im_start' is a special token of the model, not a row's variable"
     )
-    assert renderer.render_row({"messages": []}) == ok("<s>")
+    hello = [{"role": "user", "content": "Hi"}]
+    assert renderer.render_row({"messages": hello}) == ok("<s>")
 
 
 MESSAGES = [

@@ -184,12 +184,13 @@ class RowRenderer:
     form), never per row. The result columns are :attr:`columns`, filled by ``_result``: token
     columns (``input_ids``, ``assistant_masks``, typed in :func:`.arrow.result_schema`) join there.
 
-    >>> chat = ChatTemplate.from_string("{{ greeting }} {{ messages[0].content }}")
-    >>> renderer = RowRenderer(chat, variables={"greeting": "Hi"})
-    >>> renderer.render_row({"messages": [{"role": "user", "content": "Bob"}]})
-    {'text': 'Hi Bob', 'error': None}
-    >>> renderer.render_row({"messages": [], "chat_template": "{{ 1 }}"})["error"]["message"]
-    "'chat_template' is an option of the run, not a template variable"
+    Examples:
+        >>> chat = ChatTemplate.from_string("{{ greeting }} {{ messages[0].content }}")
+        >>> renderer = RowRenderer(chat, variables={"greeting": "Hi"})
+        >>> renderer.render_row({"messages": [{"role": "user", "content": "Bob"}]})
+        {'text': 'Hi Bob', 'error': None}
+        >>> renderer.render_row({"messages": [], "chat_template": "{{ 1 }}"})["error"]["message"]
+        "'chat_template' is an option of the run, not a template variable"
     """
 
     def __init__(
