@@ -67,26 +67,28 @@ def compare(name: str, tagged: bool = True, mask: bool = True) -> tuple[int, int
 
     from minijinja_py import ChatTemplate
 
+    from .parity import PINNED, pinned_reference_clock
+
     folder = model_folder(name, tagged)
     reference = AutoTokenizer.from_pretrained(str(folder))
-    ours = ChatTemplate.from_pretrained(folder)
-    agreed = failed = 0
-    problems = []
-    for conversation_name in conversation_names():
-        messages, options = conversation(name, conversation_name)
-        expected = _outcome(
-            reference.apply_chat_template,
-            messages,
-            tokenize=True,
-            return_dict=True,
-            return_assistant_tokens_mask=mask,
-            **options,
-        )
-        got = _outcome(ours.tokenize, messages, return_assistant_tokens_mask=mask, **options)
-        if expected != got:
-            problems.append(conversation_name)
-        elif isinstance(expected, tuple):
-            failed += 1
-        else:
-            agreed += 1
-    return agreed, failed, problems
+    ours = ChatTemplate.from_pretrained(folder, now=PINNED)  # a template prints the seconds
+    outcomes: dict[str, str] = {}
+    with pinned_reference_clock():
+        for conversation_name in conversation_names():
+            messages, options = conversation(name, conversation_name)
+            expected = _outcome(
+                reference.apply_chat_template,
+                messages,
+                tokenize=True,
+                return_dict=True,
+                return_assistant_tokens_mask=mask,
+                **options,
+            )
+            got = _outcome(ours.tokenize, messages, return_assistant_tokens_mask=mask, **options)
+            if expected != got:
+                outcomes[conversation_name] = "differs"
+            else:
+                outcomes[conversation_name] = "failed" if isinstance(got, tuple) else "agreed"
+    counts = list(outcomes.values())
+    problems = [c for c, outcome in outcomes.items() if outcome == "differs"]
+    return counts.count("agreed"), counts.count("failed"), problems
