@@ -117,7 +117,7 @@ from minijinja_py.pipelines.ray_data import render_files
 ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
 ray.data.DataContext.get_current().enable_progress_bars = False
 start = time.perf_counter()
-render_files(sys.argv[1], sys.argv[2], renderer(), concurrency=2, num_cpus=0.9, blocks=8)
+render_files(sys.argv[1], sys.argv[2], renderer(), concurrency=2, num_cpus=0.5, blocks=8)
 seconds = time.perf_counter() - start
 import pyarrow.parquet as pq
 print(json.dumps({"seconds": seconds, "texts": pq.read_table(sys.argv[2]).column("text").to_pylist()}))

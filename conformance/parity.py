@@ -10,9 +10,11 @@ A pair agrees when both texts are identical or both sides raise.  Both clocks ar
 
 from __future__ import annotations
 
+import atexit
 import copy
 import datetime
 import json
+import shutil
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -174,7 +176,9 @@ def special_tokens(template: str) -> dict[str, str]:
 
 @cache
 def _folders() -> Path:
-    return Path(tempfile.mkdtemp(prefix="minijinja-parity-"))
+    folder = Path(tempfile.mkdtemp(prefix="minijinja-parity-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 @cache

@@ -5,7 +5,8 @@ errors, which a template author reads. Each case is one tag (``{{ ... }}`` or ``
 from a corpus template with one token deleted or one token of the tag inserted again before
 another; cases Jinja2 rejects with a TemplateSyntaxError are compiled by both engines in the chat
 configuration, and the share with the identical message is printed with the most common
-differences. Case ``i`` of seed ``S`` is always the same mutation.
+differences. Case ``i`` of seed ``S`` is always the same mutation.  With ``--truncated`` the cases
+are unfinished templates instead: every prefix of every corpus tag and of the golden templates.
 """
 
 from __future__ import annotations
@@ -45,6 +46,38 @@ def mutated_tag(rng: random.Random, sources: list[str]) -> str | None:
     return tag[: victim.start()] + extra + " " + tag[victim.start() :]
 
 
+def truncated_tags(sources: list[str]) -> list[str]:
+    """Every tag of every source cut after each of its tokens (``{{ f(a``, ``{% for m``), and
+    every source cut after each token of its first 400 characters: unfinished templates."""
+    seen: set[str] = set()
+    cases: list[str] = []
+
+    def add(text: str) -> None:
+        if text not in seen:
+            seen.add(text)
+            cases.append(text)
+
+    for source in sources:
+        for match in _TAG_START.finditer(source):
+            start = match.start()
+            end = source.find("}}" if source[start + 1] == "{" else "%}", start + 2)
+            tag = source[start : end + 2] if end >= 0 else source[start : start + 200]
+            for token in _TOKEN.finditer(tag):
+                add(tag[: token.end()])
+        head = source[:400]
+        for token in _TOKEN.finditer(head):
+            add(head[: token.end()])
+    return cases
+
+
+def _golden_templates() -> list[str]:
+    from pathlib import Path
+
+    from .test_golden import FILES, parse
+
+    return [parse(Path(path))["template"] for path in FILES]
+
+
 def _message(compile_: Callable[[str], object], source: str) -> tuple[str, str] | None:
     try:
         compile_(source)
@@ -58,6 +91,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=3000, help="mutated tags to try")
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--show", type=int, default=10, help="differences to list")
+    parser.add_argument(
+        "--truncated",
+        action="store_true",
+        help="unfinished templates: every prefix of corpus tags and of the golden templates",
+    )
     args = parser.parse_args(argv)
     missing = corpus_missing()
     if missing:
@@ -72,8 +110,11 @@ def main(argv: list[str] | None = None) -> int:
     compared = same = 0
     differences: Counter[tuple[str, str]] = Counter()
     example: dict[tuple[str, str], str] = {}
-    for _ in range(args.cases):
-        tag = mutated_tag(rng, sources)
+    if args.truncated:
+        candidates: list[str | None] = truncated_tags(sources + _golden_templates())
+    else:
+        candidates = [mutated_tag(rng, sources) for _ in range(args.cases)]
+    for tag in candidates:
         if tag is None:
             continue
         expected = _message(reference.parse, tag)

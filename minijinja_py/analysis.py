@@ -77,3 +77,61 @@ def analyse(tree: n.Template, limits: Limits) -> Analysis:
                 if isinstance(item, (frozen, tuple, list)):
                     push((item, depth, owners))
     return Analysis(frozenset(assigned), implicit_reads)
+
+
+# Statements whose bodies run as functions of their own (a macro's, a caller's): a call inside
+# them is not made when the statement runs, but when the function is called.
+_FUNCTIONS = (n.Macro, n.CallBlock)
+_STATEMENTS = (n.If, n.For, n.Macro, n.CallBlock, n.FilterBlock, n.With, n.Generation, n.Block,
+               n.AssignBlock)
+
+
+def expression_size(*roots: Any) -> int:
+    """The number of expression nodes in ``roots`` (nodes, tuples of them or None): what a
+    statement costs in steps, besides its body, each time it runs."""
+    count = 0
+    stack = list(roots)
+    pop, push = stack.pop, stack.append
+    frozen = n._Frozen
+    while stack:
+        node = pop()
+        if isinstance(node, frozen):
+            count += 1
+            for field in node._fields:
+                value = getattr(node, field)
+                if isinstance(value, (frozen, tuple, list)):
+                    push(value)
+        elif isinstance(node, (tuple, list)):
+            for item in node:
+                if isinstance(item, (frozen, tuple, list)):
+                    push(item)
+    return count
+
+
+def call_depth(*roots: Any) -> int:
+    """How deep below ``roots`` (a body and a function's default arguments) a call or call
+    block sits: the levels of template code a macro call or recursive loop level keeps open
+    while the next one runs (1 at least).  The bodies of functions defined inside are not
+    walked: they are measured when they are called."""
+    deepest = 1
+    stack: list[tuple[Any, int]] = [(root, 1) for root in roots]
+    pop, push = stack.pop, stack.append
+    frozen = n._Frozen
+    while stack:
+        node, depth = pop()
+        if isinstance(node, frozen):
+            if isinstance(node, (n.Call, n.CallBlock)) and depth > deepest:
+                deepest = depth
+            # A statement (a for loop and its iteration) holds two levels of Python code.
+            depth += 2 if isinstance(node, _STATEMENTS) else 1
+            for field in node._fields:
+                if field in ("body", "params") and isinstance(node, _FUNCTIONS):
+                    continue
+                value = getattr(node, field)
+                if isinstance(value, (frozen, tuple, list)):
+                    push((value, depth))
+        elif isinstance(node, (tuple, list)):
+            for item in node:
+                if isinstance(item, (frozen, tuple, list)):
+                    push((item, depth))
+    return deepest

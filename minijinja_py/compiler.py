@@ -15,13 +15,13 @@ from typing import Any
 from . import expressions as e
 from . import nodes as n
 from . import statements as s
-from .analysis import Analysis, analyse
+from .analysis import Analysis, analyse, call_depth, expression_size
+from .budget import Limits, _no_charge, charge_for, enter_render, leave_render
 from .errors import TemplateSyntaxError
 from .frames import Frame, RenderState
 from .methods import DICT_METHODS
 from .ops import COMPARISONS, make_binops, to_string
 from .runtime import MISSING, Markup, wants_environment
-from .sandbox import Limits, _no_charge, charge_for, enter_render, leave_render
 
 # The checked operators depend only on the limits: one set per Limits, shared by templates
 # (bounded, so that a caller making new Limits per request does not grow it forever).
@@ -44,6 +44,10 @@ class Compiler:
         self.soft = False
         self.loop_depth = 0
         self.block_names: set[str] = set()
+        # The template's blocks by name, and whether it reads `self` (which holds them).
+        self.blocks: dict[str, Any] = {}
+        self.reads_self = False
+        self.block_name: str | None = None  # the block being compiled (its `super`)
         # True while compiling a printed expression that Jinja would fold into a constant.
         self.folding = False
         # _is_constant's answers for this compile (see there).
@@ -69,7 +73,10 @@ class Compiler:
 
     def template(self, tree: n.Template) -> Any:
         self.analysis = analyse(tree, self.limits)  # also refuses a tree nested too deeply
-        return self.body(tree.body)
+        body = self.body(tree.body)
+        if self.reads_self:
+            return s.WithTemplateReference(body, self.blocks)
+        return body
 
     def body(self, nodes_: tuple[n.Node, ...]) -> Any:
         # Text (and printed constants) stay plain strings inside a body: no evaluator each.
@@ -112,7 +119,7 @@ class Compiler:
         self.folding = False
         if self.track_printed is not None:
             expr = self.track_printed(expr)
-        return s.Output(expr, node.pos, self.limits.max_output)
+        return s.Output(expr, node.pos, self.limits.max_output, expression_size(node.expr))
 
     def stmt_If(self, node: n.If) -> Any:
         soft, self.soft = self.soft, True
@@ -120,9 +127,10 @@ class Compiler:
         body = self.body(node.body)
         otherwise = self.body(node.otherwise) if node.otherwise else None
         self.soft = soft
+        cost = expression_size(node.test)
         if type(test) is e.CompareConst:
-            return s.IfCompareConst(test, body, otherwise, node.pos)
-        return s.If(test, body, otherwise, node.pos)
+            return s.IfCompareConst(test, body, otherwise, node.pos, cost)
+        return s.If(test, body, otherwise, node.pos, cost)
 
     def stmt_For(self, node: n.For) -> Any:
         self._refuse_loop_target(node.target)
@@ -137,8 +145,14 @@ class Compiler:
         self.soft = soft
         # Like Jinja, a loop whose body never reads `loop` keeps no loop object.
         uses_loop = node.recursive or "loop" in self.analysis.reads(node)
+        costs = (
+            expression_size(node.iter, node.target),
+            expression_size(node.condition, node.target),
+            call_depth(node.body) + 1 if node.recursive else 1,
+        )
         return s.For(
-            iterable, target, condition, body, otherwise, node.recursive, uses_loop, node.pos
+            iterable, target, condition, body, otherwise, node.recursive, uses_loop, node.pos,
+            costs,
         )
 
     def _refuse_loop_target(self, target: n.Node) -> None:
@@ -157,9 +171,10 @@ class Compiler:
         if self.loop_depth:
             self._refuse_loop_target(node.target)
         value = self.expr(node.value)
+        cost = expression_size(node.value, node.target)
         if isinstance(node.target, n.TargetName):
-            return s.AssignToName(value, node.target.name)
-        return s.Assign(value, self.assigner(node.target))
+            return s.AssignToName(value, node.target.name, cost, node.pos)
+        return s.Assign(value, self.assigner(node.target), cost, node.pos)
 
     def stmt_AssignBlock(self, node: n.AssignBlock) -> Any:
         body = self.body(node.body)
@@ -206,9 +221,15 @@ class Compiler:
         self.block_names.add(node.name)
         soft, self.soft = self.soft, False
         loop_depth, self.loop_depth = self.loop_depth, 0
+        outer_block, self.block_name = self.block_name, node.name
         body = self.body(node.body)
-        self.soft, self.loop_depth = soft, loop_depth
-        return s.Block(body, node.scoped)
+        self.soft, self.loop_depth, self.block_name = soft, loop_depth, outer_block
+        if node.required:
+            block: Any = s.RequiredBlock(node.name, node.pos)
+        else:
+            block = s.Block(body, node.scoped)
+        self.blocks[node.name] = block
+        return block
 
     def stmt_Break(self, node: n.Break) -> Any:
         self._require_loop(node, "break")
@@ -244,7 +265,10 @@ class Compiler:
         # parameter has the name.
         used = self.analysis.reads(node) - set(names)
         catch = ("varargs" in used, "kwargs" in used, "caller" in used)
-        return s.MacroDefinition(name, names, defaults, body, catch, self.undefined)
+        # A call binds each parameter; a default is evaluated inside the call's level.
+        defaults_nodes = tuple(p.default for p in params if p.default is not None)
+        costs = (1 + len(names), call_depth(node.body, defaults_nodes) + 1)
+        return s.MacroDefinition(name, names, defaults, body, catch, self.undefined, costs)
 
     # ------------------------------------------------------------ assignment
 
@@ -315,7 +339,9 @@ class Compiler:
             leave_render(token)
 
     def constant(self, value: Any) -> Any:
-        if type(value) in (list, dict, set):
+        if type(value) in (list, dict, set) or (
+            type(value) is tuple and any(type(item) in (list, dict, set) for item in value)
+        ):
             return e.FreshConst(value)
         # 0.0 == -0.0 (and 1 == True): the key tells them apart by type and, for floats, text.
         key = (type(value), repr(value) if type(value) is float else value)
@@ -332,6 +358,19 @@ class Compiler:
 
     def expr_Name(self, node: n.Name) -> Any:
         evaluator = self.names.get(node.name)
+        if (
+            node.name == "super"
+            and self.block_name is not None
+            and self.analysis is not None
+            and "super" not in self.analysis.assigned
+        ):
+            # Inside a block `super` is its parent's block; a template on its own has none.
+            hint = f"there is no parent block called {self.block_name!r}."
+            return e.Const(self.undefined(hint, name="super"))
+        if evaluator is None and node.name == "self":
+            # The template's blocks, unless the template assigns `self` itself.
+            self.reads_self = True
+            evaluator = self.names["self"] = e.Name("self", self.undefined)
         if evaluator is None:
             # A name no scope of the template can hold is the context's (or a global).
             if self.analysis is not None and node.name not in self.analysis.assigned:

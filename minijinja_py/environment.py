@@ -5,19 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .errors import LimitError, SecurityError, TemplateError, TemplateRuntimeError
-from .runtime import Cycler, Joiner, Undefined
-from .sandbox import (
-    AttributePolicy,
+from .budget import (
     Limits,
-    SandboxedDict,
-    SandboxedNamespace,
     check_key,
-    check_pairs,
+    check_length,
+    current_limits,
     enter_render,
     leave_render,
     recursion_error,
 )
+from .errors import LimitError, SecurityError, TemplateError, TemplateRuntimeError
+from .runtime import Cycler, Joiner, Undefined
+from .sandbox import AttributePolicy, SandboxedDict, SandboxedNamespace, check_pairs
 
 if TYPE_CHECKING:
     from .nodes import Template as TemplateNode
@@ -144,7 +143,7 @@ class Environment:
     ) -> Any:
         from .runtime import wants_environment
 
-        func = registry.get(name)
+        func = registry.get(check_key(name))
         if func is None:
             raise TemplateRuntimeError(f"No {kind} named {name!r}.")
         if wants_environment(func):
@@ -227,6 +226,13 @@ class Template:
         from .frames import Frame, RenderState
         from .parser import parse
 
+        limit = environment.limits.max_source
+        if isinstance(source, str) and len(source) > limit:
+            # Refused before the lexer reads it: compiling takes time linear in the source,
+            # but a source of any length would still take any time.
+            raise LimitError(
+                f"a template source of {len(source)} characters exceeds max_source ({limit})"
+            )
         self = super().__new__(cls)
         self._runtime_types = (Frame, RenderState)
         self.environment = environment
@@ -438,13 +444,32 @@ def _lorem_ipsum(n: int, html: bool, min_words: int, max_words: int) -> str:
 
 def raise_exception(message: Any) -> None:
     """``raise_exception(message)``: abort rendering with a TemplateError carrying ``message``."""
+    # The message becomes text when the error is shown: measured and counted as printing it
+    # would be (``raise_exception([big] * 1000)`` would otherwise make gigabytes of it).
+    from .budget import check_printable
+
+    check_printable(message)
     raise TemplateError(message)
+
+
+# The most characters one strftime directive makes (``%c``: 'Thu Jan 15 12:00:00 2026').
+_STRFTIME_WIDTH = 32
 
 
 def _strftime_now(format: str) -> str:
     """``strftime_now(format)``: the current local time, formatted by ``datetime.strftime``."""
     from datetime import datetime
 
+    from .budget import charge_memory, current_limits
+
+    if isinstance(format, str):
+        size = len(format) * _STRFTIME_WIDTH
+        limit = current_limits().max_string
+        if size > limit:
+            raise LimitError(
+                f"a strftime format of {len(format)} characters could exceed max_string ({limit})"
+            )
+        charge_memory(size)
     return datetime.now().strftime(format)
 
 
@@ -481,11 +506,11 @@ class ChatDict:
     __slots__ = ()
 
     def __call__(self, *args: Any, **kwargs: Any) -> dict:
-        check_pairs(args)
-        return dict(*args, **kwargs)
+        return dict(*check_pairs(args), **kwargs)
 
     def fromkeys(self, keys: Any, value: Any = None) -> dict:
         keys = list(keys)
+        check_length(len(keys), current_limits(), "dict")
         for key in keys:
             check_key(key)
         return dict.fromkeys(keys, value)

@@ -7,6 +7,8 @@ stays cheap on the hot path.
 
 from __future__ import annotations
 
+from typing import Any
+
 # Excerpts of longer lines show this many characters either side of the caret.
 _EXCERPT_LINE = 100
 _EXCERPT_SIDE = 40
@@ -83,11 +85,17 @@ class TemplateError(Exception):
             where = f"{self.name}, {where}"
         return f"{message}\n  ({where})\n{self.source_excerpt()}"
 
-    def __reduce__(self):  # keep pickling (worker pools) faithful to the message and position
+    def __reduce__(self) -> tuple[Any, ...]:  # pickling (worker pools) keeps message and position
         return (_rebuild_error, (type(self), self.message, self.source, self.offset, self.name))
 
 
-def _rebuild_error(cls, message, source, offset, name):
+def _rebuild_error(
+    cls: type[TemplateError],
+    message: str | None,
+    source: str | None,
+    offset: int | None,
+    name: str | None,
+) -> TemplateError:
     error = cls.__new__(cls)
     TemplateError.__init__(error, message)
     error.source, error.offset, error.name = source, offset, name

@@ -12,13 +12,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .budget import CHARS_PER_STEP as SHORT
+from .budget import (
+    Limits,
+    charge_arguments,
+    charge_built,
+    check_key,
+    check_length,
+    check_nesting,
+)
 from .callguard import GUARDED, call_guarded
 from .errors import TemplateError, TemplateRuntimeError
 from .frames import SCALARS, Frame, costly, located
 from .ops import to_string
 from .runtime import MISSING, Macro, Undefined, wants_environment
-from .sandbox import CHARS_PER_STEP as SHORT
-from .sandbox import Limits, charge_size, check_key, check_length
 
 Charge = Callable[[Any, Any], None]
 
@@ -35,17 +42,38 @@ class Const:
 
 class FreshConst:
     """A folded container: each evaluation gets its own, as Jinja's generated code does (and
-    the copy is charged as building it would be)."""
+    the copy is charged as building it would be: every container and string in it)."""
 
-    __slots__ = ("value",)
+    __slots__ = ("value", "steps", "size")
 
     def __init__(self, value: Any) -> None:
         self.value = value
+        self.steps, self.size = copy_cost(value)
 
     def eval(self, frame: Frame) -> Any:
-        value = self.value
-        charge_size(value)
-        return fresh(value)
+        state = frame.state
+        state.charge(self.steps)
+        state.allocate(self.size)
+        return fresh(self.value)
+
+
+def copy_cost(value: Any) -> tuple[int, int]:
+    """The steps and bytes :func:`fresh` spends on ``value`` (at least one step)."""
+    items = 0
+    size = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:  # (strings are shared by the copies, not copied)
+            items += len(item)
+            size += 48 * len(item) + 64
+            stack.extend(item.values())
+        elif kind is list or kind is tuple or kind is set:
+            items += len(item)
+            size += 8 * len(item) + 56
+            stack.extend(item)
+    return 1 + items // 8 + size // 1024, size
 
 
 def fresh(value: Any) -> Any:
@@ -98,23 +126,40 @@ class ContextName:
 
 
 class TupleLit:
-    __slots__ = ("items",)
+    __slots__ = ("items", "nests")
 
     def __init__(self, items: tuple) -> None:
         self.items = items
+        self.nests = any(item.__class__ is not Const for item in items)
 
     def eval(self, frame: Frame) -> Any:
-        return tuple([item.eval(frame) for item in self.items])
+        value = tuple([item.eval(frame) for item in self.items])
+        return _nested_within_limits(value) if self.nests else value
 
 
 class ListLit:
-    __slots__ = ("items",)
+    """``[a, b]``; like TupleLit, a literal that may hold containers is measured (see
+    budget.check_nesting), so that no loop can nest one inside the next without bound."""
+
+    __slots__ = ("items", "nests")
 
     def __init__(self, items: tuple) -> None:
         self.items = items
+        self.nests = any(item.__class__ is not Const for item in items)
 
     def eval(self, frame: Frame) -> Any:
-        return [item.eval(frame) for item in self.items]
+        value = [item.eval(frame) for item in self.items]
+        return _nested_within_limits(value) if self.nests else value
+
+
+_CONTAINERS = (list, tuple, dict, set, frozenset)
+
+
+def _nested_within_limits(value: Any) -> Any:
+    for item in value:
+        if isinstance(item, _CONTAINERS):
+            return check_nesting(value)
+    return value
 
 
 class DictLit:
@@ -126,9 +171,16 @@ class DictLit:
 
     def eval(self, frame: Frame) -> Any:
         try:
-            return {check_key(key.eval(frame)): value.eval(frame) for key, value in self.pairs}
+            value = {check_key(key.eval(frame)): value.eval(frame) for key, value in self.pairs}
         except TypeError as error:
             raise located(error, self.pos) from None
+        for item in value.values():
+            if isinstance(item, _CONTAINERS):
+                try:
+                    return check_nesting(value)
+                except Exception as error:
+                    raise located(error, self.pos) from None
+        return value
 
 
 class GetKeyOrAttr:
@@ -320,7 +372,7 @@ class GetSlice:
             result = value[bounds]
         except Exception as error:
             raise located(error, self.pos) from None
-        charge_size(result)  # a slice is a copy
+        charge_built(result)  # a slice is a copy
         return result
 
 
@@ -340,6 +392,8 @@ class Arguments:
         args = [a.value if a.__class__ is Const else a.eval(frame) for a in self.positional]
         if self.star is not None:
             extra = self.star.eval(frame)
+            if hasattr(extra, "__len__"):
+                check_length(len(extra), frame.state.limits, "list")
             try:
                 args.extend(extra)
             except TypeError:
@@ -351,6 +405,8 @@ class Arguments:
             if not hasattr(mapping, "keys"):
                 kind = type(mapping).__name__
                 raise TypeError(f"argument after ** must be a mapping, not {kind}")
+            if hasattr(mapping, "__len__"):
+                frame.state.charge(len(mapping) // 2)  # a Python loop per key, below
             for key in mapping.keys():
                 if key in kwargs:
                     raise TypeError(f"got multiple values for keyword argument {key!r}")
@@ -385,7 +441,7 @@ class CallEmpty:
         except Exception as error:
             raise located(error, self.pos) from None
         if not (result.__class__ is str and len(result) < SHORT):
-            charge_size(result)  # what a method built (split, upper, copy) counts
+            charge_built(result)  # what a method built (split, upper, copy) counts
         return result
 
 
@@ -406,6 +462,9 @@ class Call:
             state.steps += 1  # Budget.step, inlined
             if state.steps >= state.next_clock:
                 state.check()
+            # The callee walks its arguments (startswith(a_tuple), ''.join(a_list)): charged
+            # before it runs, by their sizes.
+            charge_arguments(args, kwargs)
             if target.__class__ is Macro:
                 result = target._invoke(*args, **kwargs)  # the template's own macro
             else:
@@ -418,7 +477,7 @@ class Call:
         except Exception as error:
             raise located(error, self.pos) from None
         if not (result.__class__ is str and len(result) < SHORT):
-            charge_size(result)
+            charge_built(result)
         return result
 
 
@@ -481,6 +540,8 @@ class ApplyWithArguments:
     def apply(self, frame: Frame, value: Any) -> Any:
         try:
             args, kwargs = self.arguments.eval(frame)
+            if args or kwargs:
+                charge_arguments(args, kwargs)
             if costly(value):
                 self.charge(value, None)
             if self.environment is None:

@@ -15,7 +15,14 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, groupby
 from typing import Any, NamedTuple
 
-from .errors import FilterArgumentError
+from .budget import (
+    charge_work,
+    check_key,
+    check_length,
+    check_printable,
+    current_limits,
+)
+from .errors import FilterArgumentError, LimitError
 from .methods import (
     check_join,
     check_percent_format,
@@ -26,7 +33,6 @@ from .methods import (
 )
 from .runtime import Markup, Undefined, pass_environment, wants_environment
 from .runtime import escape as html_escape
-from .sandbox import charge_work, check_key
 
 # Jinja2's defaults for the policies a bare environment may not carry.
 _DEFAULT_POLICIES: dict[str, Any] = {
@@ -71,8 +77,12 @@ def _policy(env: Any, name: str) -> Any:
 
 
 def _soft_str(value: Any) -> str:
-    # Markup stays Markup (it is a str), everything else becomes its str().
-    return value if isinstance(value, str) else str(value)
+    # Markup stays Markup (it is a str), everything else becomes its str(), measured first
+    # (``[big] * 1000|upper`` would print gigabytes).
+    if isinstance(value, str):
+        return value
+    check_printable(value)
+    return str(value)
 
 
 def _like(original: Any, result: str) -> str:
@@ -492,8 +502,18 @@ def do_urlize(
     rel_attr = f' rel="{html_escape(rel)}"' if rel else ""
     target_attr = f' target="{html_escape(target)}"' if target else ""
     words = re.split(r"(\s+)", str(html_escape(value)))
+    for word in words:
+        if len(word) > _URLIZE_LONGEST_WORD:
+            # The URL patterns backtrack: their time grows with the square of a word's length.
+            raise LimitError(
+                f"urlize of a word of {len(word)} characters: words longer than"
+                f" {_URLIZE_LONGEST_WORD} are refused"
+            )
     return "".join(_urlize_word(word, trim, rel_attr, target_attr, extra_schemes) for word in words)
 
+
+# The longest word urlize matches against its patterns (their time is quadratic in it).
+_URLIZE_LONGEST_WORD = 4096
 
 _attr_key_re = re.compile(r"[\s/>=]", flags=re.ASCII)
 
@@ -591,7 +611,8 @@ def do_tojson(env: Any, value: Any, indent: int | None = None) -> Markup:
     return _htmlsafe_json_dumps(value, dumps, **kwargs)
 
 
-# json.dumps's encoder for each indent chat_tojson has used with its other defaults.
+# json.dumps's encoder for each indent chat_tojson has used with its other defaults (at most
+# 66: None and 0 to _JSON_PROBE_WIDTH).
 _CHAT_ENCODERS: dict[int | None, Any] = {}
 
 
@@ -608,7 +629,7 @@ def chat_tojson(
         ensure_ascii is False
         and separators is None
         and sort_keys is False
-        and (indent is None or (type(indent) is int and indent <= _JSON_PROBE_WIDTH))
+        and (indent is None or (type(indent) is int and 0 <= indent <= _JSON_PROBE_WIDTH))
     ):
         # What templates pass: no width to check (see _check_json_size), and the encoder
         # json.dumps would build for these arguments can be built once and reused.
@@ -644,6 +665,7 @@ def do_int(value: Any, default: int = 0, base: int = 10) -> int:
     """``{{ "42.5"|int }}`` -> ``42``; ``{{ "0x1A"|int(base=16) }}`` -> ``26``"""
     try:
         if isinstance(value, str):
+            _check_digits(value, base)
             return int(value, base)
         return int(value)
     except (TypeError, ValueError):
@@ -652,6 +674,23 @@ def do_int(value: Any, default: int = 0, base: int = 10) -> int:
             return int(float(value))
         except (TypeError, ValueError, OverflowError):
             return default
+
+
+def _check_digits(text: str, base: Any) -> None:
+    # An integer of n digits in base b has about n * log2(b) bits: refused before it is made
+    # (a power-of-two base converts any length; Python bounds only the others).
+    if not isinstance(base, int) or len(text) < 64:
+        return
+    digits = text.strip().lstrip("+-")
+    if not digits.replace("_", "").isalnum():
+        return  # not a number: int() fails at once
+    bits_per_digit = max(1, (base if base >= 2 else 36).bit_length())
+    bits = len(digits) * bits_per_digit
+    limit = current_limits().max_int_bits
+    if bits > limit + bits_per_digit * 2:  # (a prefix such as 0x is two digits)
+        raise LimitError(
+            f"an integer of {len(text)} digits in base {base} would exceed max_int_bits ({limit})"
+        )
 
 
 def do_float(value: Any, default: float = 0.0) -> float:
@@ -666,9 +705,14 @@ def do_round(value: Any, precision: int = 0, method: str = "common") -> float:
     """``{{ 42.55|round }}`` -> ``43.0``; ``{{ 42.55|round(1, "floor") }}`` -> ``42.5``"""
     if method not in {"common", "ceil", "floor"}:
         raise FilterArgumentError("method must be common, ceil or floor")
-    # 10**precision (or int rounding) with a huge precision runs for minutes before failing
-    if isinstance(precision, int):
-        check_width(abs(precision))
+    # 10**precision (and rounding an integer to a negative precision) makes an integer of
+    # |precision| digits: refused beyond max_int_bits (a float rounds in constant time).
+    if isinstance(precision, int) and not (method == "common" and isinstance(value, float)):
+        limit = current_limits().max_int_bits
+        if abs(precision) * 10 // 3 > limit:
+            raise LimitError(
+                f"rounding to {precision} digits would exceed max_int_bits ({limit})"
+            )
     if method == "common":
         return round(value, precision)
     func = math.ceil if method == "ceil" else math.floor
@@ -783,7 +827,18 @@ def do_sum(env: Any, iterable: Any, attribute: Any = None, start: Any = 0) -> An
     """``{{ [1, 2, 3]|sum }}`` -> ``6``; ``{{ items|sum(attribute="price") }}``"""
     if attribute is not None:
         iterable = map(make_attrgetter(env, attribute), iterable)
-    return sum(iterable, start)
+    if not isinstance(start, (list, tuple)):
+        return sum(iterable, start)
+    # Summing lists or strings copies the total at each item: the work grows with the
+    # square of the result, so each addition goes through the checked operator.
+    from .ops import make_add
+
+    add = make_add(current_limits())
+    total = start
+    for item in iterable:
+        total = add(total, item)
+        charge_work(items=len(total) if hasattr(total, "__len__") else 0)
+    return total
 
 
 def do_dictsort(
@@ -861,7 +916,7 @@ def do_batch(value: Any, linecount: int, fill_with: Any = None) -> Iterator[list
         tmp.append(item)
     if tmp:
         if fill_with is not None and len(tmp) < linecount:
-            check_width(linecount)
+            check_length(linecount, current_limits(), "list")
             tmp += [fill_with] * (linecount - len(tmp))
         yield tmp
 
@@ -869,7 +924,9 @@ def do_batch(value: Any, linecount: int, fill_with: Any = None) -> Iterator[list
 @_generator_name("sync_do_slice")
 def _slice_items(value: Any, slices: int, fill_with: Any = None) -> Iterator[list[Any]]:
     seq = list(value)
-    check_width(slices)
+    # One list per slice, made whatever the input's length: counted before they are made.
+    if isinstance(slices, int):
+        check_length(slices, current_limits(), "list")
     length = len(seq)
     per_slice = length // slices
     with_extra = length % slices
@@ -949,7 +1006,7 @@ def _registered(env: Any, kind: str, name: Any, args: tuple, kwargs: dict) -> Ca
     ):
         return lambda item: call(name, item, args, kwargs)  # the caller's own environment
     try:
-        func = (env.filters if kind == "filter" else env.tests).get(name)
+        func = (env.filters if kind == "filter" else env.tests).get(check_key(name))
     except TypeError:  # unhashable: let the first item meet the error
         return lambda item: call(name, item, args, kwargs)
     if func is None:

@@ -5,12 +5,16 @@ Kept apart from :mod:`methods` so that ``string`` is imported only when a templa
 
 from __future__ import annotations
 
+import re
 import string
 from _string import formatter_field_name_split  # type: ignore[import-not-found]
 from typing import Any
 
-from .methods import _check_format_spec, _fallback_getattr, _fallback_getitem
+from .budget import printed_size
+from .methods import _check_format_spec, _fallback_getattr, _fallback_getitem, check_size
 from .runtime import Markup, escape
+
+_DIGITS = re.compile(r"\d+")
 
 
 class SandboxedFormatter(string.Formatter):
@@ -21,6 +25,21 @@ class SandboxedFormatter(string.Formatter):
         self._env = env
         self._getattr = env.getattr if env is not None else _fallback_getattr
         self._getitem = env.getitem if env is not None else _fallback_getitem
+        # Characters the fields of the current format() call may make, together.
+        self.made = 0
+
+    def vformat(self, format_string: Any, args: Any, kwargs: Any) -> str:
+        self.made = len(format_string)
+        check_size(self.made, self._env)
+        return super().vformat(format_string, args, kwargs)
+
+    def _count_field(self, value: Any, format_spec: str) -> None:
+        # A field makes its value's text, padded to the widths in its spec: measured before
+        # it is made, and added to what the call's other fields make (``'{:9999999}' * 9``).
+        _check_format_spec(format_spec, self._env)
+        widths = sum(int(d) for d in _DIGITS.findall(format_spec)) if format_spec else 0
+        self.made += printed_size(value) + widths
+        check_size(self.made, self._env)
 
     def get_field(self, field_name: str, args: Any, kwargs: Any) -> tuple[Any, Any]:
         first, rest = formatter_field_name_split(field_name)
@@ -30,7 +49,7 @@ class SandboxedFormatter(string.Formatter):
         return obj, first
 
     def format_field(self, value: Any, format_spec: str) -> Any:
-        _check_format_spec(format_spec, self._env)
+        self._count_field(value, format_spec)
         return super().format_field(value, format_spec)
 
 
@@ -38,7 +57,7 @@ class SandboxedEscapeFormatter(SandboxedFormatter):
     """The formatter of ``Markup.format``: every field is HTML-escaped unless it is markup."""
 
     def format_field(self, value: Any, format_spec: str) -> str:
-        _check_format_spec(format_spec, self._env)
+        self._count_field(value, format_spec)
         if isinstance(value, Markup):
             if format_spec:
                 raise ValueError("Unsupported format specification for Markup.")

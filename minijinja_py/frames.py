@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from .budget import CHARS_PER_STEP as SHORT
+from .budget import Budget, Limits, recursion_error
 from .errors import LimitError, TemplateError, TemplateRuntimeError
-from .sandbox import CHARS_PER_STEP as SHORT
-from .sandbox import Budget, Limits, recursion_error
 
 
 class RenderState(Budget):
     """What one render counts (steps, output size, depth: see Budget) and collects."""
 
-    __slots__ = ("root_out", "spans", "root", "context", "join")
+    __slots__ = ("root_out", "spans", "root", "context", "measured", "join")
 
     def __init__(self, limits: Limits, root_out: list) -> None:
         Budget.__init__(self, limits)
@@ -22,6 +22,8 @@ class RenderState(Budget):
         self.context: dict = {}
         self.root_out = root_out
         self.spans: list[tuple[int, int]] = []
+        # (items of root_out, their characters) as last measured by a generation block
+        self.measured = (0, 0)
         # How captured output becomes one string: a render with provenance keeps the sources.
         self.join = "".join
 
@@ -45,8 +47,6 @@ class ContinueLoop(Exception):
     pass
 
 
-BREAK = BreakLoop()
-CONTINUE = ContinueLoop()
 
 # Values whose comparison, truth and printing take bounded time whatever they hold.
 SCALARS = frozenset([int, float, bool, type(None)])

@@ -250,10 +250,9 @@ class Lexer:
             if match is None:
                 pos = _SPACES.match(source, pos).end()
                 if pos >= len(source):
-                    what = "print statement" if kind == "{" else "statement block"
-                    raise _syntax_error(
-                        f"unexpected end of template, expected 'end of {what}'.", source, pos
-                    )
+                    # Jinja's lexer stops at the end of the text inside a tag as anywhere;
+                    # its parser then says what the unfinished tag was waiting for.
+                    return pos, False
                 raise _syntax_error(f"unexpected char {source[pos]!r} at {pos}", source, pos)
             group = match.lastgroup
             if group == "END":
@@ -271,6 +270,15 @@ class Lexer:
             pos = match.end()
             start = pos - len(value)
             if group == "NAME":
+                if not value.isascii():
+                    value = _jinja_name(value)
+                    if not value:
+                        raise _syntax_error(
+                            f"unexpected char {source[start]!r} at {start}", source, start
+                        )
+                    pos = start + len(value)
+                    if not value.isidentifier():
+                        raise _syntax_error("Invalid character in identifier", source, start)
                 # Interned: a compiled template keeps one copy of each name it reads.
                 tokens.append(Token(keywords.get(value, "NAME"), intern(value), start))
             elif group == "OP":
@@ -287,6 +295,19 @@ class Lexer:
                 tokens.append(Token(operator_names[value], value, start))
             else:
                 tokens.append(Token(group, value, start))
+
+
+_WORD = re.compile(r"\w")
+
+
+def _jinja_name(text: str) -> str:
+    """The longest start of ``text`` made of the characters Jinja's names hold: word
+    characters and those a Python identifier may continue with (combining marks, U+00B7...).
+    Jinja's own table of them dates from an older Unicode; this follows the running Python's."""
+    for index, char in enumerate(text):
+        if not (_WORD.match(char) or ("a" + char).isidentifier()):
+            return text[:index]
+    return text
 
 
 _CLOSING = {

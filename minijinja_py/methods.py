@@ -20,6 +20,7 @@ from collections import abc, deque
 from collections.abc import Callable
 from typing import Any
 
+from .budget import charge_memory, printed_size
 from .errors import LimitError, SecurityError
 from .runtime import MISSING, Markup, Undefined, escape
 
@@ -82,10 +83,12 @@ def max_string(env: Any = None) -> int:
 
 
 def check_size(size: int, env: Any = None) -> None:
-    """Refuse, before building it, a string of ``size`` characters beyond ``max_string``."""
+    """Refuse, before building it, a string of ``size`` characters beyond ``max_string``;
+    count a big one's building and bytes to the running render's budgets."""
     limit = max_string(env)
     if size > limit:
         raise LimitError(f"a string of {size} characters exceeds max_string ({limit})")
+    charge_memory(size)
 
 
 def check_width(width: Any, env: Any = None) -> None:
@@ -129,23 +132,37 @@ _PERCENT_SPEC_RE = re.compile(r"%(?:%|(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d
 
 
 def check_percent_format(template: str, values: Any, env: Any = None) -> None:
-    """Refuse ``"%999999999d" % x`` style widths and precisions (also given through ``*``)."""
+    """Refuse ``"%999999999d" % x`` style widths and precisions (also given through ``*``),
+    and a result whose widths and printed values add up beyond max_string; count the
+    result's size as made."""
     if "%" not in template:
         return
     star_values = values if isinstance(values, tuple) else (values,)
     stars = 0
+    total = len(template)
+    limit = max_string(env)
     for match in _PERCENT_SPEC_RE.finditer(template):
         for number in match.groups():
             if number is None:
                 continue
             if number == "*":
                 if stars < len(star_values):
-                    check_width(star_values[stars], env)
+                    width = star_values[stars]
+                    if isinstance(width, int):
+                        if width > limit:
+                            check_size(width, env)
+                        total += abs(width)
                 stars += 1
-            elif len(number) > 18 or int(number) > max_string(env):
-                raise LimitError(
-                    f"a format width of {number} exceeds max_string ({max_string(env)})"
-                )
+            elif len(number) > 18 or int(number) > limit:
+                raise LimitError(f"a format width of {number} exceeds max_string ({limit})")
+            else:
+                total += int(number)
+    printed = (*star_values, *values.values()) if isinstance(values, dict) else star_values
+    for value in printed:
+        if total > limit:
+            break
+        total += printed_size(value)
+    check_size(total, env)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -291,7 +291,8 @@ class Template(Node):
 
 
 class Block(Node):
-    __slots__ = ("name", "scoped", "body")
+    __slots__ = ("name", "scoped", "required", "body")
     name: str
     scoped: bool
+    required: bool
     body: tuple[Node, ...]

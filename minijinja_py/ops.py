@@ -12,19 +12,21 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .errors import LimitError
-from .runtime import Undefined
-from .sandbox import (
+from .budget import (
     CHARS_PER_STEP,
     ITEMS_PER_STEP,
     Limits,
+    charge_built,
     charge_size,
     charge_steps,
     check_int,
-    check_key,
     check_length,
+    check_nesting,
     check_printable,
+    printed_size,
 )
+from .errors import LimitError
+from .runtime import Namespace, Undefined
 
 _SIZED = (str, list, tuple)
 _PERCENT_WIDTH = re.compile(r"%(?:\([^)]*\))?[-+ #0]*(\d+|\*)?(?:\.(\d+|\*))?")
@@ -42,10 +44,7 @@ def make_add(limits: Limits) -> Callable[[Any, Any], Any]:
             length = len(a) + len(b)
             if length >= short_string:
                 check_length(length, limits)
-            result = a + b
-            if length > CHARS_PER_STEP:
-                charge_size(result)
-            return result
+            return a + b
         if isinstance(a, _SIZED) and isinstance(b, _SIZED):
             length = len(a) + len(b)
             if isinstance(a, str):
@@ -56,8 +55,8 @@ def make_add(limits: Limits) -> Callable[[Any, Any], Any]:
         result = a + b
         if type(result) is int:
             check_int(result, limits)
-        elif type(result) is str and len(result) > CHARS_PER_STEP:
-            charge_size(result)  # building it was bulk work (``ns.s = ns.s + ns.s``)
+        elif not isinstance(a, _SIZED):
+            charge_built(result)  # (sized sums were charged by check_length)
         return result
 
     return add
@@ -67,14 +66,16 @@ def make_mul(limits: Limits) -> Callable[[Any, Any], Any]:
     def mul(a: Any, b: Any) -> Any:
         if isinstance(b, int) and isinstance(a, _SIZED):
             check_length(len(a) * max(b, 0), limits, "string" if isinstance(a, str) else "list")
+            return a * b  # (counted, before it was made)
         elif isinstance(a, int) and isinstance(b, _SIZED):
             check_length(len(b) * max(a, 0), limits, "string" if isinstance(b, str) else "list")
+            return a * b
         elif type(a) is int and type(b) is int:
             if a.bit_length() + b.bit_length() - 1 > limits.max_int_bits:
                 raise LimitError(f"the product would exceed max_int_bits ({limits.max_int_bits})")
             return a * b
         result = a * b
-        charge_size(result)
+        charge_built(result)
         return result
 
     return mul
@@ -99,27 +100,41 @@ def make_mod(limits: Limits) -> Callable[[Any, Any], Any]:
         if isinstance(a, str):
             # checking and filling each conversion is Python work: a step per two of them
             charge_steps(a.count("%") // 2)
-            _check_percent_format(a, b, limits)
-            result = a % b
-            charge_size(result)
-            return result
+            check_length(_percent_size(a, b, limits), limits)
+            return a % b
         return a % b
 
     return modulo
 
 
-def _check_percent_format(fmt: str, args: Any, limits: Limits) -> None:
+def _percent_size(fmt: str, args: Any, limits: Limits) -> int:
+    """The most characters ``fmt % args`` can make: the format, every value printed, and
+    every width and precision (summed: each may pad a different field).  A single width
+    beyond max_string is refused as that width."""
     values = args if isinstance(args, tuple) else (args,)
+    widths = 0
     for match in _PERCENT_WIDTH.finditer(fmt):
         for part in match.groups():
             if part is None:
                 continue
             if part == "*":
-                big = [v for v in values if type(v) is int and v > limits.max_string]
-                if big:
-                    check_length(big[0], limits)
-            elif len(part) > 9 or int(part) > limits.max_string:
-                check_length(int(part), limits)
+                for value in values:
+                    if type(value) is int and value > limits.max_string:
+                        check_length(value, limits)
+                widths += sum(abs(v) for v in values if type(v) is int)
+            else:
+                width = int(part) if len(part) <= 18 else 10**18
+                if width > limits.max_string:
+                    check_length(width, limits)
+                widths += width
+    if isinstance(args, dict):
+        values = (*values, *args.values())
+    size = len(fmt) + widths
+    for value in values:
+        if size > limits.max_string:
+            break
+        size += printed_size(value)
+    return size
 
 
 def make_binops(limits: Limits) -> dict[str, Callable[[Any, Any], Any]]:
@@ -135,8 +150,8 @@ def make_binops(limits: Limits) -> dict[str, Callable[[Any, Any], Any]]:
 
 
 def _in(item: Any, container: Any) -> bool:
-    if type(item) is tuple:
-        check_key(item)  # a dict or set would hash it
+    if isinstance(item, _NESTED):
+        check_nesting(item)  # compared with each item, or hashed
     # A list or string is searched from one end: a big one costs steps (what charge_size
     # charges; it charges nothing for a dict, a short one, or any other container).
     cls = type(container)
@@ -164,6 +179,9 @@ _FREE_SIZE = {
 }
 
 
+_NESTED = (list, tuple, dict, set, frozenset)
+
+
 def _charge_operands(a: Any, b: Any) -> None:
     free = _FREE_SIZE.get(type(a))
     if free is not None and len(a) >= free:
@@ -171,6 +189,10 @@ def _charge_operands(a: Any, b: Any) -> None:
     free = _FREE_SIZE.get(type(b))
     if free is not None and len(b) >= free:
         charge_size(b)
+    # Python compares nested values recursively, in C: both sides within max_recursion.
+    if isinstance(a, _NESTED) and isinstance(b, _NESTED):
+        check_nesting(a)
+        check_nesting(b)
 
 
 def _eq(a: Any, b: Any) -> bool:
@@ -203,7 +225,7 @@ def _ge(a: Any, b: Any) -> bool:
     return a >= b
 
 
-_BULKY = {str, list, tuple, dict}
+_PRINTED_NESTED = (list, tuple, dict, set, frozenset, Namespace)
 
 COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
     "==": _eq,
@@ -223,6 +245,6 @@ def to_string(value: Any) -> str:
         return value
     if isinstance(value, Undefined):
         return value.__str__()
-    if type(value) in _BULKY:
+    if isinstance(value, _PRINTED_NESTED):
         check_printable(value)  # the repr of [big] * 1000 is a thousand bigs
     return str(value)

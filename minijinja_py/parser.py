@@ -7,6 +7,7 @@ The Lark parser is built on first use and shared by every environment of the pro
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -100,6 +101,8 @@ class _Machine:
         previous = tokens[index - 1].type if index else None
         following = tokens[index + 1].type if index + 1 < len(tokens) else "$END"
         if _after_test_name(tokens, index):
+            if kind == "_IS":
+                return "_CHAINED_IS"  # refused by Jinja: no grammar rule takes it
             if kind not in _TEST_ARGUMENT_WORDS:
                 return kind
             if self._accepts(stack, "NAME"):
@@ -109,6 +112,9 @@ class _Machine:
                 return "NAME"
         if previous == "_COMMA" and kind != "NOT" and self._accepts(stack, "NAME"):
             return "NAME"  # an element starts after a comma (`for x in a, recursive`)
+        if kind == "NOT" and following != "IN" and not self._accepts(stack, "NAME"):
+            # After an operand Jinja reads `not` only as the start of `not in`.
+            return "_STRAY_NOT"
         if self._accepts(stack, kind):
             return kind
         if self._accepts(stack, "NAME"):
@@ -204,6 +210,20 @@ def _reducer(codes: str, inline: bool, expand1: bool, callback: Any) -> Any:
 
         def collect(values: list) -> list:
             return [values[i] for i in keep]
+    elif codes[0] == "s":
+        # A left-recursive repetition (`body: _node*` becomes `items: items _node`): the
+        # items so far arrive as a list no one else holds, so it grows in place.  Copying
+        # it on every reduction would make a body of n statements cost n**2.
+        rest = tuple(codes[1:])
+
+        def collect(values: list) -> list:
+            children: list = values[0]
+            for code, value in zip(rest, values[1:], strict=True):
+                if code == "k":
+                    children.append(value)
+                elif code == "s":
+                    children.extend(value)
+            return children
     else:
         plan = tuple(codes)
 
@@ -283,7 +303,14 @@ def _describe_parse_error(error: _ParseFailure, source: str, tokens: list) -> Te
     offset = token.start_pos if token.type != "$END" or not tokens else tokens[-1].start_pos
     index = next((i for i, t in enumerate(tokens) if t is token), len(tokens))
     stack = open_blocks(tokens[:index])
-    if token.type == "$END":
+    if token.type == "$END" and _current_tag(tokens) is not None:
+        # The text ends inside a tag: worded as Jinja's parser words a token it did not expect
+        # there, or as its `expect` words the end ("unexpected end of template, expected ...").
+        message = _unexpected_message(token, set(error.expected), tokens)
+        wanted = re.fullmatch(r"expected token (.*), got 'end of template'", message)
+        if wanted is not None:
+            message = f"unexpected end of template, expected {wanted.group(1)}."
+    elif token.type == "$END":
         message = tag_failure(None, stack)
     elif token.type.startswith("TAG_"):
         message = tag_failure(str(token.value), stack)
@@ -310,6 +337,11 @@ def _unexpected_message(token: Token, expected: set[str], before: list[Token]) -
     got = _describe_token(token)
     previous = before[-1] if before else None
     tag = _current_tag(before)
+    if token.type == "_CHAINED_IS":
+        return "You cannot chain multiple tests with is"
+    special = _signature_message(token, before, tag)
+    if special is not None:
+        return special
     if (
         previous is not None
         and previous.type in ("TAG_SET", "TAG_FOR", "TAG_WITH")
@@ -323,10 +355,29 @@ def _unexpected_message(token: Token, expected: set[str], before: list[Token]) -
             return f"unexpected {got!r}"  # Jinja parses the call as an expression
     if previous is not None and previous.type in ("TAG_SET", "TAG_FOR") and "NAME" in expected:
         return f"unexpected {got!r}"  # Jinja parses a target as an expression first
+    if previous is not None and token.type != "_LPAR" and (
+        previous.type == "TAG_CALL" or (tag == "TAG_CALL" and _after_call_signature(before))
+    ):
+        return f"unexpected {got!r}"  # Jinja parses the call as an expression
+    if (
+        token.type == "$END"
+        and tag in ("TAG_FOR", "TAG_SET", "TAG_WITH")
+        and previous is not None
+        and previous.type in ("TAG_WITH", "_COMMA", "_LPAR")
+        and "NAME" in expected
+    ):
+        return f"unexpected {got!r}"  # an element of a target (or value) list starts here
+    if tag in ("TAG_BLOCK", "TAG_ENDBLOCK") and "_BLOCK_END" in expected:
+        return f"expected token 'end of statement block', got {got!r}"
     if previous is not None and previous.type in _ELEMENT_STARTS and "STRING" in expected:
         return f"unexpected {got!r}"  # where an element of a call, list or dict starts
     # What Jinja's statement parsers wait for after a target.
-    if tag == "TAG_FOR" and "IN" in expected and not _seen_in_tag(before, "IN"):
+    if (
+        tag == "TAG_FOR"
+        and "IN" in expected
+        and not _seen_in_tag(before, "IN")
+        and _innermost_bracket(before) is None
+    ):
         return f"expected token 'in', got {got!r}"
     if tag == "TAG_WITH" and "_ASSIGN" in expected:
         return f"expected token '=', got {got!r}"
@@ -346,9 +397,12 @@ def _unexpected_message(token: Token, expected: set[str], before: list[Token]) -
         # ')' closing a parenthesised expression, ',' between arguments and items.
         bracket = before[opened]
         if bracket.type == "_LBRACE" and "COLON" in expected:
-            return f"expected token ':', got {got!r}"
+            item = _top_level(before[opened + 1 :])
+            last_comma = len(item) - 1 - item[::-1].index("_COMMA") if "_COMMA" in item else -1
+            if "COLON" not in item[last_comma + 1 :]:
+                return f"expected token ':', got {got!r}"  # after a key
         if expected & {"_COMMA", _OPENERS[bracket.type]}:
-            called = opened > 0 and before[opened - 1].type in _CALLABLE_ENDS
+            called = opened > 0 and before[opened - 1].type in (*_CALLABLE_ENDS, "TAG_CALL")
             if bracket.type == "_LPAR" and not called:
                 return f"expected token ')', got {got!r}"
             return f"expected token ',', got {got!r}"
@@ -363,6 +417,110 @@ def _unexpected_message(token: Token, expected: set[str], before: list[Token]) -
     if len(named) == 1:
         return f"expected token {named[0]!r}, got {got!r}"
     return f"unexpected {got!r}"
+
+
+def _signature_message(token: Token, before: list[Token], tag: str | None) -> str | None:
+    """Jinja's messages about call arguments, macro parameters and call blocks, which its
+    parser gives where ours would name a token."""
+    opened = _innermost_bracket(before)
+    previous = before[-1] if before else None
+    if opened is not None and before[opened].type == "_LPAR" and previous is not None:
+        inside = before[opened + 1 :]
+        parameters = opened > 0 and before[opened - 1].type in ("TAG_CALL",) or (
+            opened > 1 and before[opened - 2].type == "TAG_MACRO"
+        )
+        top = _top_level(inside)
+        if parameters:
+            # A parameter without a default after one with: refused before what follows.
+            parameter = len(before) >= 2 and before[-2].type in ("_COMMA", "_LPAR")
+            if (
+                previous.type == "NAME"
+                and parameter
+                and token.type != "_ASSIGN"
+                and "_ASSIGN" in top[:-1]
+            ):
+                return "non-default argument follows default argument"
+        elif opened > 0 and before[opened - 1].type in _CALLABLE_ENDS:
+            if not _argument_allowed([*inside, token]):
+                return "invalid syntax for function call expression"
+    if (
+        tag == "TAG_CALL"
+        and opened is None
+        and token.type in ("$END", "_BLOCK_END")
+        and previous is not None
+        and previous.type in ("NAME", "INT", "_RSQB")
+        and _seen_in_tag(before, "NAME")
+    ):
+        return "expected call"  # `{% call m %}`: the expression is not a call
+    return None
+
+
+def _argument_allowed(inside: list[Token]) -> bool:
+    """Whether the argument being read in a call's parentheses may stand after the ones before
+    it, decided as Jinja decides it when the argument starts: positional ones first, then
+    keywords and ``*args``, then ``**kwargs``."""
+    arguments: list[list[Token]] = [[]]
+    depth = 0
+    for token in inside:
+        if token.type in _OPENERS:
+            depth += 1
+        elif token.type in ("_RPAR", "_RSQB", "_RBRACE"):
+            depth -= 1
+        elif depth == 0 and token.type == "_COMMA":
+            arguments.append([])
+            continue
+        arguments[-1].append(token)
+    star = dstar = keywords = False
+    for argument in arguments:
+        if not argument:
+            continue
+        first = argument[0].type
+        if first == "_RPAR":
+            break  # a trailing comma
+        if first == "MUL":
+            allowed = not (star or dstar)
+            star = True
+        elif first == "POW":
+            allowed = not dstar
+            dstar = True
+        elif first == "NAME" and len(argument) > 1 and argument[1].type == "_ASSIGN":
+            allowed = not dstar
+            keywords = True
+        else:
+            allowed = not (star or dstar or keywords)
+        if not allowed:
+            return False
+    return True
+
+
+def _after_call_signature(before: list[Token]) -> bool:
+    """Whether ``before`` ends with the ``(params)`` right after ``{% call``."""
+    depth = 0
+    for index in range(len(before) - 1, -1, -1):
+        kind = before[index].type
+        if kind in ("_RPAR", "_RSQB", "_RBRACE"):
+            depth += 1
+        elif kind in _OPENERS:
+            depth -= 1
+            if depth == 0:
+                return index > 0 and before[index - 1].type == "TAG_CALL"
+        if depth == 0:
+            return False
+    return False
+
+
+def _top_level(tokens: list[Token]) -> list[str]:
+    """The kinds of ``tokens`` outside any bracket they open."""
+    kinds = []
+    depth = 0
+    for token in tokens:
+        if token.type in _OPENERS:
+            depth += 1
+        elif token.type in ("_RPAR", "_RSQB", "_RBRACE"):
+            depth -= 1
+        elif depth == 0:
+            kinds.append(token.type)
+    return kinds
 
 
 def _current_tag(before: list[Token]) -> str | None:
@@ -626,18 +784,27 @@ class _AstBuilder:
     def block_stmt(self, c):
         tag, name = c[0], str(c[1])
         flags = [item for item in c[2:] if isinstance(item, str)]
+        # Jinja takes `scoped`, then `required`, each once, in that order.
+        allowed = ["scoped", "required"]
         for flag in flags:
-            if flag not in ("scoped", "required"):
+            if flag not in allowed:
                 raise _syntax_failure(
                     f"expected token 'end of statement block', got {flag!r}", tag.start_pos
                 )
+            del allowed[: allowed.index(flag) + 1]
         closing = [t for t in c if getattr(t, "type", None) == "NAME" and t is not c[1]]
         if closing and str(closing[-1]) != name:
             raise _syntax_failure(
                 f"'{name}' expected, got '{closing[-1]}'", closing[-1].start_pos
             )
         body = next(item for item in c if isinstance(item, tuple))
-        return n.Block(tag.start_pos, name, "scoped" in flags, body)
+        required = "required" in flags
+        if required and not all(isinstance(i, n.Data) and i.text.isspace() for i in body):
+            end = next(t for t in c if getattr(t, "type", None) == "TAG_ENDBLOCK")
+            raise _syntax_failure(
+                "Required blocks can only contain comments or whitespace", end.start_pos
+            )
+        return n.Block(tag.start_pos, name, "scoped" in flags, required, body)
 
     def block_flag(self, c):
         return str(c[0])

@@ -70,6 +70,8 @@ _JINJA_TYPE_NAMES = {
     "Cycler": "jinja2.utils.Cycler",
     "Joiner": "jinja2.utils.Joiner",
     "LoopContext": "jinja2.runtime.LoopContext",
+    "TemplateReference": "jinja2.runtime.TemplateReference",
+    "BlockReference": "jinja2.runtime.BlockReference",
     "Macro": "jinja2.runtime.Macro",
     "Undefined": "jinja2.runtime.Undefined",
     "ChainableUndefined": "jinja2.runtime.ChainableUndefined",
@@ -458,6 +460,48 @@ class LoopContext:
 
     def __repr__(self) -> str:
         return f"<LoopContext {self.index}/{self.length}>"
+
+
+class TemplateReference:
+    """``self``: the template's blocks by name; any other name is undefined, as in Jinja."""
+
+    __slots__ = ("_blocks", "_frame")
+
+    def __init__(self, blocks: dict[str, Any], frame: Any) -> None:
+        self._blocks = blocks
+        self._frame = frame
+
+    def __getitem__(self, name: Any) -> BlockReference:
+        block = self._blocks.get(name) if isinstance(name, str) else None
+        if block is None:
+            raise KeyError(name)
+        return BlockReference(name, block, self._frame)
+
+    def __repr__(self) -> str:
+        return "<TemplateReference None>"  # Jinja names the template: strings have no name
+
+
+class BlockReference:
+    """``self.title``: calling it renders the block (there is no inheritance, so no super)."""
+
+    __slots__ = ("name", "_block", "_frame")
+
+    def __init__(self, name: str, block: Any, frame: Any) -> None:
+        self.name = name
+        self._block = block
+        self._frame = frame
+
+    @property
+    def super(self) -> Undefined:
+        return Undefined(f"there is no parent block called {self.name!r}.", name="super")
+
+    def __call__(self) -> str:
+        out: list[str] = []
+        self._block.run(self._frame, out)
+        return "".join(out)
+
+    def __repr__(self) -> str:
+        return f"<jinja2.runtime.BlockReference object at {id(self):#x}>"
 
 
 class Macro:

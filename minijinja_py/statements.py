@@ -9,13 +9,13 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+from .budget import CHARS_PER_STEP as SHORT
+from .budget import Limits, charge_arguments, check_length, check_nesting
 from .errors import LimitError, TemplateRuntimeError
 from .expressions import CompareConst
-from .frames import BREAK, CONTINUE, SCALARS, BreakLoop, ContinueLoop, Frame, located
+from .frames import SCALARS, BreakLoop, ContinueLoop, Frame, located
 from .ops import to_string
-from .runtime import MISSING, LoopContext, Macro, Namespace, Undefined
-from .sandbox import CHARS_PER_STEP as SHORT
-from .sandbox import Limits, check_stack
+from .runtime import MISSING, LoopContext, Macro, Namespace, TemplateReference, Undefined
 
 
 class Nothing:
@@ -47,12 +47,13 @@ class Text:
 class Output:
     """``{{ expr }}``."""
 
-    __slots__ = ("expr", "pos", "max_output")
+    __slots__ = ("expr", "pos", "max_output", "cost")
 
-    def __init__(self, expr: Any, pos: int, max_output: int) -> None:
+    def __init__(self, expr: Any, pos: int, max_output: int, cost: int = 1) -> None:
         self.expr = expr
         self.pos = pos
         self.max_output = max_output
+        self.cost = cost  # steps: the statement and its expression's nodes (see compiler)
 
     def run(self, frame: Frame, out: list) -> None:
         value = self.expr.eval(frame)
@@ -64,7 +65,7 @@ class Output:
         # Budget.grow and Budget.step, inlined: this runs for every printed value.
         state = frame.state
         state.size += len(value)
-        state.steps += 1
+        state.steps += self.cost
         if state.size > self.max_output:
             state.grow(0)
         if state.steps >= state.next_clock:
@@ -108,15 +109,20 @@ class Sequence:
 
 
 class If:
-    __slots__ = ("test", "body", "otherwise", "pos")
+    __slots__ = ("test", "body", "otherwise", "pos", "cost")
 
-    def __init__(self, test: Any, body: Any, otherwise: Any, pos: int) -> None:
+    def __init__(self, test: Any, body: Any, otherwise: Any, pos: int, cost: int = 1) -> None:
         self.test = test
         self.body = body
         self.otherwise = otherwise  # None when there is no else branch
         self.pos = pos
+        self.cost = cost
 
     def run(self, frame: Frame, out: list) -> None:
+        state = frame.state
+        state.steps += self.cost  # Budget.charge, inlined: every statement pays
+        if state.steps >= state.next_clock:
+            state.check()
         value = self.test.eval(frame)
         try:
             truth = value if value.__class__ is bool else bool(value)
@@ -133,8 +139,10 @@ class IfCompareConst(If):
 
     __slots__ = ("first", "value", "equal", "checked", "compare_pos")
 
-    def __init__(self, test: CompareConst, body: Any, otherwise: Any, pos: int) -> None:
-        If.__init__(self, test, body, otherwise, pos)
+    def __init__(
+        self, test: CompareConst, body: Any, otherwise: Any, pos: int, cost: int = 1
+    ) -> None:
+        If.__init__(self, test, body, otherwise, pos, cost)
         self.first = test.first
         self.value = test.value
         self.equal = test.equal
@@ -142,6 +150,10 @@ class IfCompareConst(If):
         self.compare_pos = test.pos
 
     def run(self, frame: Frame, out: list) -> None:
+        state = frame.state
+        state.steps += self.cost
+        if state.steps >= state.next_clock:
+            state.check()
         a = self.first.eval(frame)
         kind = a.__class__
         try:
@@ -172,6 +184,9 @@ class For:
         "recursive",
         "uses_loop",
         "pos",
+        "cost",
+        "condition_cost",
+        "weight",
     )
 
     def __init__(
@@ -184,6 +199,7 @@ class For:
         recursive: bool,
         uses_loop: bool,
         pos: int,
+        costs: tuple[int, int, int] = (1, 1, 1),
     ) -> None:
         self.iterable = iterable
         self.target = target
@@ -193,8 +209,12 @@ class For:
         self.recursive = recursive
         self.uses_loop = uses_loop
         self.pos = pos
+        # Steps of starting the loop, of testing one item against its `if`, and the levels
+        # of template code a recursive call keeps open (see Budget.enter).
+        self.cost, self.condition_cost, self.weight = costs
 
     def run(self, frame: Frame, out: list) -> None:
+        frame.state.charge(self.cost)
         values = self.iterable.eval(frame)
         self.loop(frame, out, values, 0, self.recurse_from(frame) if self.recursive else None)
 
@@ -221,7 +241,7 @@ class For:
             return
         if self.condition is not None:
             # Tested as the loop reaches each item, as Jinja's generator does.
-            source = _kept(source, self.condition, target, frame)
+            source = _kept(source, self.condition, self.condition_cost, target, frame)
         loop = (
             LoopContext(source, depth0, recurse, state.limits.max_items)
             if self.uses_loop
@@ -229,17 +249,10 @@ class For:
         )
         recursive = self.recursive
         if recursive:
-            state.depth += 1
-            if state.depth > state.limits.max_recursion:
-                state.depth -= 1
-                raise located(
-                    LimitError(
-                        "recursive loops nest deeper than max_recursion"
-                        f" ({state.limits.max_recursion})"
-                    ),
-                    pos,
-                )
-            check_stack(state.limits)
+            try:
+                state.enter(self.weight, "recursive loops")
+            except LimitError as error:
+                raise located(error, self.pos) from None
         # Jinja runs `else` unless some iteration ran its body to the end: a `break` in the
         # first iteration, or `continue` in every one, still leads to `else`.
         completed = False
@@ -267,6 +280,7 @@ class For:
         finally:
             if recursive:
                 state.depth -= 1
+                state.nested -= self.weight
         if not completed and otherwise is not None:
             otherwise.run(Frame({}, frame, state), out)
 
@@ -279,6 +293,7 @@ def _loop_source(values: Any, limits: Limits, pos: int) -> Any:
     if isinstance(values, Undefined):
         return list(iter(values))
     if isinstance(values, (dict, str, tuple, range)):
+        check_length(len(values), limits, "list")  # (copied, and each item is a step)
         return list(values)
     if hasattr(values, "__len__"):
         items = []
@@ -304,9 +319,12 @@ def _one_at_a_time(iterator: Any, pos: int) -> Any:
         yield item
 
 
-def _kept(source: Any, condition: Any, target: Any, frame: Frame) -> Any:
+def _kept(source: Any, condition: Any, cost: int, target: Any, frame: Frame) -> Any:
     state = frame.state
     for item in source:
+        state.steps += cost  # an item the `if` rejects costs as much as one kept
+        if state.steps >= state.next_clock:
+            state.check()
         test_frame = Frame({}, frame, state)
         target.assign(test_frame, item)
         if condition.eval(test_frame):
@@ -375,31 +393,63 @@ class AssignAttr:
             raise located(
                 TemplateRuntimeError("cannot assign attribute on non-namespace object"), self.pos
             )
+        if isinstance(value, _CONTAINERS):
+            try:
+                check_nesting(value)
+            except LimitError as error:
+                raise located(error, self.pos) from None
         namespace.set(self.attr, value)
 
 
-class Assign:
-    __slots__ = ("value", "target")
+# What a variable may hold nested (see budget.check_nesting): each assignment measures it, so
+# that no loop or chain of assignments builds a value nested without bound.
+_CONTAINERS = (list, tuple, dict, set, frozenset)
 
-    def __init__(self, value: Any, target: Any) -> None:
+
+class Assign:
+    __slots__ = ("value", "target", "cost", "pos")
+
+    def __init__(self, value: Any, target: Any, cost: int = 1, pos: int | None = None) -> None:
         self.value = value
         self.target = target
+        self.cost = cost
+        self.pos = pos
 
     def run(self, frame: Frame, out: list) -> None:
-        self.target.assign(frame, self.value.eval(frame))
+        frame.state.charge(self.cost)
+        value = self.value.eval(frame)
+        if isinstance(value, _CONTAINERS):
+            try:
+                check_nesting(value)
+            except LimitError as error:
+                raise located(error, self.pos) from None
+        self.target.assign(frame, value)
 
 
 class AssignToName:
     """``{% set name = value %}``, the common case, without the target's call."""
 
-    __slots__ = ("value", "name")
+    __slots__ = ("value", "name", "cost", "pos")
 
-    def __init__(self, value: Any, name: str) -> None:
+    def __init__(self, value: Any, name: str, cost: int = 1, pos: int | None = None) -> None:
         self.value = value
         self.name = name
+        self.cost = cost
+        self.pos = pos
 
     def run(self, frame: Frame, out: list) -> None:
-        frame.vars[self.name] = self.value.eval(frame)
+        state = frame.state
+        state.steps += self.cost  # Budget.charge, inlined
+        if state.steps >= state.next_clock:
+            state.check()
+        value = self.value.eval(frame)
+        kind = value.__class__
+        if kind is list or kind is tuple or kind is dict or isinstance(value, _CONTAINERS):
+            try:
+                check_nesting(value)
+            except LimitError as error:
+                raise located(error, self.pos) from None
+        frame.vars[self.name] = value
 
 
 class AssignBlock:
@@ -414,8 +464,18 @@ class AssignBlock:
 
     def run(self, frame: Frame, out: list) -> None:
         captured: list = []
-        self.body.run(Frame({}, frame, frame.state), captured)
-        self.target.assign(frame, self.filters.apply(frame, frame.state.join(captured)))
+        state = frame.state
+        state.step()
+        self.body.run(Frame({}, frame, state), captured)
+        self.target.assign(frame, self.filters.apply(frame, _joined_text(captured, state)))
+
+
+def _joined_text(parts: list, state: Any) -> str:
+    """A captured body's text, its copy counted (the parts were counted as output)."""
+    text = state.join(parts)  # (a render with provenance keeps the sources: see frames)
+    if len(text) >= SHORT:
+        state.allocate(len(text))
+    return text
 
 
 def _joined(value: Any, pos: int) -> str:
@@ -436,9 +496,11 @@ class FilterBlock:
 
     def run(self, frame: Frame, out: list) -> None:
         captured: list = []
-        self.body.run(Frame({}, frame, frame.state), captured)
-        value = _joined(self.filters.apply(frame, frame.state.join(captured)), self.pos)
-        frame.state.grow(len(value))
+        state = frame.state
+        state.step()
+        self.body.run(Frame({}, frame, state), captured)
+        value = _joined(self.filters.apply(frame, _joined_text(captured, state)), self.pos)
+        state.grow(len(value))
         out.append(value)
 
 
@@ -450,6 +512,7 @@ class With:
         self.body = body
 
     def run(self, frame: Frame, out: list) -> None:
+        frame.state.charge(len(self.assignments) + 1)
         inner = Frame({}, frame, frame.state)
         values = [value.eval(frame) for _, value in self.assignments]
         for (target, _), value in zip(self.assignments, values, strict=True):
@@ -467,12 +530,17 @@ class Generation:
 
     def run(self, frame: Frame, out: list) -> None:
         state = frame.state
+        state.step()
         captured: list = []
         self.body.run(Frame({}, frame, state), captured)
-        text = state.join(captured)
+        text = _joined_text(captured, state)
         # Spans are offsets in the final text, as transformers computes them: the length
-        # of what the template has emitted at its top level so far.
-        start = sum(map(len, state.root_out))
+        # of what the template has emitted at its top level so far, measured from where
+        # the last span measured it (so that a span in each iteration stays linear).
+        root_out = state.root_out
+        measured = state.measured
+        start = measured[1] + sum(map(len, root_out[measured[0] :]))
+        state.measured = (len(root_out), start)
         state.spans.append((start, start + len(text)))
         out.append(text)
 
@@ -490,18 +558,47 @@ class Block:
         self.body.run(Frame({}, frame if self.scoped else state.root, state), out)
 
 
+class RequiredBlock:
+    """``{% block x required %}``: only a template extending this one could fill it."""
+
+    __slots__ = ("name", "pos")
+
+    def __init__(self, name: str, pos: int) -> None:
+        self.name = name
+        self.pos = pos
+
+    def run(self, frame: Frame, out: list) -> None:
+        raise located(TemplateRuntimeError(f"Required block {self.name!r} not found"), self.pos)
+
+
+class WithTemplateReference:
+    """A template that reads ``self``: its top-level scope starts with the blocks in it."""
+
+    __slots__ = ("body", "blocks")
+
+    def __init__(self, body: Any, blocks: dict[str, Any]) -> None:
+        self.body = body
+        self.blocks = blocks
+
+    def run(self, frame: Frame, out: list) -> None:
+        frame.vars["self"] = TemplateReference(self.blocks, frame)
+        self.body.run(frame, out)
+
+
 class Break:
     __slots__ = ()
 
     def run(self, frame: Frame, out: list) -> None:
-        raise BREAK
+        # A new exception each time: raising a shared one would grow its traceback (and
+        # keep every frame it passed through) render after render.
+        raise BreakLoop
 
 
 class Continue:
     __slots__ = ()
 
     def run(self, frame: Frame, out: list) -> None:
-        raise CONTINUE
+        raise ContinueLoop
 
 
 # ---------------------------------------------------------------- macros
@@ -520,6 +617,8 @@ class MacroDefinition:
         "catch_kwargs",
         "catch_caller",
         "undefined",
+        "cost",
+        "weight",
     )
 
     def __init__(
@@ -530,6 +629,7 @@ class MacroDefinition:
         body: Any,
         catch: tuple[bool, bool, bool],
         undefined: type,
+        costs: tuple[int, int] = (1, 1),
     ) -> None:
         self.name = name
         self.names = names
@@ -537,6 +637,9 @@ class MacroDefinition:
         self.body = body
         self.catch_varargs, self.catch_kwargs, self.catch_caller = catch
         self.undefined = undefined
+        # Steps of a call (binding its parameters), and the levels of template code a call
+        # keeps open while a nested one runs (see Budget.enter).
+        self.cost, self.weight = costs
 
     def build(self, definition_frame: Frame) -> Macro:
         return Macro(
@@ -552,32 +655,30 @@ class MacroDefinition:
     def invoke(self, definition_frame: Frame, /, *args: Any, **kwargs: Any) -> str:
         state = definition_frame.state
         names = self.names
-        if kwargs or len(args) > len(names) or self.catch_varargs or self.catch_kwargs:
-            frame = self.bind(definition_frame, args, kwargs)
-        else:
-            # Positional arguments only, no varargs/kwargs to collect: most macro calls.
-            variables = dict(zip(names, args, strict=False))  # fewer args than names is fine
-            frame = Frame(variables, definition_frame, state)
-            for index in range(len(args), len(names)):
-                self.bind_missing(frame, index)
-            if self.catch_caller:
-                variables.setdefault("caller", self.undefined("No caller defined", name="caller"))
-        state.step()
-        state.depth += 1
+        state.charge(self.cost)
+        # The level is entered before the arguments are bound: a default argument that calls
+        # the macro again (`{% macro m(a=m()) %}`) recurses inside it.
+        weight = self.weight
+        state.enter(weight, "macro calls")
         try:
-            if state.depth > state.limits.max_recursion:
-                raise LimitError(
-                    f"macro calls nest deeper than max_recursion ({state.limits.max_recursion})"
-                )
-            if state.depth > 1:
-                # A first level cannot recurse; from the second on, make sure Python's stack
-                # has room (see check_stack).
-                check_stack(state.limits)
+            if kwargs or len(args) > len(names) or self.catch_varargs or self.catch_kwargs:
+                frame = self.bind(definition_frame, args, kwargs)
+            else:
+                # Positional arguments only, no varargs/kwargs to collect: most macro calls.
+                variables = dict(zip(names, args, strict=False))  # fewer args than names is fine
+                frame = Frame(variables, definition_frame, state)
+                for index in range(len(args), len(names)):
+                    self.bind_missing(frame, index)
+                if self.catch_caller:
+                    variables.setdefault(
+                        "caller", self.undefined("No caller defined", name="caller")
+                    )
             out: list = []
             self.body.run(frame, out)
         finally:
             state.depth -= 1
-        return state.join(out)
+            state.nested -= weight
+        return _joined_text(out, state)
 
     def bind_missing(self, frame: Frame, index: int) -> None:
         """A parameter without an argument: its default (which may read the parameters
@@ -592,6 +693,9 @@ class MacroDefinition:
     def bind(self, definition_frame: Frame, args: tuple, kwargs: dict) -> Frame:
         """The macro's scope for any mix of positional, keyword and extra arguments."""
         name, names, undefined = self.name, self.names, self.undefined
+        if "self" in kwargs:
+            # Jinja calls a macro through a method whose first parameter is named self.
+            raise TypeError("Macro.__call__() got multiple values for argument 'self'")
         count = len(names)
         variables: dict[str, Any] = {}
         frame = Frame(variables, definition_frame, definition_frame.state)
@@ -635,6 +739,7 @@ class DefineMacro:
         self.definition = definition
 
     def run(self, frame: Frame, out: list) -> None:
+        frame.state.step()
         frame.vars[self.name] = self.definition.build(frame)
 
 
@@ -654,6 +759,7 @@ class CallBlock:
         args, kwargs = self.arguments.eval(frame)
         kwargs["caller"] = self.caller.build(frame)
         frame.state.step()
+        charge_arguments(args, kwargs)
         try:
             value = target(*args, **kwargs)
         except Exception as error:

@@ -39,13 +39,13 @@ def test_undefined(value: Any) -> bool:
 @pass_environment
 def test_filter(env: Any, value: Any) -> bool:
     """``{{ "upper" is filter }}`` -> ``True``"""
-    return value in env.filters
+    return check_key(value) in env.filters  # (hashed: see check_key)
 
 
 @pass_environment
 def test_test(env: Any, value: Any) -> bool:
     """``{{ "odd" is test }}`` -> ``True``"""
-    return value in env.tests
+    return check_key(value) in env.tests
 
 
 def test_none(value: Any) -> bool:

@@ -146,3 +146,41 @@ def test_tools_must_be_schemas_or_functions():
     with pytest.raises(TypeError) as error:
         chat.render(HI, documents=["text"])
     assert str(error.value) == "Documents should be a list of dicts with 'title' and 'text' keys!"
+
+
+def test_limits_and_clock_travel_with_a_pickle():
+    import pickle
+
+    now = datetime.datetime(2026, 1, 15, 12, 30)
+    chat = ChatTemplate("{{ strftime_now('%H:%M') }}", limits=Limits(max_steps=50), now=now)
+    copy = pickle.loads(pickle.dumps(chat))
+    assert (copy.limits, copy.now, copy.render(HI)) == (Limits(max_steps=50), now, "12:30")
+
+
+def test_the_engine_does_not_import_the_chat_layer():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, minijinja_py\n"
+        "env = minijinja_py.chat_environment()\n"
+        "print(env.from_string('{{ 1 + 1 }}').render())\n"
+        "print(sorted(m for m in sys.modules if m.startswith('minijinja_py.chat')))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (result.returncode, result.stdout) == (0, "2\n[]\n")
+
+
+def test_a_data_row_holding_a_batch_is_an_error_row():
+    from minijinja_py.pipelines import RowRenderer
+
+    renderer = RowRenderer(ChatTemplate(EACH_MESSAGE))
+    assert renderer.render_row({"messages": [HI, HI]}) == {
+        "text": None,
+        "error": {
+            "kind": "TypeError",
+            "message": "messages must be one conversation here, not a batch of them",
+            "line": None,
+            "column": None,
+        },
+    }

@@ -188,3 +188,18 @@ def test_cli_gguf_wrong_name_is_an_error(tmp_path, capsys):
         "",
         "error: no chat template named 'tool_use'; available template names are ['default']\n",
     )
+
+
+def test_named_templates_must_be_strings(tmp_path):
+    config = tmp_path / "tokenizer_config.json"
+    nested: list = []
+    for _ in range(500):
+        nested = [nested]
+    config.write_text(
+        json.dumps({"chat_template": [{"name": "default", "template": nested}]}), encoding="utf-8"
+    )
+    with pytest.raises(ValueError) as info:
+        load_pretrained_files(tmp_path)
+    assert str(info.value) == (
+        f"{config}: a named chat template's name and template must be strings"
+    )

@@ -321,5 +321,5 @@ def test_deep_tuple_keys_refused_not_crashing():
             "{{ namespace([(ns.x, 1)]) }}",
         ),
     ):
-        with pytest.raises(LimitError, match=r"a tuple nested deeper than max_recursion \(100\)"):
+        with pytest.raises(LimitError, match=r"a value nested deeper than max_recursion \(100\)"):
             env.from_string(build + use).render()

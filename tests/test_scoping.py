@@ -119,7 +119,7 @@ CONTEXT_SHADOWING = [
     ('{{ range }}', SPECIAL, 'R'),
     ('{{ raise_exception }}', SPECIAL, 'RE'),
     ('{{ namespace }}', SPECIAL, 'N'),
-    ('{{ self }}', SPECIAL, '<TemplateReference None>', 'F15'),
+    ('{{ self }}', SPECIAL, '<TemplateReference None>'),
     ('{{ true }}{{ none }}', SPECIAL, 'TrueNone'),
     ('{{ undefined }}', SPECIAL, 'U'),
     ('{% for x in [1] %}{{ loop.index }}{% endfor %}{{ loop }}', SPECIAL, '1L'),

@@ -262,7 +262,7 @@ CALL_BLOCK_TARGETS = [
     ('{% call dict() %}x{% endcall %}', None, Err(cls='TemplateRuntimeError', message='sequence item 0: expected str instance, dict found')),
     ('{% call range(2) %}x{% endcall %}', None, Err(cls='TemplateRuntimeError', message="safe_range() got an unexpected keyword argument 'caller'")),
     ('{% call nope() %}x{% endcall %}', None, Err(cls='UndefinedError', message="'nope' is undefined")),
-    ('{% macro m() %}{{ caller() }}{% endmacro %}{% call m %}x{% endcall %}', None, Err(cls='TemplateSyntaxError', message='expected call'), 'F1'),
+    ('{% macro m() %}{{ caller() }}{% endmacro %}{% call m %}x{% endcall %}', None, Err(cls='TemplateSyntaxError', message='expected call')),
     ('{% macro m() %}{{ caller() }}{% endmacro %}{% call(x) m() %}{{ x }}{% endcall %}', None, ''),
     ('{% macro m() %}{{ varargs }}{% endmacro %}{% call m(1, 2) %}{% endcall %}', None, Err(cls='TemplateRuntimeError', message="macro 'm' was invoked with two values for the special caller argument. This is most likely a bug.")),
 ]
@@ -634,3 +634,41 @@ def test_a_loop_takes_a_context_iterator_one_item_at_a_time():
     taken = endless()
     env.from_string("{% for x in g %}{% break %}{% endfor %}").render(g=taken)
     assert next(taken) == 2
+
+
+# `self`: the template's blocks by name (`self.title()` renders one, other names are undefined);
+# required blocks, which only an extending template could fill; `super` inside a block.
+SELF_CONTEXT = {'n': 4, 'self': 'S'}  # a context `self` is hidden, as in Jinja
+SELF_AND_BLOCKS = [
+    ('{{ self }}', SELF_CONTEXT, '<TemplateReference None>'),
+    ('{{ self.DEFAULT_SYSTEM_MESSAGE }}|{{ self.DEFAULT_SYSTEM_MESSAGE is defined }}', SELF_CONTEXT, '|False'),
+    ('{% if self.DEFAULT_SYSTEM_MESSAGE %}y{% else %}n{% endif %}', SELF_CONTEXT, 'n'),
+    ('{% block title %}T{{ n }}{% endblock %}|{{ self.title() }}', SELF_CONTEXT, 'T4|T4'),
+    ('{% block a %}{{ self.b() }}{% endblock %}{% block b %}B{% endblock %}', SELF_CONTEXT, 'BB'),
+    ("{{ self['title'] }}", SELF_CONTEXT, ''),
+    ("{% block t %}x{% endblock %}{{ self['t']() }}", SELF_CONTEXT, 'xx'),
+    ('{{ self.x.y }}', SELF_CONTEXT, Err(cls='UndefinedError', message="'jinja2.runtime.TemplateReference object' has no attribute 'x'")),
+    ('{% block t %}a{% endblock %}{{ self.t.super }}', SELF_CONTEXT, 'a'),
+    ('{% block t %}a{% endblock %}{{ self.t.super() }}', SELF_CONTEXT, Err(cls='UndefinedError', message="there is no parent block called 't'.")),
+    ('{% block t %}a{% endblock %}{{ self.t.name }}', SELF_CONTEXT, 'at'),
+    ('{% block t scoped %}{{ n }}{% endblock %}{% for n in [1] %}{{ self.t() }}{% endfor %}', SELF_CONTEXT, '44'),
+    ('{% set n = 5 %}{% block t %}{{ n }}{% endblock %}{{ self.t() }}', SELF_CONTEXT, '55'),
+    ('{% set self = 1 %}{{ self }}', SELF_CONTEXT, '1'),
+    ('{% macro f(self) %}{{ self }}{% endmacro %}{{ f(2) }}', SELF_CONTEXT, '2'),
+    ('{% block body required %}{% endblock %}', SELF_CONTEXT, Err(cls='TemplateRuntimeError', message="Required block 'body' not found")),
+    ('{% block body required %}x{% endblock %}', SELF_CONTEXT, Err(cls='TemplateSyntaxError', message='Required blocks can only contain comments or whitespace')),
+    ('{% block body required %} {# c #}\n{% endblock %}', SELF_CONTEXT, Err(cls='TemplateRuntimeError', message="Required block 'body' not found")),
+    ('{% block b scoped required %}{% endblock %}', SELF_CONTEXT, Err(cls='TemplateRuntimeError', message="Required block 'b' not found")),
+    ('{% block b required scoped %}{% endblock %}', SELF_CONTEXT, Err(cls='TemplateSyntaxError', message="expected token 'end of statement block', got 'scoped'")),
+    ('{% block b scoped scoped %}{% endblock %}', SELF_CONTEXT, Err(cls='TemplateSyntaxError', message="expected token 'end of statement block', got 'scoped'")),
+    ('{% if false %}{% block b required %}{% endblock %}{% endif %}ok', SELF_CONTEXT, 'ok'),
+    ('{% block b required %}{% endblock %}{{ self.b() }}', SELF_CONTEXT, Err(cls='TemplateRuntimeError', message="Required block 'b' not found")),
+    ('{% block a %}{{ super() }}{% endblock %}', SELF_CONTEXT, Err(cls='UndefinedError', message="there is no parent block called 'a'.")),
+    ('{% block a %}[{{ super }}]{% endblock %}', SELF_CONTEXT, '[]'),
+    ('{% block a %}{% set super = 1 %}{{ super }}{% endblock %}', SELF_CONTEXT, '1'),
+]
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(SELF_AND_BLOCKS))
+def test_self_and_blocks(configs, source, context, expected):
+    check(configs, source, context, expected)

@@ -8,6 +8,9 @@ Each case runs in the plain and the chat configuration (see engine_cases).
 
 from __future__ import annotations
 
+import re
+
+import jinja2
 import pytest
 from engine_cases import (
     Err,
@@ -21,6 +24,8 @@ from engine_cases import (
     python_message,
     reference,
 )
+
+import minijinja_py
 
 KW = {'x': {'in': 1, 'if': 2, 'true': 3, 'none': 4, 'for': 5, 'is': 6, '0a': 7}}
 DATA = {'d': {'a': 1, 'b': {'c': 2}, 'items': 'I'}, 'l': [10, 20], 't': (1, 2), 'n': 1, 's': 'hello'}
@@ -1159,7 +1164,7 @@ def test_filters(configs, source, context, expected):
 OPERATOR_WORDS = ("if", "else", "in", "not", "is", "and", "or", "recursive")
 # Words Jinja's parser looks for in tags (`name:endfor`, `name:scoped`, ...): names elsewhere.
 TAG_WORDS = ("elif", "endif", "for", "endfor", "set", "scoped", "required", "with", "block",
-             "macro", "call", "filter", "endset", "raw", "loop", "caller", "varargs")
+             "macro", "call", "filter", "endset", "raw", "loop", "caller", "varargs", "self")
 NAME_PLACES = (
     "{{ W }}", "{{ d.W }}", "{{ d['W'] }}", "{{ W.x }}", "{{ W[0] }}", "{{ W(1) }}",
     "{{ dict(W=1) }}", "{{ dict(a=1, W=2) }}", "{{ dict(W) }}", "{{ [W] }}", "{{ [1, W] }}",
@@ -1215,3 +1220,45 @@ def test_words_are_names_where_jinja_reads_names(source):
             assert _fails_alike(want, got), (config, want, got)
         else:
             assert got == want, config
+
+
+# ---------------------------------------------------------------- Unicode names
+# Jinja's names are word characters plus the other characters a Python identifier may continue
+# with (combining marks, U+00B7, ...), and must then be Python identifiers ("Invalid character in
+# identifier"); any other character is an "unexpected char".  Every character of the first 4,096
+# code points and of the combining-mark blocks, after and before a letter, against Jinja2.  Jinja2
+# lists those characters in a table made from an older Unicode than the running Python's: the few
+# added since (U+0898, ...) are names to ours, as the running Python says, and left out here.
+
+def _jinja_lists_it_as_python_does(char: str) -> bool:
+    from jinja2._identifier import pattern
+
+    python_says = bool(re.match(r"\w", char)) or ("a" + char).isidentifier()
+    return bool(pattern.fullmatch(char)) == python_says
+
+
+def _name_characters() -> list[str]:
+    points = [*range(0x80, 0x1000), *range(0x1AB0, 0x1B00), *range(0x1DC0, 0x1E00),
+              *range(0x2000, 0x2070), *range(0x20D0, 0x2100), *range(0xFE00, 0xFE30)]
+    return [chr(p) for p in points if _jinja_lists_it_as_python_does(chr(p))]
+
+
+def test_unicode_names_are_lexed_as_jinja2_lexes_them():
+    reference_env = jinja2.Environment()
+    ours_env = ours("plain")
+    differences = []
+    for char in _name_characters():
+        for source in (f"{{{{ a{char} }}}}", f"{{{{ {char}a }}}}"):
+            try:
+                reference_env.parse(source)
+                want = None
+            except jinja2.TemplateSyntaxError as error:
+                want = error.message
+            try:
+                ours_env.from_string(source)
+                got = None
+            except minijinja_py.TemplateSyntaxError as error:
+                got = error.message
+            if got != want:
+                differences.append((source, want, got))
+    assert differences == []

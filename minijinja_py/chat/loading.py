@@ -101,18 +101,23 @@ def _template_field(value: Any, where: Path) -> str | dict[str, str] | None:
         return None
     if isinstance(value, str):
         return value
+    pairs: list[tuple[Any, Any]] = []
     if isinstance(value, list):
-        templates: dict[str, str] = {}
         for item in value:
             if not (isinstance(item, Mapping) and "name" in item and "template" in item):
                 raise ValueError(
                     f"{where}: chat_template list items must be objects with 'name' and 'template'"
                 )
-            templates[str(item["name"])] = str(item["template"])
-        return templates
-    if isinstance(value, Mapping):
-        return {str(k): str(v) for k, v in value.items()}
-    raise ValueError(f"{where}: chat_template must be a string or a list of templates")
+            pairs.append((item["name"], item["template"]))
+    elif isinstance(value, Mapping):
+        pairs = list(value.items())
+    else:
+        raise ValueError(f"{where}: chat_template must be a string or a list of templates")
+    for name, source in pairs:
+        # Strings only: printing some other value (a deeply nested list) could itself fail.
+        if not (isinstance(name, str) and isinstance(source, str)):
+            raise ValueError(f"{where}: a named chat template's name and template must be strings")
+    return dict(pairs)
 
 
 def _resolve_model_folder(folder: str | os.PathLike[str]) -> Path:

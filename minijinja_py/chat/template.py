@@ -149,7 +149,7 @@ class ChatTemplate:
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
+        self.__dict__.update({"limits": None, "now": None, **state})  # pickles of 0.1.0 lack them
 
     def __repr__(self) -> str:
         names = ", ".join(self.sources)

@@ -293,7 +293,8 @@ class RowRenderer:
         if self.spans:
             text, spans = self.chat.render_with_spans(messages, **options)
         else:
-            text, spans = self.chat.render(messages, **options), []
+            # One conversation per row: a list of conversations is refused, not rendered as a batch.
+            text, spans = self.chat.render_many([messages], **options)[0], []
         if not text.isascii():
             _check_encodable(text)
         return text, spans

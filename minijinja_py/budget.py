@@ -1,0 +1,723 @@
+"""What one render may spend, and what it has spent: the limits, the step and memory budget, and
+the checks that values a template builds stay within them.
+
+Everything here is about values, never about policy: the operators, filters and methods below
+charge their work to the running render through :func:`current_budget`, and the sandbox's
+attribute policy (sandbox.py) sits on top.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from contextvars import ContextVar, Token
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import LimitError
+from .runtime import Namespace
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource bounds of one render; exceeding one raises :class:`LimitError` naming it.
+
+    The defaults let every template of the real chat-template corpus render conversations of
+    thousands of messages, and stop each known denial-of-service pattern within about a second
+    on a slow machine.  Pass your own ``Limits(...)`` to ``Environment(limits=...)`` to change
+    them; SECURITY.md explains each one.
+
+    Examples:
+        >>> from minijinja_py import Environment, LimitError
+        >>> env = Environment(limits=Limits(max_steps=1_000))
+        >>> try:
+        ...     env.from_string("{% for i in range(10000) %}{{ i }}{% endfor %}").render()
+        ... except LimitError as error:
+        ...     print(error.message)
+        the render exceeded max_steps (1000)
+    """
+
+    #: work of one render: every statement (one step plus one per node of its expressions),
+    #: loop iteration (also those a ``for ... if`` rejects), macro and function call; every
+    #: built-in operation is charged before it runs by the sizes it reads and makes
+    max_steps: int = 200_000
+    #: extra steps per squared item of the context: a render whose context holds n items
+    #: (the entries of its top-level lists and dicts, such as the messages) may take
+    #: ``max_steps + max_steps_growth * n**2`` steps, because real chat templates walk the
+    #: messages inside a walk over the messages (2,000 messages: 12.2 million steps)
+    max_steps_growth: int = 3
+    #: characters of output, the final text and any captured block alike
+    max_output: int = 50_000_000
+    #: nesting of macro calls and recursive loops (counted by the engine, never read off
+    #: Python's stack), and of data: every value a template stores, prints, compares, hashes
+    #: or sorts
+    max_recursion: int = 100
+    #: nesting depth of the syntax tree: brackets, operators, filters and blocks
+    max_nesting: int = 100
+    #: characters of any string a template builds
+    max_string: int = 10_000_000
+    #: items of any list or tuple a template builds
+    max_items: int = 1_000_000
+    #: bits of any integer a template builds
+    max_int_bits: int = 65_536
+    #: length of a ``range()``; 100,000 as in Jinja2's sandbox
+    max_range: int = 100_000
+    #: wall-clock seconds one render may take, checked with the step count; ``None`` (the
+    #: default) for none, since a deadline makes the outcome depend on the machine's load
+    max_seconds: float | None = None
+    #: bytes of strings, lists, tuples and dicts one render may create, counted when each is
+    #: made (copies, folded constants and error messages too) and never given back; values
+    #: under a kilobyte are not counted (their number is bounded by the step budget).  Grows
+    #: like the step budget: ``max_memory_growth`` more bytes per squared item of the context
+    max_memory: int = 256_000_000
+    #: extra bytes of max_memory per squared item of the context (see max_steps_growth)
+    max_memory_growth: int = 256
+    #: characters of a template's source; longer sources are refused before they are parsed
+    max_source: int = 2_000_000
+
+
+# Bulk work is charged to the step budget at one step per this many characters or items: a
+# step of template code costs a few microseconds, as does scanning a kilobyte in C or
+# comparing sixty-odd list items; a filter spends Python code on each item it walks.
+CHARS_PER_STEP = 1024
+ITEMS_PER_STEP = 64
+FILTER_ITEMS_PER_STEP = 2
+# The context size up to which the step budget grows (see Budget.scale_to).
+MAX_GROWTH_ITEMS = 5000
+# How often (in steps) the wall clock is read: reading it costs more than counting a step.
+CLOCK_EVERY = 1024
+
+
+class Budget:
+    """What one render has spent; shared by every frame of the render.
+
+    ``steps``, ``size``, ``depth`` and ``nested`` are read and written directly by the
+    compiled template on its hot paths; everything else goes through the methods.
+    """
+
+    __slots__ = (
+        "steps",
+        "size",
+        "depth",
+        "nested",
+        "memory",
+        "limits",
+        "deadline",
+        "next_clock",
+        "depths",
+        "_budget",
+        "_memory_budget",
+        "_items",
+        "_context",
+    )
+
+    def __init__(self, limits: Limits) -> None:
+        self.steps = 0
+        self.size = 0
+        # macro calls and recursive loops under way (max_recursion), and the evaluation
+        # depth they add up to (see EVALUATION_DEPTH)
+        self.depth = 0
+        self.nested = 0
+        self.memory = 0
+        self.limits = limits
+        self.deadline = (
+            time.monotonic() + limits.max_seconds if limits.max_seconds is not None else None
+        )
+        self._items = 0
+        self._budget = budget = limits.max_steps
+        self._memory_budget = limits.max_memory
+        self._context: Any = None
+        # The nesting depth of containers already measured, by id (the container is held,
+        # so that its id stays its own): see nesting().
+        self.depths: dict[int, tuple[Any, int]] | None = None
+        # min(CLOCK_EVERY, budget + 1): once per render, where min() is felt
+        self.next_clock = CLOCK_EVERY if budget >= CLOCK_EVERY - 1 else budget + 1
+
+    def scale_to(self, context: Any) -> None:
+        """Grant ``max_steps_growth * n**2`` more steps (and ``max_memory_growth * n**2``
+        more bytes) for a context of ``n`` items."""
+        # Counted when first needed: almost every render stays within max_steps, and
+        # counting costs as much as a small render's own work.  Until then the check runs
+        # against max_steps, never above the scaled budget, so it fires at the same step.
+        # (The template cannot change the context's sizes: its containers are immutable.)
+        self._context = context
+
+    def _scale(self) -> None:
+        context, self._context = self._context, None
+        n = 0
+        for value in context.values():
+            if isinstance(value, (list, tuple, dict)):
+                n += len(value)
+        # Capped, so that whoever sends the messages cannot buy an unbounded budget with
+        # them: 5,000 items give max_steps + 50 million steps at most.
+        n = min(n, MAX_GROWTH_ITEMS)
+        self._items = n
+        limits = self.limits
+        self._budget = limits.max_steps + limits.max_steps_growth * n * n
+        self._memory_budget = limits.max_memory + limits.max_memory_growth * n * n
+
+    @property
+    def budget(self) -> int:
+        """The steps this render may take."""
+        if self._context is not None:
+            self._scale()
+        return self._budget
+
+    @property
+    def memory_budget(self) -> int:
+        """The bytes this render may create."""
+        if self._context is not None:
+            self._scale()
+        return self._memory_budget
+
+    @property
+    def items(self) -> int:
+        """The context's size the budget was scaled to."""
+        if self._context is not None:
+            self._scale()
+        return self._items
+
+    def step(self) -> None:
+        self.steps += 1
+        if self.steps >= self.next_clock:
+            self.check()
+
+    def charge(self, steps: int) -> None:
+        """Count ``steps`` at once (bulk work), then check the budget and the clock."""
+        self.steps += steps
+        if self.steps >= self.next_clock:
+            self.check()
+
+    def check(self) -> None:
+        limits = self.limits
+        if self.steps > self._budget and self.steps > self.budget:
+            if self.items:
+                raise LimitError(
+                    f"the render exceeded its budget of {self.budget} steps (max_steps"
+                    f" ({limits.max_steps}) + max_steps_growth ({limits.max_steps_growth})"
+                    f" x {self.items}**2 for a context of {self.items} items)"
+                )
+            raise LimitError(f"the render exceeded max_steps ({limits.max_steps})")
+        self.next_clock = min(self.steps + CLOCK_EVERY, self._budget + 1)
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise LimitError(f"the render took longer than max_seconds ({limits.max_seconds})")
+
+    def allocate(self, size: int) -> None:
+        """Count ``size`` bytes the render is about to create (or has just created)."""
+        self.memory += size
+        if self.memory > self._memory_budget and self.memory > self.memory_budget:
+            limits = self.limits
+            if self.items:
+                raise LimitError(
+                    f"the render exceeded its memory budget of {self.memory_budget} bytes"
+                    f" (max_memory ({limits.max_memory}) + max_memory_growth"
+                    f" ({limits.max_memory_growth}) x {self.items}**2 for a context of"
+                    f" {self.items} items)"
+                )
+            raise LimitError(f"the render exceeded max_memory ({limits.max_memory})")
+
+    def grow(self, length: int) -> None:
+        self.size += length
+        if self.size > self.limits.max_output:
+            raise LimitError(f"the output exceeded max_output ({self.limits.max_output})")
+
+    def enter(self, weight: int, what: str) -> None:
+        """One more level of ``what`` (macro calls or recursive loops), ``weight`` levels of
+        template code deep; the caller leaves it with ``depth -= 1; nested -= weight``."""
+        limits = self.limits
+        if self.depth >= limits.max_recursion:
+            raise LimitError(f"{what} nest deeper than max_recursion ({limits.max_recursion})")
+        if self.nested + weight > EVALUATION_DEPTH:
+            raise LimitError(
+                f"{what} nest deeper than the engine evaluates ({EVALUATION_DEPTH} levels of"
+                f" template code) before reaching max_recursion ({limits.max_recursion})"
+            )
+        self.depth += 1
+        self.nested += weight
+
+
+# Levels of nested template code (blocks, expressions, calls) that macro calls and recursive
+# loops may stack up together, whatever Python's recursion limit or the thread's stack: a level
+# costs at most two Python frames, so 400 levels stay within Python's default limit of 1,000
+# frames with room for a filter or data walk at the bottom.
+EVALUATION_DEPTH = 400
+
+
+# The budget of the render running in this thread (or task), so that filters and operators,
+# which are plain functions without a frame, can charge their work to it.
+_CURRENT: ContextVar[Budget | None] = ContextVar("minijinja_py_budget", default=None)
+
+
+# The context variable's own methods, without a Python frame around each (every render
+# enters and leaves once): current_budget() -> Budget | None, enter_render(budget) -> Token,
+# leave_render(token).
+current_budget: Callable[[], Budget | None] = _CURRENT.get
+enter_render: Callable[[Budget], Token] = _CURRENT.set
+leave_render: Callable[[Token], None] = _CURRENT.reset
+
+
+def current_limits() -> Limits:
+    budget = _CURRENT.get()
+    return budget.limits if budget is not None else _DEFAULT_LIMITS
+
+
+def charge_size(value: Any) -> None:
+    """Charge the work of scanning ``value`` (a big string or container)."""
+    cls = type(value)
+    if cls is str:
+        units = len(value) // CHARS_PER_STEP
+    elif cls is list or cls is tuple or cls is dict:
+        units = len(value) // ITEMS_PER_STEP
+    else:
+        return
+    if units:
+        budget = _CURRENT.get()
+        if budget is not None:
+            budget.charge(units)
+
+
+def bytes_of(value: Any) -> int:
+    """What :func:`charge_built` counts for ``value``: about its own bytes (a string's
+    characters, eight bytes per item of a list or tuple, 48 per entry of a dict), zero for a
+    value under a kilobyte or 64 items, and for anything else."""
+    if isinstance(value, str):
+        size = len(value)
+        return size if size >= CHARS_PER_STEP else 0
+    if isinstance(value, (list, tuple)):
+        size = len(value)
+        return 8 * size if size >= ITEMS_PER_STEP else 0
+    if isinstance(value, dict):
+        size = len(value)
+        return 48 * size if size >= ITEMS_PER_STEP else 0
+    return 0
+
+
+def charge_built(value: Any) -> None:
+    """Charge a string or container the render has just made: the work of building it and
+    its bytes, to the step and memory budgets."""
+    size = bytes_of(value)
+    if size:
+        budget = _CURRENT.get()
+        if budget is not None:
+            budget.charge(size // CHARS_PER_STEP + 1)
+            budget.allocate(size)
+
+
+def charge_memory(size: int) -> None:
+    """Count ``size`` bytes the render is about to create (and the work of writing them)."""
+    if size >= CHARS_PER_STEP:
+        budget = _CURRENT.get()
+        if budget is not None:
+            budget.charge(size // CHARS_PER_STEP)
+            budget.allocate(size)
+
+
+def charge_io(value: Any, result: Any) -> None:
+    """Charge a filter's work: walking its input and building its output, when big.
+
+    The compiler calls it twice per filter: with the input (``result`` None) before the
+    filter runs, so that a filter about to walk too much is stopped before it starts, and
+    with the output (``value`` None) after, which also counts the output's bytes."""
+    units = 0
+    cls = type(value)
+    if cls is str:
+        units = len(value) // CHARS_PER_STEP
+    elif cls is list or cls is tuple or cls is dict or cls is range:
+        units = len(value) // FILTER_ITEMS_PER_STEP
+    cls = type(result)
+    if cls is str:
+        units += len(result) // CHARS_PER_STEP
+    elif cls is list or cls is tuple or cls is dict or cls is range:
+        units += len(result) // FILTER_ITEMS_PER_STEP
+    size = bytes_of(result) if result is not None else 0
+    if units or size:
+        budget = _CURRENT.get()
+        if budget is not None:
+            budget.charge(units)
+            if size:
+                budget.allocate(size)
+
+
+def charge_arguments(args: Any, kwargs: dict) -> None:
+    """Charge a call's walk over its arguments before it runs: a method or global may scan
+    each of them whole (``s.startswith(a_tuple)``, ``s.strip(chars)``, ``''.join(items)``,
+    ``dict.fromkeys(keys)``)."""
+    units = 0
+    if len(args) > 8:
+        # (many arguments come from ``*items``, whose copy was charged: only their number)
+        units = len(args) >> 6
+        args = args[:8]
+    for arg in args:
+        cls = arg.__class__
+        if cls is str:
+            units += len(arg) >> 10  # // CHARS_PER_STEP
+        elif cls is list or cls is tuple or cls is dict or cls is set or cls is frozenset:
+            units += len(arg) >> 6  # // ITEMS_PER_STEP
+    if kwargs:
+        units += len(kwargs) >> 6
+        for arg in kwargs.values():
+            cls = arg.__class__
+            if cls is str:
+                units += len(arg) >> 10
+            elif cls is list or cls is tuple or cls is dict or cls is set or cls is frozenset:
+                units += len(arg) >> 6
+    if units:
+        budget = _CURRENT.get()
+        if budget is not None:
+            budget.charge(units)
+
+
+def charge_steps(steps: int) -> None:
+    """Charge ``steps`` steps of Python-level work to the running render, if any."""
+    if steps:
+        budget = _CURRENT.get()
+        if budget is not None:
+            budget.charge(steps)
+
+
+def _charge_walking(value: Any, result: Any) -> None:
+    # Filters that spend Python code on each character or word of a string (sort, map,
+    # batch, title, urlize, wordcount, ...) pay for a string as for a list of its characters.
+    # Those that sort, compare or hash the items need them nested within bounds.
+    if type(value) is str and len(value) >= FILTER_ITEMS_PER_STEP:
+        budget = _CURRENT.get()
+        if budget is not None:
+            budget.charge(len(value) // FILTER_ITEMS_PER_STEP)
+        return
+    if value is not None and isinstance(value, _NESTING):
+        check_nesting(value)
+    charge_io(value, result)
+
+
+def _charge_serialising(value: Any, result: Any) -> None:
+    # tojson, pprint and string build text from the whole structure: measure it first.
+    if value is not None:
+        check_printable(value)
+    if result is not None:
+        charge_io(None, result)
+
+
+def check_printable(value: Any) -> int:
+    """Refuse, before printing or serialising it, a structure whose text would exceed
+    max_string (``[big] * 1000`` prints the same megabyte a thousand times) or that nests
+    deeper than max_recursion (Python prints and serialises nested data recursively, in C);
+    charge the walk that measures it to the step budget, and the text to the memory budget.
+
+    Returns the printed size as estimated (a string's length for a string)."""
+    size = printed_size(value)
+    if size >= CHARS_PER_STEP and not isinstance(value, str):
+        budget = _CURRENT.get()
+        if budget is not None:
+            budget.allocate(size)
+    return size
+
+
+def printed_size(value: Any) -> int:
+    """What :func:`check_printable` checks, without counting the text as made."""
+    if isinstance(value, str):
+        return len(value)
+    if not isinstance(value, _PRINTED_NESTED):
+        return 32
+    budget = _CURRENT.get()
+    limits = budget.limits if budget is not None else _DEFAULT_LIMITS
+    limit = limits.max_string
+    # Most printed structures (a tool's schema, a message) are small and far from every limit:
+    # measure those in one quick pass, which can raise nothing, and charge what the full walk
+    # below would charge.  Anything else takes the full walk, whose order decides which limit
+    # fires first.
+    nodes, size = _measure_small(
+        value, min(_SMALL_NODES, limits.max_items), limit, limits.max_recursion
+    )
+    if nodes:
+        if budget is not None and nodes >= FILTER_ITEMS_PER_STEP:
+            budget.charge(nodes // FILTER_ITEMS_PER_STEP)
+        return size
+    deepest = limits.max_recursion
+    size = 0
+    nodes = 0
+    stack = [(value, 1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        item, depth = pop()
+        nodes += 1
+        if isinstance(item, str):
+            size += len(item) + 2
+        elif isinstance(item, (list, tuple, set, frozenset, dict, Namespace)):
+            if depth > deepest:
+                raise LimitError(f"a value nested deeper than max_recursion ({deepest})")
+            depth += 1
+            if isinstance(item, Namespace):
+                size += 14
+                item = item._attrs
+            if isinstance(item, dict):
+                size += 2 + 4 * len(item)
+                for key, val in item.items():
+                    push((key, depth))
+                    push((val, depth))
+            else:
+                size += 2 + 2 * len(item)
+                for child in item:
+                    push((child, depth))
+        elif isinstance(item, int):
+            size += item.bit_length() // 3 + 4
+        elif item is None:
+            size += 4
+        elif type(item) is float:
+            size += 24
+        else:
+            size += 32
+        if size > limit:
+            raise LimitError(
+                f"printing a structure of more than {limit} characters exceeds max_string ({limit})"
+            )
+        if nodes >= 4096:
+            if budget is not None:
+                budget.charge(nodes // FILTER_ITEMS_PER_STEP)
+            nodes = 0
+        if len(stack) > limits.max_items:
+            raise LimitError(f"a structure of more than {limits.max_items} items exceeds max_items")
+    # (The walk is Python code per node, and so is pprint: one step per two nodes.)
+    if budget is not None and nodes >= FILTER_ITEMS_PER_STEP:
+        budget.charge(nodes // FILTER_ITEMS_PER_STEP)
+    return size
+
+
+# Below this many nodes the full walk charges only once, at its end (it charges every 4096).
+_SMALL_NODES = 4095
+_PRINTED_NESTED = (list, tuple, dict, set, frozenset, Namespace)
+
+
+def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int, int]:
+    """The node count and printed size of ``value`` as :func:`check_printable` counts them,
+    or (0, 0) when it has more than ``most`` nodes, its printed size (as the full walk sizes
+    it) exceeds ``limit``, it nests deeper than ``deepest`` or holds anything but plain
+    containers, strings and scalars.
+
+    Checked per container rather than per node: a string or scalar item is sized in place, and
+    only containers go through the stack."""
+    size = 0
+    nodes = 1
+    cls = type(value)
+    if cls is not list and cls is not tuple and cls is not dict:
+        return 0, 0
+    stack = [(value, 1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        item, depth = pop()
+        if depth > deepest:
+            return 0, 0
+        depth += 1
+        count = len(item)
+        if type(item) is dict:
+            nodes += count + count
+            if nodes > most:
+                return 0, 0
+            size += 2 + 4 * count
+            for key in item:
+                cls = type(key)
+                if cls is str:
+                    size += len(key) + 2
+                elif cls is tuple:  # (a list or dict is never a key)
+                    push((key, depth))
+                elif cls is int or cls is bool:
+                    size += key.bit_length() // 3 + 4
+                elif cls is float:
+                    size += 24
+                else:
+                    return 0, 0
+            item = item.values()
+        else:
+            nodes += count
+            if nodes > most:
+                return 0, 0
+            size += 2 + 2 * count
+        for child in item:
+            cls = type(child)
+            if cls is str:
+                size += len(child) + 2
+            elif cls is dict or cls is list or cls is tuple:
+                push((child, depth))
+            elif cls is int or cls is bool:
+                size += child.bit_length() // 3 + 4  # (an int prints a digit per 3.3 bits)
+            elif child is None:
+                size += 4
+            elif cls is float:
+                size += 24
+            else:
+                return 0, 0
+    return (nodes, size) if size <= limit else (0, 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# nesting of data: Python hashes, compares, prints and serialises nested values recursively in
+# C, where a deep enough value overflows the C stack whatever the recursion limit.  Whatever a
+# template stores (a variable, a namespace's attribute, an item of a literal) is measured and
+# refused beyond max_recursion levels; the measure of each container is remembered for the
+# render, so that building on a measured value costs only its new level.
+
+# (A namespace is not among them: it hashes and compares by identity, and printing one is
+# measured by check_printable.)
+_NESTING = (list, tuple, dict, set, frozenset)
+
+
+def check_nesting(value: Any) -> Any:
+    """Refuse ``value`` if it nests deeper than max_recursion; return it."""
+    budget = _CURRENT.get()
+    if budget is None:
+        _nesting(value, _DEFAULT_LIMITS.max_recursion, {}, None)
+        return value
+    memo = budget.depths
+    if memo is None:
+        memo = budget.depths = {}
+    _nesting(value, budget.limits.max_recursion, memo, budget)
+    return value
+
+
+def _nesting(value: Any, limit: int, memo: dict, budget: Budget | None) -> int:
+    known = memo.get(id(value))
+    if known is not None:
+        return known[1]
+    deepest = 1
+    nodes = 0
+    stack = [(value, 1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        item, depth = pop()
+        known = memo.get(id(item))
+        if known is not None:
+            depth += known[1] - 1
+            if depth > deepest:
+                deepest = depth
+                if depth > limit:
+                    break
+            continue
+        if depth > deepest:
+            deepest = depth
+            if depth > limit:
+                break
+        if isinstance(item, dict):
+            nodes += len(item)
+            for key, val in item.items():
+                if isinstance(key, tuple):
+                    push((key, depth + 1))
+                if isinstance(val, _NESTING):
+                    push((val, depth + 1))
+        else:
+            nodes += len(item)
+            for child in item:
+                if isinstance(child, _NESTING):
+                    push((child, depth + 1))
+    if deepest > limit:
+        raise LimitError(f"a value nested deeper than max_recursion ({limit})")
+    if budget is not None and nodes >= ITEMS_PER_STEP:
+        budget.charge(nodes // ITEMS_PER_STEP)
+    memo[id(value)] = (value, deepest)
+    return deepest
+
+
+def _no_charge(value: Any, result: Any) -> None:
+    return None
+
+
+# Filters that look at their input without walking it, and the tests that walk theirs.
+_FREE_FILTERS = frozenset(["length", "count", "first", "last", "default", "d", "attr", "safe"])
+_WALKING_FILTERS = frozenset(
+    """batch slice map select reject selectattr rejectattr unique sort list groupby min max sum
+    join title urlize wordcount striptags indent wordwrap dictsort items xmlattr
+    urlencode""".split()
+)
+_SERIALISING_FILTERS = frozenset(["tojson", "pprint", "string"])
+_WALKING_TESTS = frozenset(["in", "eq", "equalto", "==", "ne", "!=", "sameas"])
+
+
+def charge_for(kind: str, name: str) -> Callable[[Any, Any], None]:
+    """How the compiler charges a call of filter or test ``name`` (chosen once, at compile)."""
+    if kind == "filter":
+        if name in _FREE_FILTERS:
+            return _no_charge
+        if name in _WALKING_FILTERS:
+            return _charge_walking
+        if name in _SERIALISING_FILTERS:
+            return _charge_serialising
+        return charge_io
+    return charge_io if name in _WALKING_TESTS else _no_charge
+
+
+def charge_work(chars: int = 0, items: int = 0) -> None:
+    """Charge work measured in characters and/or items before doing it."""
+    units = chars // CHARS_PER_STEP + items // ITEMS_PER_STEP
+    if units:
+        budget = _CURRENT.get()
+        if budget is not None:
+            budget.charge(units)
+
+
+def check_string(value: str, limits: Limits) -> str:
+    if len(value) > limits.max_string:
+        raise LimitError(
+            f"a string of {len(value)} characters exceeds max_string ({limits.max_string})"
+        )
+    return value
+
+
+def check_length(length: int, limits: Limits, what: str = "string") -> None:
+    """Refuse, before building it, a value of ``length`` characters or items; charge the
+    building of a big one to the step budget and its bytes to the memory budget."""
+    if what == "string":
+        if length > limits.max_string:
+            raise LimitError(
+                f"a string of {length} characters exceeds max_string ({limits.max_string})"
+            )
+        if length >= CHARS_PER_STEP:
+            budget = _CURRENT.get()
+            if budget is not None:
+                budget.charge(length // CHARS_PER_STEP)
+                budget.allocate(length)
+    elif length > limits.max_items:
+        raise LimitError(f"a {what} of {length} items exceeds max_items ({limits.max_items})")
+    elif length >= ITEMS_PER_STEP:
+        budget = _CURRENT.get()
+        if budget is not None:
+            budget.charge(length // ITEMS_PER_STEP)
+            budget.allocate(8 * length)
+
+
+def check_int(value: int, limits: Limits) -> int:
+    if value.bit_length() > limits.max_int_bits:
+        raise LimitError(
+            f"an integer of {value.bit_length()} bits exceeds max_int_bits ({limits.max_int_bits})"
+        )
+    return value
+
+
+def recursion_error(limits: Limits | None = None) -> LimitError:
+    """The error that replaces a RecursionError that still happened (deeply nested data)."""
+    limits = limits or current_limits()
+    return LimitError(
+        f"maximum recursion depth exceeded: calls or data nest deeper than max_recursion"
+        f" ({limits.max_recursion}) allows"
+    )
+
+
+def check_key(key: Any) -> Any:
+    """Refuse a tuple nested deeper than max_recursion before it is hashed.
+
+    Python hashes nested tuples recursively in C without any depth check, so hashing a tuple
+    nested a hundred thousand levels deep (which a loop over a namespace can build) crashes the
+    process.  (A groupby result is a tuple too.)
+    """
+    if not isinstance(key, tuple):
+        return key
+    limit = current_limits().max_recursion
+    stack = [(key, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > limit:
+            raise LimitError(f"a tuple nested deeper than max_recursion ({limit})")
+        for item in value:
+            if isinstance(item, tuple):
+                stack.append((item, depth + 1))
+    return key
+
+
+_DEFAULT_LIMITS = Limits()
