@@ -50,7 +50,7 @@ class Compiler:
         self.block_name: str | None = None  # the block being compiled (its `super`)
         # True while compiling a printed expression that Jinja would fold into a constant.
         self.folding = False
-        # _is_constant's answers for this compile (see there).
+        # is_constant's answers for this compile (see there).
         self.constant_memo: dict[int, tuple[Any, bool]] = {}
         # Whether constant sub-expressions are folded now (not while folding one).
         self.may_fold = True
@@ -114,7 +114,7 @@ class Compiler:
         return s.Text(node.text, self.limits.max_output)
 
     def stmt_Output(self, node: n.Output) -> Any:
-        self.folding = _is_constant(node.expr, self.constant_memo)
+        self.folding = self.is_constant(node.expr)
         expr = self.expr(node.expr)
         self.folding = False
         if self.track_printed is not None:
@@ -282,17 +282,83 @@ class Compiler:
         lookup = self.expr(n.Name(target.pos, target.name))
         return s.AssignAttr(lookup, target.attr, target.pos)
 
+    # ------------------------------------------------------------ constants
+
+    def is_constant(self, node: Any) -> bool:
+        """Whether Jinja's optimizer may fold ``node`` into a constant when compiling.
+
+        The compiler asks this of every node it compiles, each time about the whole subtree;
+        the memo (kept for one compile, holding the node so that its id stays its own) walks
+        each subtree once.
+        """
+        memo = self.constant_memo
+        hit = memo.get(id(node))
+        if hit is None:
+            hit = memo[id(node)] = (node, self._constant(node))
+        return hit[1]
+
+    def _constant(self, node: Any) -> bool:
+        is_constant = self.is_constant
+        if isinstance(node, n.Const):
+            return True
+        if isinstance(node, (n.TupleLit, n.ListLit, n.Concat)):
+            return all(is_constant(item) for item in node.items)
+        if isinstance(node, n.DictLit):
+            return all(is_constant(k) and is_constant(v) for k, v in node.pairs)
+        if isinstance(node, n.BinOp):
+            return is_constant(node.left) and is_constant(node.right)
+        if isinstance(node, (n.And, n.Or, n.CondExpr)):
+            deciding = self._deciding_operand(node)
+            return deciding is not None and is_constant(deciding)
+        if isinstance(node, n.Unary):
+            return is_constant(node.operand)
+        if isinstance(node, n.Compare):
+            return is_constant(node.first) and all(is_constant(v) for _, v in node.ops)
+        if isinstance(node, (n.Filter, n.Test)):
+            arguments = node.arguments
+            return (
+                node.value is not None
+                and not (isinstance(node, n.Filter) and node.name in _CONTEXT_FILTERS)
+                and is_constant(node.value)
+                and arguments.star is None
+                and arguments.dstar is None
+                and all(is_constant(a) for a in arguments.args)
+                and all(is_constant(v) for _, v in arguments.kwargs)
+            )
+        if isinstance(node, n.GetAttr):
+            return is_constant(node.obj)
+        if isinstance(node, n.GetItem):
+            return is_constant(node.obj) and is_constant(node.key)
+        if isinstance(node, n.Slice):
+            return all(is_constant(p) for p in (node.start, node.stop, node.step) if p)
+        return False
+
+    def _deciding_operand(self, node: n.And | n.Or | n.CondExpr) -> Any:
+        """The operand whose value an ``and``, ``or`` or conditional takes, when its left side
+        or test is constant; None when that cannot be told at compile time.
+
+        Jinja folds bottom-up and short-circuits while folding: ``false and x`` is the
+        constant ``false`` whatever ``x`` is, so ``(false and x)[1:]`` is folded (undefined)
+        where ``x[1:]`` is not.
+        """
+        if isinstance(node, n.CondExpr):
+            if not self.is_constant(node.test):
+                return None
+            test = self._fold(node.test)
+            if test is MISSING:
+                return None
+            return node.then if test else node.otherwise  # no else: not constant (None)
+        if not self.is_constant(node.left):
+            return None
+        left = self._fold(node.left)
+        if left is MISSING:
+            return None
+        return node.left if bool(left) is isinstance(node, n.Or) else node.right
+
     # ------------------------------------------------------------ expressions
 
     def expr(self, node: n.Node) -> Any:
-        if (
-            self.may_fold
-            and type(node) is not n.Const
-            and (
-                _is_constant(node, self.constant_memo)
-                or (isinstance(node, n.CondExpr) and _is_constant(node.test, self.constant_memo))
-            )
-        ):
+        if self.may_fold and type(node) is not n.Const and self.is_constant(node):
             value = self._fold(node)
             if value is not MISSING:
                 return self.constant(value)
@@ -308,15 +374,7 @@ class Compiler:
         may_fold, folding = self.may_fold, self.folding
         self.may_fold, self.folding = False, True
         try:
-            if isinstance(node, n.CondExpr):
-                # Folded on its test alone: then the chosen branch must be constant too.
-                test = self._evaluate(node.test)
-                branch = node.then if test else node.otherwise
-                if branch is None or not _is_constant(branch, self.constant_memo):
-                    return MISSING
-                value = self._evaluate(branch)
-            else:
-                value = self._evaluate(node)
+            value = self._evaluate(node)
         except Exception:
             return MISSING
         finally:
@@ -502,7 +560,7 @@ class Compiler:
             if (
                 isinstance(left, n.BinOp)
                 and left.op == "+"
-                and not _is_constant(left, self.constant_memo)
+                and not self.is_constant(left)
             ):
                 node = left
                 continue
@@ -565,59 +623,6 @@ def _has_safe_repr(value: Any) -> bool:
 
 
 _SAFE_SCALARS = frozenset([bool, int, float, complex, range, str, Markup])
-
-
-def _is_constant(node: Any, memo: dict[int, tuple[Any, bool]] | None = None) -> bool:
-    """Whether Jinja's optimizer may fold ``node`` into a constant when compiling.
-
-    The compiler asks this of every node it compiles, each time about the whole subtree; with
-    ``memo`` (kept for one compile, holding the node so that its id stays its own) each
-    subtree is walked once.
-    """
-    if memo is None:
-        return _constant(node, None)
-    hit = memo.get(id(node))
-    if hit is None:
-        hit = memo[id(node)] = (node, _constant(node, memo))
-    return hit[1]
-
-
-def _constant(node: Any, memo: dict[int, tuple[Any, bool]] | None) -> bool:
-    if isinstance(node, n.Const):
-        return True
-    if isinstance(node, (n.TupleLit, n.ListLit)):
-        return all(_is_constant(item, memo) for item in node.items)
-    if isinstance(node, n.DictLit):
-        return all(_is_constant(k, memo) and _is_constant(v, memo) for k, v in node.pairs)
-    if isinstance(node, (n.BinOp, n.And, n.Or)):
-        return _is_constant(node.left, memo) and _is_constant(node.right, memo)
-    if isinstance(node, n.Unary):
-        return _is_constant(node.operand, memo)
-    if isinstance(node, n.Concat):
-        return all(_is_constant(item, memo) for item in node.items)
-    if isinstance(node, n.Compare):
-        return _is_constant(node.first, memo) and all(_is_constant(v, memo) for _, v in node.ops)
-    if isinstance(node, n.CondExpr):
-        # Strict here; a conditional on a constant test is folded on its own (see expr).
-        return all(_is_constant(p, memo) for p in (node.test, node.then, node.otherwise) if p)
-    if isinstance(node, (n.Filter, n.Test)):
-        arguments = node.arguments
-        return (
-            node.value is not None
-            and not (isinstance(node, n.Filter) and node.name in _CONTEXT_FILTERS)
-            and _is_constant(node.value, memo)
-            and arguments.star is None
-            and arguments.dstar is None
-            and all(_is_constant(a, memo) for a in arguments.args)
-            and all(_is_constant(v, memo) for _, v in arguments.kwargs)
-        )
-    if isinstance(node, n.GetAttr):
-        return _is_constant(node.obj, memo)
-    if isinstance(node, n.GetItem):
-        return _is_constant(node.obj, memo) and _is_constant(node.key, memo)
-    if isinstance(node, n.Slice):
-        return all(_is_constant(p, memo) for p in (node.start, node.stop, node.step) if p)
-    return False
 
 
 def _check_parameters(params: tuple[n.Param, ...], pos: int) -> None:
