@@ -33,10 +33,12 @@ __all__ = [
 ]
 
 
-__all__ += ["ChatTemplate"]
+__all__ += ["ChatTemplate", "IsolatedRenderer", "IsolatedTemplate", "IsolationError"]
+_ISOLATION = ("IsolatedRenderer", "IsolatedTemplate", "IsolationError")
 
 if TYPE_CHECKING:  # for type checkers and the API reference; at run time, imported on first use
     from .chat import ChatTemplate
+    from .isolation import IsolatedRenderer, IsolatedTemplate, IsolationError
 
 
 def __getattr__(name: str) -> object:
@@ -45,4 +47,9 @@ def __getattr__(name: str) -> object:
         from .chat import ChatTemplate
 
         return ChatTemplate
+    if name in _ISOLATION:
+        # Worker pools start processes: imported only by those who ask for one.
+        from . import isolation
+
+        return getattr(isolation, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

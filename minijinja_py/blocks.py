@@ -37,7 +37,7 @@ def open_blocks(tokens: list[Any]) -> list[tuple[str, bool]]:
             stack.append(("set", False))
         elif tag in _END_TAGS:
             stack.append((tag, False))
-        elif tag == "else" and stack:
+        elif tag == "else" and stack and stack[-1][0] in _AFTER_ELSE:
             stack[-1] = (stack[-1][0], True)
         elif tag.startswith("end") and stack and tag[3:] == stack[-1][0]:
             stack.pop()

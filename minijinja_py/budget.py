@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from contextvars import ContextVar, Token
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from .errors import LimitError
@@ -73,7 +74,7 @@ class Limits:
     #: extra bytes of max_memory per squared item of the context (see max_steps_growth)
     max_memory_growth: int = 256
     #: characters of a template's source; longer sources are refused before they are parsed
-    max_source: int = 2_000_000
+    max_source: int = 500_000
 
 
 # Bulk work is charged to the step budget at one step per this many characters or items: a
@@ -574,45 +575,68 @@ def check_nesting(value: Any) -> Any:
 
 
 def _nesting(value: Any, limit: int, memo: dict, budget: Budget | None) -> int:
+    # Post-order, without recursion: every container met is remembered with its depth, so
+    # that a list grown by one item at a time (``items + [item]``) costs its new items only.
     known = memo.get(id(value))
     if known is not None:
         return known[1]
-    deepest = 1
-    nodes = 0
-    stack = [(value, 1)]
-    pop, push = stack.pop, stack.append
-    while stack:
-        item, depth = pop()
-        known = memo.get(id(item))
-        if known is not None:
-            depth += known[1] - 1
-            if depth > deepest:
-                deepest = depth
-                if depth > limit:
-                    break
+    # The usual case first: children that are plain values or already measured.
+    deepest = 0
+    for child in value.values() if isinstance(value, dict) else value:
+        if child.__class__ in _PLAIN:
             continue
-        if depth > deepest:
-            deepest = depth
-            if depth > limit:
+        known = memo.get(id(child))
+        if known is None:
+            if isinstance(child, _NESTING):
                 break
-        if isinstance(item, dict):
-            nodes += len(item)
-            for key, val in item.items():
-                if isinstance(key, tuple):
-                    push((key, depth + 1))
-                if isinstance(val, _NESTING):
-                    push((val, depth + 1))
+        elif known[1] > deepest:
+            deepest = known[1]
+    else:
+        # (A dict's keys were hashed when it was made: a tuple among them is within bounds.)
+        if deepest >= limit:
+            raise LimitError(f"a value nested deeper than max_recursion ({limit})")
+        if budget is not None and len(value) >= ITEMS_PER_STEP:
+            budget.charge(len(value) // ITEMS_PER_STEP)
+        memo[id(value)] = (value, deepest + 1)
+        return deepest + 1
+    nodes = len(value)
+    stack = [[value, iter(_children(value)), 0]]
+    while stack:
+        top = stack[-1]
+        for child in top[1]:
+            if not isinstance(child, _NESTING):
+                continue
+            known = memo.get(id(child))
+            if known is not None:
+                if known[1] > top[2]:
+                    top[2] = known[1]
+                continue
+            if len(stack) >= limit:
+                raise LimitError(f"a value nested deeper than max_recursion ({limit})")
+            nodes += len(child)
+            stack.append([child, iter(_children(child)), 0])
+            break
         else:
-            nodes += len(item)
-            for child in item:
-                if isinstance(child, _NESTING):
-                    push((child, depth + 1))
-    if deepest > limit:
-        raise LimitError(f"a value nested deeper than max_recursion ({limit})")
+            stack.pop()
+            depth = top[2] + 1
+            if depth > limit:
+                raise LimitError(f"a value nested deeper than max_recursion ({limit})")
+            memo[id(top[0])] = (top[0], depth)
+            if stack and depth > stack[-1][2]:
+                stack[-1][2] = depth
     if budget is not None and nodes >= ITEMS_PER_STEP:
         budget.charge(nodes // ITEMS_PER_STEP)
-    memo[id(value)] = (value, deepest)
-    return deepest
+    return memo[id(value)][1]
+
+
+_PLAIN = frozenset([str, int, float, bool, type(None)])
+
+
+def _children(value: Any) -> Any:
+    if isinstance(value, dict):
+        return chain(value.keys(), value.values()) if value else ()
+    return value
+
 
 
 def _no_charge(value: Any, result: Any) -> None:

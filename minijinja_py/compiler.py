@@ -119,7 +119,7 @@ class Compiler:
         self.folding = False
         if self.track_printed is not None:
             expr = self.track_printed(expr)
-        return s.Output(expr, node.pos, self.limits.max_output, expression_size(node.expr))
+        return s.Output(expr, node.pos, self.limits.max_output, 1 + expression_size(node.expr))
 
     def stmt_If(self, node: n.If) -> Any:
         soft, self.soft = self.soft, True
@@ -127,7 +127,7 @@ class Compiler:
         body = self.body(node.body)
         otherwise = self.body(node.otherwise) if node.otherwise else None
         self.soft = soft
-        cost = expression_size(node.test)
+        cost = 1 + expression_size(node.test)
         if type(test) is e.CompareConst:
             return s.IfCompareConst(test, body, otherwise, node.pos, cost)
         return s.If(test, body, otherwise, node.pos, cost)
@@ -172,9 +172,12 @@ class Compiler:
             self._refuse_loop_target(node.target)
         value = self.expr(node.value)
         cost = expression_size(node.value, node.target)
+        # A value read from elsewhere (a variable, an item, a slice, a filtered list) is
+        # nested no deeper than what it came from: only others are measured when stored.
+        nests = _may_nest(node.value)
         if isinstance(node.target, n.TargetName):
-            return s.AssignToName(value, node.target.name, cost, node.pos)
-        return s.Assign(value, self.assigner(node.target), cost, node.pos)
+            return s.AssignToName(value, node.target.name, cost, node.pos, nests)
+        return s.Assign(value, self.assigner(node.target), cost, node.pos, nests)
 
     def stmt_AssignBlock(self, node: n.AssignBlock) -> Any:
         body = self.body(node.body)
@@ -344,16 +347,28 @@ class Compiler:
         if isinstance(node, n.CondExpr):
             if not self.is_constant(node.test):
                 return None
-            test = self._fold(node.test)
-            if test is MISSING:
+            truth = self._truth(node.test)
+            if truth is None:
                 return None
-            return node.then if test else node.otherwise  # no else: not constant (None)
+            return node.then if truth else node.otherwise  # no else: not constant (None)
         if not self.is_constant(node.left):
             return None
-        left = self._fold(node.left)
-        if left is MISSING:
+        truth = self._truth(node.left)
+        if truth is None:
             return None
-        return node.left if bool(left) is isinstance(node, n.Or) else node.right
+        return node.left if truth is isinstance(node, n.Or) else node.right
+
+    def _truth(self, node: n.Node) -> bool | None:
+        """Whether constant ``node`` is true when folded (whatever its value, an undefined
+        one included, as Jinja's ``as_const`` tests it), or None when folding it fails."""
+        may_fold, folding = self.may_fold, self.folding
+        self.may_fold, self.folding = False, True
+        try:
+            return bool(self._evaluate(node))
+        except Exception:
+            return None
+        finally:
+            self.may_fold, self.folding = may_fold, folding
 
     # ------------------------------------------------------------ expressions
 
@@ -601,6 +616,34 @@ class Compiler:
         otherwise = self.expr(node.otherwise) if node.otherwise is not None else None
         self.soft = soft
         return e.CondExpr(test, then, otherwise, node.pos)
+
+
+# Filters whose result nests no deeper than their input.
+_FLAT_FILTERS = frozenset(
+    """list first last default d select reject selectattr rejectattr unique reverse sort trim
+    string lower upper length count join tojson replace safe e escape int float abs round
+    capitalize title striptags indent wordcount truncate center format""".split()
+)
+
+
+def _may_nest(node: n.Node) -> bool:
+    """Whether ``node``'s value may nest deeper than the values it reads (see
+    budget.check_nesting): literals, calls and most filters may."""
+    while True:
+        if isinstance(node, (n.Name, n.Const, n.Concat, n.Compare, n.Unary, n.Test)):
+            return False
+        if isinstance(node, (n.GetAttr, n.GetItem)):
+            node = node.obj
+        elif isinstance(node, n.Filter) and node.name in _FLAT_FILTERS:
+            node = node.value
+        elif isinstance(node, (n.And, n.Or)):
+            return _may_nest(node.left) or _may_nest(node.right)
+        elif isinstance(node, n.CondExpr):
+            return _may_nest(node.then) or (
+                node.otherwise is not None and _may_nest(node.otherwise)
+            )
+        else:
+            return True
 
 
 def _has_arguments(arguments: n.Arguments) -> bool:

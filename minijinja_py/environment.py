@@ -338,6 +338,7 @@ class Template:
         # Filters and operators find the budget through a context variable (see sandbox).
         token = enter_render(state)
         try:
+            state.charge(run.cost)  # the template's top-level statements, paid first
             run.run(root, out)
         except TemplateError as error:
             raise self._placed(error) from None

@@ -155,9 +155,12 @@ class ListLit:
 _CONTAINERS = (list, tuple, dict, set, frozenset)
 
 
+_PLAIN = frozenset([str, int, float, bool, type(None)])
+
+
 def _nested_within_limits(value: Any) -> Any:
     for item in value:
-        if isinstance(item, _CONTAINERS):
+        if item.__class__ not in _PLAIN and isinstance(item, _CONTAINERS):
             return check_nesting(value)
     return value
 
@@ -175,7 +178,7 @@ class DictLit:
         except TypeError as error:
             raise located(error, self.pos) from None
         for item in value.values():
-            if isinstance(item, _CONTAINERS):
+            if item.__class__ not in _PLAIN and isinstance(item, _CONTAINERS):
                 try:
                     return check_nesting(value)
                 except Exception as error:
@@ -464,7 +467,8 @@ class Call:
                 state.check()
             # The callee walks its arguments (startswith(a_tuple), ''.join(a_list)): charged
             # before it runs, by their sizes.
-            charge_arguments(args, kwargs)
+            if len(args) + len(kwargs) > 0:
+                charge_arguments(args, kwargs)
             if target.__class__ is Macro:
                 result = target._invoke(*args, **kwargs)  # the template's own macro
             else:

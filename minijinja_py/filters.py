@@ -201,12 +201,17 @@ def do_trim(value: Any, chars: str | None = None) -> str:
 
 
 @pass_environment
-def do_replace(env: Any, s: Any, old: Any, new: Any, count: int | None = None) -> str:
+# Filters that receive the environment name that parameter as Jinja's do (environment, eval_ctx,
+# context): from Python 3.13 a wrong keyword argument is answered with the closest parameter
+# name ("Did you mean 'env'?"), so the names are part of the messages Jinja2 gives.
+
+
+def do_replace(eval_ctx: Any, s: Any, old: Any, new: Any, count: int | None = None) -> str:
     """``{{ "aaaaargh"|replace("a", "d'oh, ", 2) }}`` -> ``d'oh, d'oh, aaargh``"""
     if count is None:
         count = -1
     s, old, new = str(s), str(old), str(new)
-    check_replace(s, old, new, count, env)
+    check_replace(s, old, new, count, eval_ctx)
     return s.replace(old, new, count)
 
 
@@ -519,7 +524,7 @@ _attr_key_re = re.compile(r"[\s/>=]", flags=re.ASCII)
 
 
 @pass_environment
-def do_xmlattr(env: Any, d: Any, autospace: bool = True) -> str:
+def do_xmlattr(eval_ctx: Any, d: Any, autospace: bool = True) -> str:
     """``{{ {"class": "a", "id": none}|xmlattr }}`` -> `` class="a"``"""
     items = []
     for key, value in d.items():
@@ -600,14 +605,14 @@ def _check_json_size(value: Any, kwargs: dict[str, Any], env: Any = None) -> Non
 
 
 @pass_environment
-def do_tojson(env: Any, value: Any, indent: int | None = None) -> Markup:
+def do_tojson(eval_ctx: Any, value: Any, indent: int | None = None) -> Markup:
     """``{{ {"b": "<", "a": 1}|tojson }}`` -> ``{"a": 1, "b": "\\u003c"}``"""
-    kwargs = _policy(env, "json.dumps_kwargs")
+    kwargs = _policy(eval_ctx, "json.dumps_kwargs")
     if indent is not None:
         kwargs = {**kwargs, "indent": indent}
-    dumps = _policy(env, "json.dumps_function")
+    dumps = _policy(eval_ctx, "json.dumps_function")
     if dumps is None:
-        _check_json_size(value, kwargs, env)
+        _check_json_size(value, kwargs, eval_ctx)
     return _htmlsafe_json_dumps(value, dumps, **kwargs)
 
 
@@ -684,8 +689,8 @@ def _check_digits(text: str, base: Any) -> None:
     digits = text.strip().lstrip("+-")
     if not digits.replace("_", "").isalnum():
         return  # not a number: int() fails at once
-    bits_per_digit = max(1, (base if base >= 2 else 36).bit_length())
-    bits = len(digits) * bits_per_digit
+    bits_per_digit = math.log2(base if base >= 2 else 36)
+    bits = int(len(digits) * bits_per_digit)
     limit = current_limits().max_int_bits
     if bits > limit + bits_per_digit * 2:  # (a prefix such as 0x is two digits)
         raise LimitError(
@@ -743,32 +748,32 @@ def do_list(value: Any) -> list[Any]:
 
 @_jinja_name("sync_do_first")
 @pass_environment
-def do_first(env: Any, seq: Any) -> Any:
+def do_first(environment: Any, seq: Any) -> Any:
     """``{{ [1, 2]|first }}`` -> ``1``"""
     try:
         return next(iter(seq))
     except StopIteration:
-        return env.undefined("No first item, sequence was empty.")
+        return environment.undefined("No first item, sequence was empty.")
 
 
 @pass_environment
-def do_last(env: Any, seq: Any) -> Any:
+def do_last(environment: Any, seq: Any) -> Any:
     """``{{ [1, 2]|last }}`` -> ``2`` (not for generators: ``|list|last``)"""
     try:
         return next(iter(reversed(seq)))
     except StopIteration:
-        return env.undefined("No last item, sequence was empty.")
+        return environment.undefined("No last item, sequence was empty.")
 
 
 @pass_environment
-def do_random(env: Any, seq: Any) -> Any:
+def do_random(context: Any, seq: Any) -> Any:
     """``{{ [1, 2, 3]|random }}`` -> one of the items, chosen at random"""
     import random
 
     try:
         return random.choice(seq)
     except IndexError:
-        return env.undefined("No random item, sequence was empty.")
+        return context.undefined("No random item, sequence was empty.")
 
 
 def do_reverse(value: Any) -> Any:
@@ -788,12 +793,12 @@ def do_reverse(value: Any) -> Any:
 
 @_jinja_name("sync_do_join")
 @pass_environment
-def do_join(env: Any, value: Any, d: Any = "", attribute: Any = None) -> str:
+def do_join(eval_ctx: Any, value: Any, d: Any = "", attribute: Any = None) -> str:
     """``{{ [1, 2, 3]|join("|") }}`` -> ``1|2|3``"""
     if attribute is not None:
-        value = map(make_attrgetter(env, attribute), value)
+        value = map(make_attrgetter(eval_ctx, attribute), value)
     separator, items = str(d), [str(item) for item in value]
-    check_join(separator, items, env)
+    check_join(separator, items, eval_ctx)
     return separator.join(items)
 
 
@@ -810,23 +815,23 @@ def _min_or_max(
 
 
 @pass_environment
-def do_min(env: Any, value: Any, case_sensitive: bool = False, attribute: Any = None) -> Any:
+def do_min(environment: Any, value: Any, case_sensitive: bool = False, attribute: Any = None) -> Any:
     """``{{ [3, 1, 2]|min }}`` -> ``1``; ``{{ ["b", "A"]|min }}`` -> ``A``"""
-    return _min_or_max(env, value, min, case_sensitive, attribute)
+    return _min_or_max(environment, value, min, case_sensitive, attribute)
 
 
 @pass_environment
-def do_max(env: Any, value: Any, case_sensitive: bool = False, attribute: Any = None) -> Any:
+def do_max(environment: Any, value: Any, case_sensitive: bool = False, attribute: Any = None) -> Any:
     """``{{ [3, 1, 2]|max }}`` -> ``3``"""
-    return _min_or_max(env, value, max, case_sensitive, attribute)
+    return _min_or_max(environment, value, max, case_sensitive, attribute)
 
 
 @_jinja_name("sync_do_sum")
 @pass_environment
-def do_sum(env: Any, iterable: Any, attribute: Any = None, start: Any = 0) -> Any:
+def do_sum(environment: Any, iterable: Any, attribute: Any = None, start: Any = 0) -> Any:
     """``{{ [1, 2, 3]|sum }}`` -> ``6``; ``{{ items|sum(attribute="price") }}``"""
     if attribute is not None:
-        iterable = map(make_attrgetter(env, attribute), iterable)
+        iterable = map(make_attrgetter(environment, attribute), iterable)
     if not isinstance(start, (list, tuple)):
         return sum(iterable, start)
     # Summing lists or strings copies the total at each item: the work grows with the
@@ -978,19 +983,19 @@ def do_groupby(
 
 
 @pass_environment
-def do_attr(env: Any, obj: Any, name: str) -> Any:
+def do_attr(environment: Any, obj: Any, name: str) -> Any:
     """``{{ foo|attr("bar") }}`` is ``foo.bar`` without falling back to ``foo["bar"]``"""
     from inspect import getattr_static
 
     # getattr_static sees attributes without running descriptors; hasattr then catches the
-    # dynamic ones.  Only an existing attribute goes to env.getattr, which would otherwise
+    # dynamic ones.  Only an existing attribute goes to environment.getattr, which would otherwise
     # fall back to item lookup.
     try:
         getattr_static(obj, name)
     except AttributeError:
         if not hasattr(obj, name):
-            return env.undefined(obj=obj, name=name)
-    return env.getattr(obj, name)
+            return environment.undefined(obj=obj, name=name)
+    return environment.getattr(obj, name)
 
 
 def _registered(env: Any, kind: str, name: Any, args: tuple, kwargs: dict) -> Callable[[Any], Any]:
@@ -1053,9 +1058,9 @@ def _map_items(env: Any, value: Any, args: tuple, kwargs: dict) -> Iterator[Any]
 
 @_jinja_name("sync_do_map")
 @pass_environment
-def do_map(env: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
+def do_map(context: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
     """``{{ ["a", "b"]|map("upper")|join }}`` -> ``AB``; ``users|map(attribute="name")``"""
-    return _map_items(env, value, args, kwargs)
+    return _map_items(context, value, args, kwargs)
 
 
 def select_or_reject(
@@ -1086,30 +1091,30 @@ def select_or_reject(
 
 @_jinja_name("sync_do_select")
 @pass_environment
-def do_select(env: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
+def do_select(context: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
     """``{{ [1, 2, 3]|select("odd")|list }}`` -> ``[1, 3]``"""
-    return select_or_reject(env, value, args, kwargs, True, False)
+    return select_or_reject(context, value, args, kwargs, True, False)
 
 
 @_jinja_name("sync_do_reject")
 @pass_environment
-def do_reject(env: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
+def do_reject(context: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
     """``{{ [1, 2, 3]|reject("odd")|list }}`` -> ``[2]``"""
-    return select_or_reject(env, value, args, kwargs, False, False)
+    return select_or_reject(context, value, args, kwargs, False, False)
 
 
 @_jinja_name("sync_do_selectattr")
 @pass_environment
-def do_selectattr(env: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
+def do_selectattr(context: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
     """``{{ users|selectattr("email", "none")|list }}``: users whose email is none"""
-    return select_or_reject(env, value, args, kwargs, True, True)
+    return select_or_reject(context, value, args, kwargs, True, True)
 
 
 @_jinja_name("sync_do_rejectattr")
 @pass_environment
-def do_rejectattr(env: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
+def do_rejectattr(context: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
     """``{{ users|rejectattr("is_active")|list }}``: users that are not active"""
-    return select_or_reject(env, value, args, kwargs, False, True)
+    return select_or_reject(context, value, args, kwargs, False, True)
 
 
 FILTERS: dict[str, Callable[..., Any]] = {

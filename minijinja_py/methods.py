@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import re
 import types
+from array import array
 from collections import abc, deque
 from collections.abc import Callable
 from typing import Any
@@ -65,6 +66,11 @@ _MUTATORS: tuple[tuple[type, frozenset[str]], ...] = (
     ),
     (abc.MutableMapping, frozenset(["clear", "pop", "popitem", "setdefault", "update"])),
     (deque, _LIST_MUTATORS | {"appendleft", "extendleft", "popleft", "rotate"}),
+    # an array also changes in place by swapping its bytes or reading more items in
+    (
+        array,
+        _LIST_MUTATORS | {"byteswap", "frombytes", "fromfile", "fromlist", "fromunicode"},
+    ),
     (abc.MutableSequence, _LIST_MUTATORS),
 )
 

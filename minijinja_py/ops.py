@@ -150,7 +150,7 @@ def make_binops(limits: Limits) -> dict[str, Callable[[Any, Any], Any]]:
 
 
 def _in(item: Any, container: Any) -> bool:
-    if isinstance(item, _NESTED):
+    if item.__class__ is not str and isinstance(item, _NESTED):
         check_nesting(item)  # compared with each item, or hashed
     # A list or string is searched from one end: a big one costs steps (what charge_size
     # charges; it charges nothing for a dict, a short one, or any other container).

@@ -344,8 +344,16 @@ def _unexpected_message(token: Token, expected: set[str], before: list[Token]) -
         return special
     if (
         previous is not None
-        and previous.type in ("TAG_SET", "TAG_FOR", "TAG_WITH")
         and token.type in ("INT", "FLOAT", "STRING")
+        and (
+            previous.type in ("TAG_SET", "TAG_FOR", "TAG_WITH")
+            # `with a = 1, 2`: after a value, a comma starts the next target
+            or (
+                tag == "TAG_WITH"
+                and previous.type == "_COMMA"
+                and _innermost_bracket(before) is None
+            )
+        )
     ):
         return "can't assign to 'const'"
     if token.type in _TAG_ENDS and previous is not None:

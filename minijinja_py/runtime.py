@@ -462,6 +462,10 @@ class LoopContext:
         return f"<LoopContext {self.index}/{self.length}>"
 
 
+# The levels of template code a block call is counted as keeping open.
+_BLOCK_WEIGHT = 10
+
+
 class TemplateReference:
     """``self``: the template's blocks by name; any other name is undefined, as in Jinja."""
 
@@ -496,8 +500,17 @@ class BlockReference:
         return Undefined(f"there is no parent block called {self.name!r}.", name="super")
 
     def __call__(self) -> str:
-        out: list[str] = []
-        self._block.run(self._frame, out)
+        # A block calling itself (``self.a()`` inside block a) recurses: a level counted as a
+        # macro call's is, its body paid for first (see budget.Budget.enter).
+        state = self._frame.state
+        state.charge(self._block.cost)
+        state.enter(_BLOCK_WEIGHT, "block calls")
+        try:
+            out: list[str] = []
+            self._block.run(self._frame, out)
+        finally:
+            state.depth -= 1
+            state.nested -= _BLOCK_WEIGHT
         return "".join(out)
 
     def __repr__(self) -> str:

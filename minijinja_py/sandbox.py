@@ -143,6 +143,17 @@ def _guard_keys(obj: Any, name: str, method: Any) -> Any:
 _NO_ITEM = object()  # a dict's miss (no value a caller passes can be this object)
 
 
+def _would_insert(obj: Any, key: Any) -> bool:
+    """Whether reading a missing ``key`` would run the mapping's ``__missing__`` (a caller's
+    ``defaultdict`` gains the key it is asked for): a template only reads."""
+    return (
+        type(obj) is not dict
+        and hasattr(type(obj), "__missing__")
+        and isinstance(obj, dict)
+        and key not in obj
+    )
+
+
 class AttributePolicy:
     """Sandboxed ``x.y`` and ``x[y]`` for an environment."""
 
@@ -181,7 +192,7 @@ class AttributePolicy:
                 return getattr(obj, name)  # a named tuple's field (groupby's grouper, list)
             if hasattr(obj, name):  # a real attribute; a dict key "_x" is data
                 return unsafe(obj, name)
-            if isinstance(obj, dict):
+            if isinstance(obj, dict) and not _would_insert(obj, name):
                 try:
                     return obj[name]
                 except (TypeError, LookupError):
@@ -207,7 +218,8 @@ class AttributePolicy:
         elif cls is tuple:
             check_key(key)
         try:
-            return obj[key]
+            if not _would_insert(obj, key):
+                return obj[key]
         except (TypeError, LookupError):
             pass
         except SecurityError:

@@ -20,6 +20,7 @@ from .runtime import MISSING, LoopContext, Macro, Namespace, TemplateReference, 
 
 class Nothing:
     __slots__ = ()
+    cost = 0
 
     def run(self, frame: Frame, out: list) -> None:
         return None
@@ -30,6 +31,7 @@ NOTHING = Nothing()
 
 class Text:
     __slots__ = ("text", "max_output")
+    cost = 0
 
     def __init__(self, text: str, max_output: int) -> None:
         self.text = text
@@ -65,22 +67,26 @@ class Output:
         # Budget.grow and Budget.step, inlined: this runs for every printed value.
         state = frame.state
         state.size += len(value)
-        state.steps += self.cost
         if state.size > self.max_output:
             state.grow(0)
-        if state.steps >= state.next_clock:
-            state.check()
         out.append(value)
+
+
+# Steps: every statement has a ``cost``, counted when compiling (one, plus one per node of
+# its own expressions, plus its bodies'); a body's cost is the sum of its statements'.  Whoever
+# runs a body pays for it first, in one addition: the render for the template, a loop for each
+# iteration, a macro for each call, an `if` for the branch it takes.
 
 
 class Pair:
     """A body of two statements."""
 
-    __slots__ = ("first", "second")
+    __slots__ = ("first", "second", "cost")
 
     def __init__(self, first: Any, second: Any) -> None:
         self.first = first
         self.second = second
+        self.cost = first.cost + second.cost
 
     def run(self, frame: Frame, out: list) -> None:
         self.first.run(frame, out)
@@ -90,11 +96,12 @@ class Pair:
 class Sequence:
     """A body: statements, with text kept as plain strings between them."""
 
-    __slots__ = ("items", "max_output")
+    __slots__ = ("items", "max_output", "cost")
 
     def __init__(self, items: tuple, max_output: int) -> None:
         self.items = items
         self.max_output = max_output
+        self.cost = sum(item.cost for item in items if item.__class__ is not str)
 
     def run(self, frame: Frame, out: list) -> None:
         for item in self.items:
@@ -116,22 +123,22 @@ class If:
         self.body = body
         self.otherwise = otherwise  # None when there is no else branch
         self.pos = pos
-        self.cost = cost
+        self.cost = cost  # the test; the branch taken pays for itself
 
     def run(self, frame: Frame, out: list) -> None:
-        state = frame.state
-        state.steps += self.cost  # Budget.charge, inlined: every statement pays
-        if state.steps >= state.next_clock:
-            state.check()
         value = self.test.eval(frame)
         try:
             truth = value if value.__class__ is bool else bool(value)
         except Exception as error:
             raise located(error, self.pos) from None
         if truth:
-            self.body.run(frame, out)
+            body = self.body
         elif self.otherwise is not None:
-            self.otherwise.run(frame, out)
+            body = self.otherwise
+        else:
+            return
+        frame.state.steps += body.cost
+        body.run(frame, out)
 
 
 class IfCompareConst(If):
@@ -150,10 +157,6 @@ class IfCompareConst(If):
         self.compare_pos = test.pos
 
     def run(self, frame: Frame, out: list) -> None:
-        state = frame.state
-        state.steps += self.cost
-        if state.steps >= state.next_clock:
-            state.check()
         a = self.first.eval(frame)
         kind = a.__class__
         try:
@@ -169,9 +172,13 @@ class IfCompareConst(If):
             except Exception as error:
                 raise located(error, self.pos) from None
         if truth:
-            self.body.run(frame, out)
+            body = self.body
         elif self.otherwise is not None:
-            self.otherwise.run(frame, out)
+            body = self.otherwise
+        else:
+            return
+        frame.state.steps += body.cost
+        body.run(frame, out)
 
 
 class For:
@@ -187,6 +194,7 @@ class For:
         "cost",
         "condition_cost",
         "weight",
+        "iteration_cost",
     )
 
     def __init__(
@@ -211,10 +219,11 @@ class For:
         self.pos = pos
         # Steps of starting the loop, of testing one item against its `if`, and the levels
         # of template code a recursive call keeps open (see Budget.enter).
-        self.cost, self.condition_cost, self.weight = costs
+        cost, self.condition_cost, self.weight = costs
+        self.cost = cost + (otherwise.cost if otherwise is not None else 0)
+        self.iteration_cost = 1 + body.cost
 
     def run(self, frame: Frame, out: list) -> None:
-        frame.state.charge(self.cost)
         values = self.iterable.eval(frame)
         self.loop(frame, out, values, 0, self.recurse_from(frame) if self.recursive else None)
 
@@ -259,9 +268,10 @@ class For:
         body = self.body
         # `for message in messages`: the variable goes straight into the iteration's scope.
         name = target.name if target.__class__ is AssignName else None
+        iteration_cost = self.iteration_cost
         try:
             for item in source if loop is None else loop.walk():
-                state.steps += 1  # Budget.step, inlined for every iteration
+                state.steps += iteration_cost  # Budget.charge, inlined: the body, paid first
                 if state.steps >= state.next_clock:
                     state.check()
                 variables = {} if loop is None else {"loop": loop}
@@ -293,7 +303,8 @@ def _loop_source(values: Any, limits: Limits, pos: int) -> Any:
     if isinstance(values, Undefined):
         return list(iter(values))
     if isinstance(values, (dict, str, tuple, range)):
-        check_length(len(values), limits, "list")  # (copied, and each item is a step)
+        if len(values) >= 64:
+            check_length(len(values), limits, "list")  # (copied: counted as made)
         return list(values)
     if hasattr(values, "__len__"):
         items = []
@@ -404,21 +415,24 @@ class AssignAttr:
 # What a variable may hold nested (see budget.check_nesting): each assignment measures it, so
 # that no loop or chain of assignments builds a value nested without bound.
 _CONTAINERS = (list, tuple, dict, set, frozenset)
+_PLAIN = frozenset([str, int, float, bool, type(None)])
 
 
 class Assign:
-    __slots__ = ("value", "target", "cost", "pos")
+    __slots__ = ("value", "target", "cost", "pos", "nests")
 
-    def __init__(self, value: Any, target: Any, cost: int = 1, pos: int | None = None) -> None:
+    def __init__(
+        self, value: Any, target: Any, cost: int = 1, pos: int | None = None, nests: bool = True
+    ) -> None:
         self.value = value
         self.target = target
         self.cost = cost
         self.pos = pos
+        self.nests = nests  # whether the value may nest deeper than what it reads
 
     def run(self, frame: Frame, out: list) -> None:
-        frame.state.charge(self.cost)
         value = self.value.eval(frame)
-        if isinstance(value, _CONTAINERS):
+        if self.nests and isinstance(value, _CONTAINERS):
             try:
                 check_nesting(value)
             except LimitError as error:
@@ -429,22 +443,26 @@ class Assign:
 class AssignToName:
     """``{% set name = value %}``, the common case, without the target's call."""
 
-    __slots__ = ("value", "name", "cost", "pos")
+    __slots__ = ("value", "name", "cost", "pos", "nests")
 
-    def __init__(self, value: Any, name: str, cost: int = 1, pos: int | None = None) -> None:
+    def __init__(
+        self, value: Any, name: str, cost: int = 1, pos: int | None = None, nests: bool = True
+    ) -> None:
         self.value = value
         self.name = name
         self.cost = cost
         self.pos = pos
+        self.nests = nests  # whether the value may nest deeper than what it reads
 
     def run(self, frame: Frame, out: list) -> None:
-        state = frame.state
-        state.steps += self.cost  # Budget.charge, inlined
-        if state.steps >= state.next_clock:
-            state.check()
         value = self.value.eval(frame)
+        if not self.nests:
+            frame.vars[self.name] = value
+            return
         kind = value.__class__
-        if kind is list or kind is tuple or kind is dict or isinstance(value, _CONTAINERS):
+        if kind is list or kind is tuple or kind is dict or (
+            kind not in _PLAIN and isinstance(value, _CONTAINERS)
+        ):
             try:
                 check_nesting(value)
             except LimitError as error:
@@ -455,17 +473,17 @@ class AssignToName:
 class AssignBlock:
     """``{% set name %}...{% endset %}``."""
 
-    __slots__ = ("body", "target", "filters")
+    __slots__ = ("body", "target", "filters", "cost")
 
     def __init__(self, body: Any, target: Any, filters: Any) -> None:
         self.body = body
         self.target = target
         self.filters = filters
+        self.cost = 1 + body.cost + len(filters.appliers)
 
     def run(self, frame: Frame, out: list) -> None:
         captured: list = []
         state = frame.state
-        state.step()
         self.body.run(Frame({}, frame, state), captured)
         self.target.assign(frame, self.filters.apply(frame, _joined_text(captured, state)))
 
@@ -487,17 +505,17 @@ def _joined(value: Any, pos: int) -> str:
 
 
 class FilterBlock:
-    __slots__ = ("body", "filters", "pos")
+    __slots__ = ("body", "filters", "pos", "cost")
 
     def __init__(self, body: Any, filters: Any, pos: int) -> None:
         self.body = body
         self.filters = filters
         self.pos = pos
+        self.cost = 1 + body.cost + len(filters.appliers)
 
     def run(self, frame: Frame, out: list) -> None:
         captured: list = []
         state = frame.state
-        state.step()
         self.body.run(Frame({}, frame, state), captured)
         value = _joined(self.filters.apply(frame, _joined_text(captured, state)), self.pos)
         state.grow(len(value))
@@ -505,14 +523,14 @@ class FilterBlock:
 
 
 class With:
-    __slots__ = ("assignments", "body")
+    __slots__ = ("assignments", "body", "cost")
 
     def __init__(self, assignments: tuple, body: Any) -> None:
         self.assignments = assignments  # (target, value) pairs
         self.body = body
+        self.cost = 1 + 2 * len(assignments) + body.cost
 
     def run(self, frame: Frame, out: list) -> None:
-        frame.state.charge(len(self.assignments) + 1)
         inner = Frame({}, frame, frame.state)
         values = [value.eval(frame) for _, value in self.assignments]
         for (target, _), value in zip(self.assignments, values, strict=True):
@@ -523,14 +541,14 @@ class With:
 class Generation:
     """transformers' ``{% generation %}``: the body's text, its span recorded."""
 
-    __slots__ = ("body",)
+    __slots__ = ("body", "cost")
 
     def __init__(self, body: Any) -> None:
         self.body = body
+        self.cost = 1 + body.cost
 
     def run(self, frame: Frame, out: list) -> None:
         state = frame.state
-        state.step()
         captured: list = []
         self.body.run(Frame({}, frame, state), captured)
         text = _joined_text(captured, state)
@@ -546,11 +564,12 @@ class Generation:
 
 
 class Block:
-    __slots__ = ("body", "scoped")
+    __slots__ = ("body", "scoped", "cost")
 
     def __init__(self, body: Any, scoped: bool) -> None:
         self.body = body
         self.scoped = scoped
+        self.cost = body.cost
 
     def run(self, frame: Frame, out: list) -> None:
         # A block sees the template's own variables; the enclosing loop's only if scoped.
@@ -562,6 +581,7 @@ class RequiredBlock:
     """``{% block x required %}``: only a template extending this one could fill it."""
 
     __slots__ = ("name", "pos")
+    cost = 1
 
     def __init__(self, name: str, pos: int) -> None:
         self.name = name
@@ -574,11 +594,12 @@ class RequiredBlock:
 class WithTemplateReference:
     """A template that reads ``self``: its top-level scope starts with the blocks in it."""
 
-    __slots__ = ("body", "blocks")
+    __slots__ = ("body", "blocks", "cost")
 
     def __init__(self, body: Any, blocks: dict[str, Any]) -> None:
         self.body = body
         self.blocks = blocks
+        self.cost = 1 + body.cost
 
     def run(self, frame: Frame, out: list) -> None:
         frame.vars["self"] = TemplateReference(self.blocks, frame)
@@ -587,6 +608,7 @@ class WithTemplateReference:
 
 class Break:
     __slots__ = ()
+    cost = 1
 
     def run(self, frame: Frame, out: list) -> None:
         # A new exception each time: raising a shared one would grow its traceback (and
@@ -596,6 +618,7 @@ class Break:
 
 class Continue:
     __slots__ = ()
+    cost = 1
 
     def run(self, frame: Frame, out: list) -> None:
         raise ContinueLoop
@@ -637,9 +660,10 @@ class MacroDefinition:
         self.body = body
         self.catch_varargs, self.catch_kwargs, self.catch_caller = catch
         self.undefined = undefined
-        # Steps of a call (binding its parameters), and the levels of template code a call
-        # keeps open while a nested one runs (see Budget.enter).
-        self.cost, self.weight = costs
+        # Steps of a call (binding its parameters, and its body), and the levels of template
+        # code a call keeps open while a nested one runs (see Budget.enter).
+        cost, self.weight = costs
+        self.cost = cost + body.cost
 
     def build(self, definition_frame: Frame) -> Macro:
         return Macro(
@@ -733,13 +757,13 @@ class MacroDefinition:
 
 class DefineMacro:
     __slots__ = ("name", "definition")
+    cost = 1
 
     def __init__(self, name: str, definition: MacroDefinition) -> None:
         self.name = name
         self.definition = definition
 
     def run(self, frame: Frame, out: list) -> None:
-        frame.state.step()
         frame.vars[self.name] = self.definition.build(frame)
 
 
@@ -747,6 +771,7 @@ class CallBlock:
     """``{% call macro(...) %}body{% endcall %}``: the body is the macro's ``caller``."""
 
     __slots__ = ("caller", "func", "arguments", "pos")
+    cost = 2
 
     def __init__(self, caller: MacroDefinition, func: Any, arguments: Any, pos: int) -> None:
         self.caller = caller

@@ -25,6 +25,9 @@ CASES = [
     ("{{ ((1 and b)[1:])|length }}", {"b": False}, NOT_SUBSCRIPTABLE),
     ("{{ ((0 or b)[1:])|length }}", {"b": False}, NOT_SUBSCRIPTABLE),
     ("{{ (b[1:])|length }}", {"b": False}, NOT_SUBSCRIPTABLE),
+    # a test folds to its truth even when its value (undefined) is no constant Jinja keeps
+    ("{{ x if (1)[:] else 'n' }}", None, "n"),
+    ("{{ ((1)[:] and b) }}|", {"b": "abc"}, "|"),
     # only a printed or filtered value is folded: an `if` test subscripts directly
     ("{% if (false and b)[1:] %}x{% endif %}", {"b": False}, NOT_SUBSCRIPTABLE),
 ]

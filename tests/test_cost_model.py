@@ -320,3 +320,14 @@ def test_generation_spans_in_a_loop():
         "{% for i in range(3) %}<{% generation %}{{ i }}{% endgeneration %}>{% endfor %}"
     )
     assert template.render_with_spans() == ("<0><1><2>", [(1, 2), (4, 5), (7, 8)])
+
+
+def test_a_block_calling_itself_is_a_counted_level():
+    env = mj.Environment()
+    assert env.from_string("{% block a %}x{% endblock %}{{ self.a() }}").render() == "xx"
+    with pytest.raises(
+        mj.LimitError,
+        match=r"^block calls nest deeper than the engine evaluates \(400 levels of template"
+        r" code\) before reaching max_recursion \(100\)",
+    ):
+        env.from_string("{% block a %}{{ self.a() }}{% endblock %}").render()

@@ -68,6 +68,12 @@ def test_malformed_and_deeply_nested_json_name_the_file(tmp_path):
     with pytest.raises(ValueError) as info:
         load_pretrained_files(tmp_path)
     assert str(info.value) == f"{config}: invalid JSON: nested too deeply"
+    config.write_text('{"model_max_length": ' + "7" * 5000 + "}", encoding="utf-8")
+    with pytest.raises(ValueError) as info:
+        load_pretrained_files(tmp_path)
+    assert str(info.value).startswith(
+        f"{config}: invalid JSON: Exceeds the limit (4300 digits) for integer string conversion"
+    )
 
 
 def test_gguf_errors_name_the_file(tmp_path):

@@ -1,8 +1,8 @@
 """Ray Data on a real local cluster of 2 CPUs, started here: the same rows as the plain loop.
 
 Two actors of half a CPU each leave room for Ray's read tasks on a 2-core machine; the memory
-monitor is off (it kills workers on a busy shared machine); small inputs are repartitioned so
-that both actors get work.
+monitor is off (it kills workers on a busy shared machine); small inputs are repartitioned, and
+the actor pool waits for both actors before it hands out blocks, so that both get work.
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ def cluster():
     context = ray.data.DataContext.get_current()
     context.enable_progress_bars = False
     context.print_on_execution_start = False
+    # the pool starts dispatching once both actors are up, so that both get blocks to render
+    context.wait_for_min_actors_s = 300
     yield
     ray.shutdown()
 

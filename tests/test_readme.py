@@ -11,6 +11,7 @@ BLOCKS = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(encod
 PRINTED = [
     "True\n['add_generation_prompt', 'messages', 'tools']\n",
     "A! B! \nHello World!\n",
+    "[user] Hi\n['[user] Hi', '[user] Hi[user] Hi']\n42\n",
 ]
 
 

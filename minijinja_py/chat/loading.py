@@ -54,7 +54,7 @@ def _read_json(path: Path) -> Any:
     text = read_text(path)
     try:
         return json.loads(text)
-    except json.JSONDecodeError as exc:
+    except ValueError as exc:  # JSONDecodeError, and Python's limit on integer digits
         raise ValueError(f"{path}: invalid JSON: {exc}") from None
     except RecursionError:
         raise ValueError(f"{path}: invalid JSON: nested too deeply") from None

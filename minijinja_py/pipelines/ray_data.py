@@ -80,7 +80,9 @@ def render_files(
     batch_size: int | None = 1024,
 ) -> None:
     """Render Parquet or JSONL ``inputs`` (files or folders; the format is read off the first
-    path) into Parquet files in the folder ``output``, rows in input order.
+    path) into Parquet files in the folder ``output``: one file per block, each block's rows in
+    input order; the files' names do not follow the input's order, so keep an id column
+    (``passthrough``) to put the rows back in order.
 
     ``blocks`` repartitions the input first, so that a small input still reaches every actor.
     Call ``ray.init(...)`` first to choose the cluster (``ray.init("auto")`` joins a running one);

@@ -1,0 +1,24 @@
+"""Every attack, in class order."""
+
+from __future__ import annotations
+
+from .cases_bare import BARE_EXCEPTIONS
+from .cases_crashes import CRASHES
+from .cases_escapes import ESCAPES, MUTATIONS
+from .cases_python import PYTHON
+from .cases_work import COMPILE, MEMORY, WORK
+from .model import Attack
+
+ATTACKS: list[Attack] = [
+    *ESCAPES,
+    *MUTATIONS,
+    *CRASHES,
+    *WORK,
+    *MEMORY,
+    *COMPILE,
+    *PYTHON,
+    *BARE_EXCEPTIONS,
+]
+
+_ids = [a.id for a in ATTACKS]
+assert len(_ids) == len(set(_ids)), "attack ids must be unique"

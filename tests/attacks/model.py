@@ -1,0 +1,104 @@
+"""What an attack is and what it must end in."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+# The wall-clock kill of one attack and the address-space cap of its worker.
+SECONDS = 3.0
+MEMORY_CAP = 1 << 30
+
+
+@dataclass(frozen=True)
+class Make:
+    """A value built in the worker from a Python expression (big data never crosses a pipe)."""
+
+    expression: str
+
+
+@dataclass(frozen=True)
+class Ok:
+    """Renders exactly ``output``."""
+
+    output: str
+
+    def matches(self, outcome: tuple) -> bool:
+        return outcome == ("ok", self.output)
+
+    def __str__(self) -> str:
+        return f"ok {self.output[:80]!r}"
+
+
+@dataclass(frozen=True)
+class Err:
+    """Raises exactly this error class with exactly this message."""
+
+    kind: str
+    message: str
+
+    def matches(self, outcome: tuple) -> bool:
+        return outcome == (self.kind, self.message)
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.message[:100]}"
+
+
+@dataclass(frozen=True)
+class Limit:
+    """Raises LimitError naming one of these limits ("the render exceeded max_steps (200000)").
+
+    Used where the limit exists but which of a few limits fires first is the engine's choice
+    (a loop that builds big strings may run out of steps or of memory first)."""
+
+    names: tuple[str, ...]
+    kinds: tuple[str, ...] = ("LimitError",)
+
+    def __init__(self, *names: str, kinds: tuple[str, ...] = ("LimitError",)) -> None:
+        object.__setattr__(self, "names", names)
+        object.__setattr__(self, "kinds", kinds)
+
+    def matches(self, outcome: tuple) -> bool:
+        return (
+            outcome[0] in self.kinds
+            and isinstance(outcome[1], str)
+            and any(re.search(rf"\b{name}\b", outcome[1]) for name in self.names)
+        )
+
+    def __str__(self) -> str:
+        return "/".join(self.kinds) + " naming " + " or ".join(self.names)
+
+
+@dataclass(frozen=True)
+class Attack:
+    """One attack: a template (rendered in ``env``) or a Python-level function ``call``.
+
+    ``env``: "chat" (chat_environment), "plain" (Environment), "chatlayer"
+    (ChatTemplate.from_string(source).render(**context)).  ``source`` and the context's values
+    may be :class:`Make`.  ``expect``: one outcome, or a tuple of outcomes each acceptable.
+    """
+
+    cls: str
+    name: str
+    source: Any = ""
+    context: dict[str, Any] = field(default_factory=dict)
+    expect: Any = None
+    env: str = "chat"
+    call: str | None = None  # "module:function" run in the worker, returning its outcome
+    note: str = ""
+
+    @property
+    def id(self) -> str:
+        return f"{self.cls}/{self.name}"
+
+    def expectations(self) -> tuple:
+        return self.expect if isinstance(self.expect, tuple) else (self.expect,)
+
+    def judge(self, outcome: tuple) -> bool:
+        return any(e.matches(outcome) for e in self.expectations())
+
+
+def T(cls: str, name: str, source: Any, expect: Any, context: dict | None = None, **kw: Any):
+    """A template attack, compactly."""
+    return Attack(cls, name, source, dict(context or {}), expect, **kw)

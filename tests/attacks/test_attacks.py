@@ -1,0 +1,33 @@
+"""The attack suite as tests: one test per attack, all run once in a pool of capped workers."""
+
+from __future__ import annotations
+
+import pytest
+
+from .catalog import ATTACKS
+from .harness import run_attacks
+from .pending import PENDING
+
+
+@pytest.fixture(scope="module")
+def results():
+    return run_attacks(ATTACKS, quick=frozenset(PENDING))
+
+
+def _marked(attack):
+    if attack.id in PENDING:
+        return pytest.param(
+            attack, id=attack.id, marks=pytest.mark.xfail(strict=True, reason=PENDING[attack.id])
+        )
+    return pytest.param(attack, id=attack.id)
+
+
+def test_pending_names_real_attacks():
+    assert set(PENDING) <= {a.id for a in ATTACKS}
+
+
+@pytest.mark.parametrize("attack", [_marked(a) for a in ATTACKS])
+def test_attack_holds(results, attack):
+    outcome = results[attack.id]["outcome"]
+    expected = " | ".join(map(str, attack.expectations()))
+    assert attack.judge(outcome), f"expected {expected}; got {outcome[0]}: {str(outcome[1])[:500]}"
