@@ -398,6 +398,25 @@ def _charge_serialising(value: Any, result: Any) -> None:
         charge_io(None, result)
 
 
+def _charge_pprint(value: Any, result: Any) -> None:
+    # pprint wraps a long string into lines of 80 columns in Python: a step per 64 characters.
+    if type(value) is str:
+        charge_steps(len(value) // 64)
+    _charge_serialising(value, result)
+
+
+# Arithmetic on big integers and their decimal text cost more than their size: CPython
+# multiplies in about n**1.6 and converts to decimal in n**2.  Above this many bits each
+# operation is charged by the square of the size in 512-bit units.
+BIG_INT_BITS = 4096
+
+
+def charge_big_int(bits: int) -> None:
+    """Charge an operation making or printing an integer of ``bits`` bits, before it runs."""
+    if bits > BIG_INT_BITS:
+        charge_steps((bits >> 9) ** 2 >> 4)
+
+
 def check_printable(value: Any) -> int:
     """Refuse, before printing or serialising it, a structure whose text would exceed
     max_string (``[big] * 1000`` prints the same megabyte a thousand times) or that nests
@@ -651,7 +670,12 @@ _WALKING_FILTERS = frozenset(
     urlencode""".split()
 )
 _SERIALISING_FILTERS = frozenset(["tojson", "pprint", "string"])
-_WALKING_TESTS = frozenset(["in", "eq", "equalto", "==", "ne", "!=", "sameas"])
+# Tests that look at a value's type or identity only; every other test may scan its input
+# (``lower`` and ``upper`` read every character) and pays for its size.
+_FREE_TESTS = frozenset(
+    """defined undefined none boolean false true integer float number string mapping
+    iterable sequence callable sameas escaped""".split()
+)
 
 
 def charge_for(kind: str, name: str) -> Callable[[Any, Any], None]:
@@ -661,10 +685,12 @@ def charge_for(kind: str, name: str) -> Callable[[Any, Any], None]:
             return _no_charge
         if name in _WALKING_FILTERS:
             return _charge_walking
+        if name == "pprint":
+            return _charge_pprint
         if name in _SERIALISING_FILTERS:
             return _charge_serialising
         return charge_io
-    return charge_io if name in _WALKING_TESTS else _no_charge
+    return _no_charge if name in _FREE_TESTS else charge_io
 
 
 def charge_work(chars: int = 0, items: int = 0) -> None:
@@ -707,10 +733,10 @@ def check_length(length: int, limits: Limits, what: str = "string") -> None:
 
 
 def check_int(value: int, limits: Limits) -> int:
-    if value.bit_length() > limits.max_int_bits:
-        raise LimitError(
-            f"an integer of {value.bit_length()} bits exceeds max_int_bits ({limits.max_int_bits})"
-        )
+    bits = value.bit_length()
+    if bits > limits.max_int_bits:
+        raise LimitError(f"an integer of {bits} bits exceeds max_int_bits ({limits.max_int_bits})")
+    charge_big_int(bits)
     return value
 
 

@@ -6,7 +6,9 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .budget import (
+    FILTER_ITEMS_PER_STEP,
     Limits,
+    charge_steps,
     check_key,
     check_length,
     current_limits,
@@ -405,6 +407,7 @@ def default_globals(limits: Limits) -> dict[str, Any]:
         """Placeholder text: ``n`` paragraphs of ``min`` to ``max`` words."""
         if n * max > limits.max_string // 8 or n < 0 or min > max:
             raise LimitError(f"lipsum({n}, max={max}) would exceed max_string")
+        charge_steps(n * max // FILTER_ITEMS_PER_STEP)  # Python work per word
         return _lorem_ipsum(n, html, min, max)
 
     return {

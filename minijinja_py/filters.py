@@ -16,6 +16,8 @@ from itertools import chain, groupby
 from typing import Any, NamedTuple
 
 from .budget import (
+    charge_big_int,
+    charge_for,
     charge_work,
     check_key,
     check_length,
@@ -81,7 +83,10 @@ def _soft_str(value: Any) -> str:
     # (``[big] * 1000|upper`` would print gigabytes).
     if isinstance(value, str):
         return value
-    check_printable(value)
+    if type(value) is int:
+        charge_big_int(value.bit_length())
+    else:
+        check_printable(value)
     return str(value)
 
 
@@ -1000,8 +1005,24 @@ def do_attr(environment: Any, obj: Any, name: str) -> Any:
 
 def _registered(env: Any, kind: str, name: Any, args: tuple, kwargs: dict) -> Callable[[Any], Any]:
     """``item -> env.call_filter(name, item, args, kwargs)`` (or ``call_test``) with the filter
-    or test looked up once rather than for each item; an unknown name still fails only when
-    the first item is given to it."""
+    or test looked up once rather than for each item, and each call charged as a filter or
+    test the template called itself; an unknown name still fails only when the first item is
+    given to it."""
+    func = _lookup_registered(env, kind, name, args, kwargs)
+    charge = charge_for(kind, name if isinstance(name, str) else "")
+
+    def charged(item: Any) -> Any:
+        charge(item, None)  # (``map('upper')`` over a thousand big strings pays for each)
+        result = func(item)
+        charge(None, result)
+        return result
+
+    return charged
+
+
+def _lookup_registered(
+    env: Any, kind: str, name: Any, args: tuple, kwargs: dict
+) -> Callable[[Any], Any]:
     method = "call_filter" if kind == "filter" else "call_test"
     call = getattr(env, method)
     environment = _environment_class()

@@ -16,6 +16,7 @@ from .budget import (
     CHARS_PER_STEP,
     ITEMS_PER_STEP,
     Limits,
+    charge_big_int,
     charge_built,
     charge_size,
     charge_steps,
@@ -71,8 +72,10 @@ def make_mul(limits: Limits) -> Callable[[Any, Any], Any]:
             check_length(len(b) * max(a, 0), limits, "string" if isinstance(b, str) else "list")
             return a * b
         elif type(a) is int and type(b) is int:
-            if a.bit_length() + b.bit_length() - 1 > limits.max_int_bits:
+            bits = a.bit_length() + b.bit_length()
+            if bits - 1 > limits.max_int_bits:
                 raise LimitError(f"the product would exceed max_int_bits ({limits.max_int_bits})")
+            charge_big_int(bits)
             return a * b
         result = a * b
         charge_built(result)
@@ -90,6 +93,7 @@ def make_pow(limits: Limits) -> Callable[[Any, Any], Any]:
                 raise LimitError(
                     f"a power of {b} would exceed max_int_bits ({limits.max_int_bits})"
                 )
+            charge_big_int(abs(a).bit_length() * b)
         return a**b
 
     return power
@@ -247,4 +251,6 @@ def to_string(value: Any) -> str:
         return value.__str__()
     if isinstance(value, _PRINTED_NESTED):
         check_printable(value)  # the repr of [big] * 1000 is a thousand bigs
+    elif type(value) is int:
+        charge_big_int(value.bit_length())
     return str(value)

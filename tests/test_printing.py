@@ -192,7 +192,9 @@ PYTHON_VALUES = [
     ('{{ od }}', repr(OrderedDict([("b", 1), ("a", 2)]))),  # Python 3.12 prints it as a dict
     ('{{ od.b }}', '1'),
     ('{{ od | dictsort }}', "[('a', 2), ('b', 1)]"),
-    ('{{ dd.k }}{{ dd.missing }}', '10'),
+    # a read never changes the caller's data: Jinja2 prints 0 and adds the key to the defaultdict
+    ('{{ dd.k }}{{ dd.missing }}{{ dd|length }}', Ours('11')),
+    ("{{ dd['k'] }}{{ dd['missing'] }}{{ dd|length }}", Ours('11')),
     ('{{ dd }}', "defaultdict(<class 'int'>, {'k': 1})"),
     ('{{ mp.m }}{{ mp | length }}', '11'),
     ('{{ mp }}', "{'m': 1}"),

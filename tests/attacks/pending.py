@@ -1,82 +1,10 @@
-"""Attacks that fail on this branch only because work on other branches has not landed yet:
-each is a strict xfail in the test run (an attack that starts holding fails the run until it is
-taken off this list), and is reported as failed by ``python -m tests.attacks``.
+"""Attacks known to get through, until the engine stops them: each is a strict xfail in the
+test run (an attack that starts holding fails the run until it is taken off this list), and is
+reported as failed by ``python -m tests.attacks``.
 
-Keyed by attack id; the value names the missing work.
+Keyed by attack id; the value names the missing work.  Empty: every attack holds.
 """
 
 from __future__ import annotations
 
-PENDING: dict[str, str] = {
-    "uncounted-work/filter-sum-start-list": "holds on sandbox-core's work in progress; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/namespace-kwargs": "holds on sandbox-core's work in progress; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "bare-exceptions/if-a-set-x-else-foo": "OPEN: fails on every branch; needs the syntax-error wording helper (blocks.tag_failure) must not raise KeyError for a block 'set' (whoever owns the lexer's messages)",
-    "bare-exceptions/set-x-else-bogus": "OPEN: fails on every branch; needs the syntax-error wording helper (blocks.tag_failure) must not raise KeyError for a block 'set' (whoever owns the lexer's messages)",
-    "compile-time/huge-source": "holds on sandbox-core's work in progress; needs compiling in linear time under max_source (sandbox-core, item 4)",
-    "compile-time/long-elif-flat": "OPEN: fails on sandbox-core's work in progress too; needs compiling in linear time under max_source (sandbox-core, item 4)",
-    "compile-time/many-if-blocks": "OPEN: fails on sandbox-core's work in progress too; needs compiling in linear time under max_source (sandbox-core, item 4)",
-    "compile-time/many-print-tags": "OPEN: fails on sandbox-core's work in progress too; needs compiling in linear time under max_source (sandbox-core, item 4)",
-    "compile-time/many-set-tags": "OPEN: fails on sandbox-core's work in progress too; needs compiling in linear time under max_source (sandbox-core, item 4)",
-    "crashes/dict-compare": "holds on sandbox-core's work in progress; needs a depth limit on the containers a template builds (sandbox-core, item 3)",
-    "crashes/list-compare": "holds on sandbox-core's work in progress; needs a depth limit on the containers a template builds (sandbox-core, item 3)",
-    "crashes/list-in": "holds on sandbox-core's work in progress; needs a depth limit on the containers a template builds (sandbox-core, item 3)",
-    "crashes/list-sort": "holds on sandbox-core's work in progress; needs a depth limit on the containers a template builds (sandbox-core, item 3)",
-    "crashes/tuple-count": "holds on sandbox-core's work in progress; needs a depth limit on the containers a template builds (sandbox-core, item 3)",
-    "crashes/tuple-dictsort": "holds on sandbox-core's work in progress; needs a depth limit on the containers a template builds (sandbox-core, item 3)",
-    "crashes/tuple-equal": "holds on sandbox-core's work in progress; needs a depth limit on the containers a template builds (sandbox-core, item 3)",
-    "crashes/tuple-groupby-key": "holds on sandbox-core's work in progress; needs a depth limit on the containers a template builds (sandbox-core, item 3)",
-    "crashes/tuple-groupby-unique": "holds on sandbox-core's work in progress; needs a depth limit on the containers a template builds (sandbox-core, item 3)",
-    "crashes/tuple-index": "holds on sandbox-core's work in progress; needs a depth limit on the containers a template builds (sandbox-core, item 3)",
-    "crashes/tuple-is-test": "holds on sandbox-core's work in progress; needs a depth limit on the containers a template builds (sandbox-core, item 3)",
-    "crashes/tuple-less": "holds on sandbox-core's work in progress; needs a depth limit on the containers a template builds (sandbox-core, item 3)",
-    "crashes/tuple-map": "holds on sandbox-core's work in progress; needs a depth limit on the containers a template builds (sandbox-core, item 3)",
-    "crashes/tuple-max": "holds on sandbox-core's work in progress; needs a depth limit on the containers a template builds (sandbox-core, item 3)",
-    "crashes/tuple-sort": "holds on sandbox-core's work in progress; needs a depth limit on the containers a template builds (sandbox-core, item 3)",
-    "host-settings/deep-dict-tojson": "holds on sandbox-core's work in progress; needs recursion counted by the engine, not read off Python's stack (sandbox-core, item 3)",
-    "host-settings/deep-list-printed": "holds on sandbox-core's work in progress; needs recursion counted by the engine, not read off Python's stack (sandbox-core, item 3)",
-    "host-settings/macro-default-argument": "holds on sandbox-core's work in progress; needs recursion counted by the engine, not read off Python's stack (sandbox-core, item 3)",
-    "loaders/config-huge-int": "OPEN: fails with the chat branch merged; needs a clear ValueError naming the file for every malformed JSON (chat, item 6)",
-    "memory-kept/break-pins-loop-data": "holds on sandbox-core's work in progress; needs nothing kept after a render (sandbox-core, item 5)",
-    "memory-kept/break-traceback": "holds on sandbox-core's work in progress; needs nothing kept after a render (sandbox-core, item 5)",
-    "memory-kept/continue-traceback": "holds on sandbox-core's work in progress; needs nothing kept after a render (sandbox-core, item 5)",
-    "memory-totals/format-list": "holds on sandbox-core's work in progress; needs a per-render max_memory budget (sandbox-core, item 2)",
-    "memory-totals/list-upper": "holds on sandbox-core's work in progress; needs a per-render max_memory budget (sandbox-core, item 2)",
-    "memory-totals/map-center": "holds on sandbox-core's work in progress; needs a per-render max_memory budget (sandbox-core, item 2)",
-    "memory-totals/map-string-big": "OPEN: fails on sandbox-core's work in progress too; needs a per-render max_memory budget (sandbox-core, item 2)",
-    "memory-totals/map-upper-list": "OPEN: fails on sandbox-core's work in progress too; needs a per-render max_memory budget (sandbox-core, item 2)",
-    "memory-totals/namespace-list": "holds on sandbox-core's work in progress; needs a per-render max_memory budget (sandbox-core, item 2)",
-    "memory-totals/percent-list": "holds on sandbox-core's work in progress; needs a per-render max_memory budget (sandbox-core, item 2)",
-    "memory-totals/raise-exception-list": "holds on sandbox-core's work in progress; needs a per-render max_memory budget (sandbox-core, item 2)",
-    "memory-totals/summed-format-widths": "holds on sandbox-core's work in progress; needs a per-render max_memory budget (sandbox-core, item 2)",
-    "memory-totals/summed-percent-widths": "holds on sandbox-core's work in progress; needs a per-render max_memory budget (sandbox-core, item 2)",
-    "mutation/array-byteswap": "OPEN: fails on sandbox-core's work in progress too; needs mutating methods of caller objects (array.array) and defaultdict reads refused in the engine (sandbox-core)",
-    "mutation/array-frombytes": "OPEN: fails on sandbox-core's work in progress too; needs mutating methods of caller objects (array.array) and defaultdict reads refused in the engine (sandbox-core)",
-    "mutation/array-fromlist": "OPEN: fails on sandbox-core's work in progress too; needs mutating methods of caller objects (array.array) and defaultdict reads refused in the engine (sandbox-core)",
-    "mutation/defaultdict-read-adds-key": "OPEN: fails on sandbox-core's work in progress too; needs mutating methods of caller objects (array.array) and defaultdict reads refused in the engine (sandbox-core)",
-    "uncounted-work/batch-huge-fill": "holds on sandbox-core's work in progress; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/filter-pprint": "OPEN: fails on sandbox-core's work in progress too; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/filter-safe-escape": "holds on sandbox-core's work in progress; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/folded-constant-copied": "OPEN: fails on sandbox-core's work in progress too; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/for-else-empty": "holds on sandbox-core's work in progress; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/for-if-rejects": "holds on sandbox-core's work in progress; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/generation-in-loop": "holds on sandbox-core's work in progress; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/if-is-free": "holds on sandbox-core's work in progress; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/int-base16-long": "holds on sandbox-core's work in progress; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/int-divmod-in-loop": "OPEN: fails on sandbox-core's work in progress too; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/int-mul-in-loop": "OPEN: fails on sandbox-core's work in progress too; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/int-pow-in-loop": "OPEN: fails on sandbox-core's work in progress too; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/int-to-string-in-loop": "OPEN: fails on sandbox-core's work in progress too; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/lipsum-in-loop": "OPEN: fails on sandbox-core's work in progress too; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/macro-kwargs": "holds on sandbox-core's work in progress; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/macro-varargs": "holds on sandbox-core's work in progress; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/round-huge-negative": "holds on sandbox-core's work in progress; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/set-is-free": "holds on sandbox-core's work in progress; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/slice-huge-count": "holds on sandbox-core's work in progress; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/str-strip-big-chars": "holds on sandbox-core's work in progress; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/strftime-in-loop": "OPEN: fails on sandbox-core's work in progress too; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/strftime-long-format": "holds on sandbox-core's work in progress; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/test-in": "holds on sandbox-core's work in progress; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/test-lower": "OPEN: fails on sandbox-core's work in progress too; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/tuple-startswith": "OPEN: fails on sandbox-core's work in progress too; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-    "uncounted-work/with-is-free": "holds on sandbox-core's work in progress; needs fuel for every statement, iteration and operation in proportion to its sizes (sandbox-core, item 1)",
-}
+PENDING: dict[str, str] = {}
