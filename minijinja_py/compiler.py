@@ -40,7 +40,7 @@ class Compiler:
     soft: bool
     undefined: type[Any]
 
-    def __init__(self, environment: Any) -> None:
+    def __init__(self, environment: Any, provenance: bool = False) -> None:
         self.environment = environment
         self.limits: Limits = environment.limits
         # Bound once: each `policy.getattr` read would make a new method object to keep.
@@ -69,6 +69,14 @@ class Compiler:
         self.names: dict[str, Any] = {}
         # What one walk of the tree found (see analysis.py); set by template().
         self.analysis: Analysis | None = None
+        # Wrap each filter and each printed value for a template compiled with provenance
+        # (see provenance.py).
+        self.track_filter: Any = None
+        self.track_printed: Any = None
+        if provenance:
+            from .provenance import track_operations
+
+            track_operations(self)
 
     # ------------------------------------------------------------ statements
 
@@ -118,6 +126,8 @@ class Compiler:
         self.folding = self.is_constant(node.expr)
         expr = self.expr(node.expr)
         self.folding = False
+        if self.track_printed is not None:
+            expr = self.track_printed(expr)
         return s.Output(expr, node.pos, self.limits.max_output, 1 + expression_size(node.expr))
 
     def stmt_If(self, node: n.If) -> Any:
@@ -515,6 +525,8 @@ class Compiler:
             error = TemplateSyntaxError(f"No {kind} named {name!r}.")
             error.offset = pos
             raise error
+        if func is not None and kind == "filter" and self.track_filter is not None:
+            func = self.track_filter(name, func)
         return func
 
     def _applier(self, kind: str, name: str, arguments: n.Arguments, pos: int) -> Any:
@@ -584,6 +596,8 @@ class Compiler:
 
     def expr_Concat(self, node: n.Concat) -> Any:
         items = tuple(self.expr(item) for item in node.items)
+        if self.track_printed is not None:
+            items = tuple(self.track_printed(item) for item in items)
         return e.Concat(items, node.pos, self.limits)
 
     def expr_Compare(self, node: n.Compare) -> Any:

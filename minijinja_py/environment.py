@@ -22,6 +22,7 @@ from .sandbox import AttributePolicy, SandboxedDict, SandboxedNamespace, check_p
 
 if TYPE_CHECKING:
     from .nodes import Template as TemplateNode
+    from .provenance import Provenance
 
 # The lexer, parser, compiler, filters and tests are imported by the first environment or
 # template that needs them: `import minijinja_py` stays cheap for tools that may not render.
@@ -285,6 +286,29 @@ class Template:
         """
         return self._render(dict(*args, **kwargs), record_spans=True)
 
+    def render_with_provenance(self, *args: Any, **kwargs: Any) -> Provenance:
+        """Render, and say where each character came from (see :mod:`minijinja_py.provenance`).
+
+        The text is ``render()``'s; every string of the context is traced through the template's
+        operations, its characters attributed to the path of the value they came from:
+        ``("messages", 3, "content")`` for ``render(messages=...)``.
+        """
+        return self.trace(dict(*args, **kwargs))
+
+    def trace(self, context: Mapping[str, Any], traced: Iterable[str] | None = None) -> Provenance:
+        """:meth:`render_with_provenance` of ``context``, tracing only the variables named in
+        ``traced`` (all when None): the others, like a tokenizer's special tokens, print as
+        template text does, without a source."""
+        from .provenance import collect, track_value
+
+        names = set(context) if traced is None else set(traced)
+        sourced = {
+            name: track_value(value, (name,)) if name in names else value
+            for name, value in context.items()
+        }
+        out, spans = self._render(sourced, record_spans=True, provenance=True)
+        return collect(out, spans)
+
     def undeclared_variables(self) -> set[str]:
         """The names the template reads from its context (globals excluded).
 
@@ -296,10 +320,18 @@ class Template:
 
         return undeclared_variables(self.tree) - set(self.environment.globals) - set(self.globals)
 
-    def _render(self, context: dict[str, Any], record_spans: bool) -> tuple[str, list]:
+    def _render(
+        self, context: dict[str, Any], record_spans: bool, provenance: bool = False
+    ) -> tuple[Any, list]:
         Frame, RenderState = self._runtime_types
         out: list[str] = []
         state = RenderState(self.environment.limits, out)
+        run = self._run
+        if provenance:
+            from .provenance import join_text
+
+            run = self._run_with_provenance()
+            state.join = join_text
         global_vars = self.environment.globals
         if self.globals:
             global_vars = {**global_vars, **self.globals}
@@ -311,8 +343,8 @@ class Template:
         # Filters and operators find the budget through a context variable (see sandbox).
         token = enter_render(state)
         try:
-            state.charge(self._run.cost)  # the template's top-level statements, paid first
-            self._run.run(root, out)
+            state.charge(run.cost)  # the template's top-level statements, paid first
+            run.run(root, out)
         except TemplateError as error:
             raise self._placed(error) from None
         except RecursionError:
@@ -323,7 +355,21 @@ class Template:
             raise self._placed(TemplateRuntimeError(f"internal error: {error!r}")) from error
         finally:
             leave_render(token)
+        if provenance:
+            return out, state.spans
         return "".join(out), state.spans
+
+    def _run_with_provenance(self) -> Any:
+        # Compiled again, once, the first time it is asked for: the filters, operators and
+        # str methods of this form keep the sources of the strings they are given.
+        run = self.__dict__.get("_provenance_run")
+        if run is None:
+            from .compiler import Compiler
+
+            run = self._provenance_run = Compiler(self.environment, provenance=True).template(
+                self.tree
+            )
+        return run
 
     def _placed(self, error: TemplateError) -> TemplateError:
         if error.source is None:

@@ -838,7 +838,7 @@ class Concat:
                 total += len(text)
                 parts.append(text)
             check_length(total, self.limits)
-            return "".join(parts)
+            return frame.state.join(parts)
         except Exception as error:
             raise located(error, self.pos) from None
 

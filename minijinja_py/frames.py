@@ -12,7 +12,7 @@ from .errors import LimitError, TemplateError, TemplateRuntimeError
 class RenderState(Budget):
     """What one render counts (steps, output size, depth: see Budget) and collects."""
 
-    __slots__ = ("root_out", "spans", "root", "context", "measured")
+    __slots__ = ("root_out", "spans", "root", "context", "measured", "join")
     root_out: list[Any]
     measured: tuple[int, int]
 
@@ -26,6 +26,8 @@ class RenderState(Budget):
         self.spans: list[tuple[int, int]] = []
         # (items of root_out, their characters) as last measured by a generation block
         self.measured = (0, 0)
+        # How captured output becomes one string: a render with provenance keeps the sources.
+        self.join = "".join
 
 
 class Frame:

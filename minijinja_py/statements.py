@@ -265,7 +265,7 @@ class For:
         def again(values: Any, depth0: int) -> str:
             captured: list = []
             self.loop(frame, captured, values, depth0, again)
-            return "".join(captured)
+            return frame.state.join(captured)
 
         return again
 
@@ -544,7 +544,7 @@ class AssignBlock:
 
 def _joined_text(parts: list, state: Any) -> str:
     """A captured body's text, its copy counted (the parts were counted as output)."""
-    text = "".join(parts)
+    text = state.join(parts)  # (a render with provenance keeps the sources: see frames)
     if len(text) >= SHORT:
         state.allocate(len(text))
     return text

@@ -618,6 +618,8 @@ def test_capabilities_of_example():
         "requires_typed_content": False,
         "requires_non_null_content": False,
         "supports_generation_spans": True,
+        "preserves_prefix": True,
+        "prefix_changed_at": None,
         "renders": True,
         "render_error": None,
         "variables": ["add_generation_prompt", "messages", "tools"],

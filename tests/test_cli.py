@@ -325,6 +325,8 @@ def test_check_report(capsys):
         "  requires_typed_content: no\n"
         "  requires_non_null_content: no\n"
         "  supports_generation_spans: yes\n"
+        "  preserves_prefix: yes\n"
+        "  prefix_changed_at: None\n"
         "  renders: yes\n"
         "  render_error: None\n"
     )

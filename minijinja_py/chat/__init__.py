@@ -9,19 +9,22 @@ by :func:`get_json_schema`, the same ``continue_final_message`` cut and the same
 
 Modules, one job each: :mod:`.loading` (model folders, the Hub cache, GGUF through :mod:`.gguf`),
 :mod:`.inputs` (caller values to plain data), :mod:`.schema` (tools from Python functions),
-:mod:`.capabilities` (probe renders) and :mod:`.template` (:class:`ChatTemplate` itself).
+:mod:`.capabilities` (probe renders), :mod:`.provenance` (sources and assistant spans) and
+:mod:`.template` (:class:`ChatTemplate` itself).
 """
 
 from .capabilities import ChatCapabilities
 from .gguf import GGUFError, GGUFMetadata, read_gguf_metadata
 from .inputs import to_template_data
 from .loading import SPECIAL_TOKEN_NAMES, load_pretrained_files
+from .provenance import ChatProvenance
 from .schema import get_json_schema
 from .template import ChatTemplate
 
 __all__ = [
     "SPECIAL_TOKEN_NAMES",
     "ChatCapabilities",
+    "ChatProvenance",
     "ChatTemplate",
     "GGUFError",
     "GGUFMetadata",

@@ -34,6 +34,11 @@ class ChatCapabilities:
     requires_typed_content: bool = False
     requires_non_null_content: bool = False
     supports_generation_spans: bool = False
+    #: Whether appending a message keeps the text of the earlier ones (False when some probe
+    #: conversation's rendering of its first k messages is not a prefix of its first k + 1).
+    preserves_prefix: bool = True
+    #: Where it is not: how many messages the earlier rendering held when appending one changed it.
+    prefix_changed_at: int | None = None
     #: False when every basic probe raised: the template renders nothing (see render_error)
     renders: bool = True
     render_error: str | None = None
@@ -178,6 +183,7 @@ def probe_capabilities(compiled: Any, special_tokens: Mapping[str, Any]) -> Chat
         pass
     documents = [{"title": "Doc", "text": "<Document Needle>"}]
     supports_documents = "<Document Needle>" in probe([user], documents=documents)
+    changed_at = _prefix_change(probe, user, text, reasoning_field, supports_system)
 
     return ChatCapabilities(
         supports_system_role=supports_system,
@@ -197,7 +203,30 @@ def probe_capabilities(compiled: Any, special_tokens: Mapping[str, Any]) -> Chat
         requires_typed_content=requires_typed,
         requires_non_null_content=_USER_NEEDLE in out_empty and _USER_NEEDLE not in out_null,
         supports_generation_spans=bool(spans),
+        preserves_prefix=changed_at is None,
+        prefix_changed_at=changed_at,
         renders=renders,
         render_error=render_error,
         variables=variables,
     )
+
+
+def _prefix_change(
+    probe: Any, user: dict[str, Any], text: Any, reasoning_field: str | None, system: bool
+) -> int | None:
+    """The first k at which the rendering of a probe conversation's first k messages is not a
+    prefix of its first k + 1 (an RL loop extending a conversation turn by turn needs none)."""
+    reply: dict[str, Any] = {"role": "assistant", "content": text("First answer.")}
+    if reasoning_field is not None:
+        reply[reasoning_field] = "First thought."
+    turns = [user, reply, {"role": "user", "content": text("Next.")}]
+    turns.append({"role": "assistant", "content": text("Second answer.")})
+    if system:
+        turns.insert(0, {"role": "system", "content": text("Be brief.")})
+    previous = None
+    for count in range(1, len(turns) + 1):
+        current = probe(turns[:count])
+        if previous and current and not current.startswith(previous):
+            return count - 1
+        previous = current
+    return None

@@ -14,6 +14,12 @@ from ..sandbox import Limits
 from .capabilities import ChatCapabilities, probe_capabilities
 from .inputs import REASONING_FIELDS, normalise_conversations, to_template_data
 from .loading import load_gguf_files, load_pretrained_files, read_text
+from .provenance import (
+    ChatProvenance,
+    chat_provenance,
+    has_generation_blocks,
+    probe_turn_texts,
+)
 from .schema import tool_to_schema
 
 __all__ = ["ChatTemplate"]
@@ -39,12 +45,15 @@ class ChatTemplate:
         origin: str | None = None,
         limits: Limits | None = None,
         now: datetime | None = None,
+        tokenizer: Any = None,
     ) -> None:
         """``template``: the source, or named sources (``{"default": ..., "tool_use": ...}``).
 
         ``name`` fixes which named template renders (a single template is named ``"default"``;
         any other name is refused).  ``limits`` bound each render (see :class:`Limits`);
         ``now`` pins the instant ``strftime_now`` formats, for reproducible prompts.
+        ``tokenizer`` (a ``tokenizers.Tokenizer``, or the path of a ``tokenizer.json`` or of its
+        folder, read when first needed) is what :meth:`tokenize` encodes with.
         """
         if isinstance(template, str):
             self._templates: dict[str, str] = {}
@@ -70,7 +79,9 @@ class ChatTemplate:
         if now is not None and not isinstance(now, datetime):
             raise TypeError(f"now must be a datetime.datetime, not {type(now).__name__}")
         self.now = now
+        self._tokenizer = tokenizer
         self._compiled: dict[str, Any] = {}
+        self._probes: dict[Any, tuple[str, str]] = {}
         for source in self.sources.values():
             self._compile(source)
 
@@ -116,6 +127,8 @@ class ChatTemplate:
         """
         template, tokens = load_pretrained_files(folder)
         options.setdefault("origin", os.fspath(folder))
+        if (Path(folder) / "tokenizer.json").is_file():
+            options.setdefault("tokenizer", Path(folder) / "tokenizer.json")
         return cls(template, tokens, name=name, **options)
 
     @classmethod
@@ -132,6 +145,7 @@ class ChatTemplate:
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state["_compiled"] = {}
+        state["_probes"] = {}
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -375,6 +389,144 @@ class ChatTemplate:
         )
         return self._render_chat(call, self._single_chat(messages), True)
 
+    def render_with_provenance(
+        self,
+        messages: Any,
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        add_generation_prompt: bool = False,
+        *,
+        chat_template: str | None = None,
+        **kwargs: Any,
+    ) -> ChatProvenance:
+        """The text of :meth:`render`, where each character came from, and the assistant spans.
+
+        Sources are named as in :mod:`minijinja_py.chat.provenance`; the special tokens are
+        template text.  ``assistant_spans`` are the ``{% generation %}`` spans when the template
+        has such blocks, else inferred by that module's rule.  One conversation per call.
+        """
+        call = self._prepare(
+            tools, documents, add_generation_prompt, False, False, chat_template, kwargs
+        )
+        call.traced_names = ["messages", "tools", "documents", *kwargs]
+        return self._traced(call, self._single_chat(messages))
+
+    def _traced(self, call: _Call, chat: list[dict[str, Any]]) -> ChatProvenance:
+        names = call.traced_names or ["messages", "tools", "documents"]
+        traced = call.compiled.trace({**call.context, "messages": chat}, names)
+        probes = None
+        if not has_generation_blocks(call.source):
+            if call.probes is None:
+                # The probes read the template's headers and markers, which depend on its
+                # options (enable_thinking, ...), not on the tools or documents: kept per options.
+                key = (call.source, _option_key(call.context))
+                call.probes = self._probes.get(key)
+                if call.probes is None:
+
+                    def render(probe: list[dict[str, Any]], prompt: bool) -> str:
+                        context = {
+                            **call.context,
+                            "messages": probe,
+                            "add_generation_prompt": prompt,
+                        }
+                        return call.compiled.render(context)
+
+                    call.probes = probe_turn_texts(render)
+                    if len(self._probes) >= 64:
+                        self._probes.clear()
+                    self._probes[key] = call.probes
+            probes = call.probes
+        return chat_provenance(traced, chat, probes)
+
+    # tokens ------------------------------------------------------------------------------------
+
+    @property
+    def tokenizer(self) -> Any:
+        """The ``tokenizers.Tokenizer`` that :meth:`tokenize` uses (loaded on first use)."""
+        if self._tokenizer is None:
+            raise ValueError(
+                "this chat template has no tokenizer: load it with from_pretrained() from a folder "
+                "holding tokenizer.json, or pass tokenizer="
+            )
+        if isinstance(self._tokenizer, (str, os.PathLike)):
+            from .tokens import load_tokenizer
+
+            self._tokenizer = load_tokenizer(self._tokenizer)
+        return self._tokenizer
+
+    def tokenize(
+        self,
+        messages: Any,
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        add_generation_prompt: bool = False,
+        *,
+        return_assistant_tokens_mask: bool = False,
+        protect_special_tokens: bool = False,
+        chat_template: str | None = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        """``input_ids`` and ``attention_mask`` (and ``assistant_masks`` when asked) of the prompt.
+
+        Equal to transformers' ``apply_chat_template(..., tokenize=True, return_dict=True,
+        return_assistant_tokens_mask=...)`` on the same model folder: one encode of the whole text
+        without added special tokens.  The assistant mask covers the tokens of the assistant
+        spans of :meth:`render_with_provenance` (the ``{% generation %}`` blocks, or the inferred
+        turns of a template without them).  ``protect_special_tokens`` encodes the added tokens
+        that occur in the caller's data as ordinary text; those the template writes stay control
+        tokens.  A batch of conversations gives a list per key.
+        """
+        from .tokens import encode_chat
+
+        tokenizer = self.tokenizer
+        call = self._prepare(
+            tools, documents, add_generation_prompt, False, False, chat_template, kwargs
+        )
+        call.traced_names = ["messages", "tools", "documents", *kwargs]
+        conversations, batched = self._conversations(messages)
+        generation = return_assistant_tokens_mask and has_generation_blocks(call.source)
+        results = []
+        for chat in conversations:
+            caller_spans = None
+            spans: list[tuple[int, int]] = []
+            if protect_special_tokens or (return_assistant_tokens_mask and not generation):
+                traced = self._traced(call, chat)
+                text, spans = traced.text, traced.assistant_spans
+                if protect_special_tokens:
+                    caller_spans = traced.caller_spans()
+            elif return_assistant_tokens_mask:
+                text, spans = self._render_chat(call, chat, True)
+            else:
+                text = self._render_chat(call, chat, False)[0]
+            encoded = encode_chat(tokenizer, text, spans, caller_spans)
+            if not return_assistant_tokens_mask:
+                del encoded["assistant_masks"]
+            results.append(encoded)
+        if not batched:
+            return results[0]
+        return {key: [result[key] for result in results] for key in results[0]}
+
+    def find_control_tokens(
+        self,
+        messages: Any,
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        **kwargs: Any,
+    ) -> list[dict[str, Any]]:
+        """The tokenizer's added tokens found in the caller's data: one ``{"source", "token",
+        "offset"}`` per occurrence, sources named as in :mod:`minijinja_py.chat.provenance`,
+        so that a server can refuse such input instead of protecting it."""
+        from .tokens import find_control_tokens
+
+        conversations, _ = self._conversations(messages)
+        data: list[tuple[tuple, Any]] = []
+        for chat in conversations:
+            data += [(("message", index), message) for index, message in enumerate(chat)]
+        data += [(("tool", index), tool) for index, tool in enumerate(tools or [])]
+        data += [(("document", index), doc) for index, doc in enumerate(documents or [])]
+        data += [(("keyword", key), value) for key, value in kwargs.items()]
+        return [dict(found) for found in find_control_tokens(self.tokenizer, data)]
+
     # analysis ----------------------------------------------------------------------------------
 
     def undeclared_variables(self, chat_template: str | None = None) -> set[str]:
@@ -401,6 +553,18 @@ class _Call:
     source: str
     context: dict[str, Any]
     continue_final_message: bool | str
+    #: The context variables whose strings a render with provenance traces.
+    traced_names: list[str] = dataclasses.field(default_factory=list)
+    #: The generation prompt and end-of-turn marker, probed once per call.
+    probes: tuple[str, str] | None = None
+
+
+def _option_key(context: dict[str, Any]) -> tuple:
+    return tuple(
+        (key, value)
+        for key, value in context.items()
+        if key not in ("tools", "documents") and isinstance(value, (str, int, float, bool))
+    )
 
 
 def _tag_final_message(

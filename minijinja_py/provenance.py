@@ -1,0 +1,823 @@
+"""Where each character of a rendered text came from.
+
+``Template.render_with_provenance`` wraps every string of the caller's context in a
+:class:`Sourced` string: a ``str`` whose segments name the path of the value each of its characters
+came from (``("messages", 3, "content")``).  The template compiled for provenance (see
+``Compiler(..., provenance=True)``) runs the very same evaluators; only its filters, operators,
+``str`` methods and the joins of captured output go through :func:`track_operations`, which keeps
+the segments:
+
+- exactly through the operations templates apply to strings (concatenation, slicing and indexing,
+  ``split``/``strip``/``replace``/``join`` and the other ``str`` methods, ``%`` and ``format``
+  with plain ``%s``/``{}`` fields, and the filters ``join``, ``tojson``, ``trim``, ``indent``,
+  ``upper``/``lower``/``title``/``capitalize``, ``center``, ``reverse``, ``format``);
+- conservatively through everything else: a string that a filter, method or operator derives from
+  sourced inputs is attributed, as a whole, to every source of those inputs (never to none);
+  markup stays markup (:class:`SourcedMarkup`), so that escaping filters treat it as before.
+
+Only strings carry sources: numbers, booleans and ``None`` print without one, and so do dict keys.
+A render without provenance never meets a :class:`Sourced` string: its fast paths, which test
+``type(x) is str``, are untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NamedTuple
+
+from .methods import STR_METHODS
+from .ops import to_string
+from .runtime import Markup, Undefined, wants_environment
+
+Path = tuple[Any, ...]
+
+
+class Segment(NamedTuple):
+    """Characters ``[start, end)`` came from the value at ``path``.
+
+    ``offset`` is where they begin in that source string when the operations were exact (None for
+    a derived string, attributed to every source it was computed from); ``verbatim`` tells whether
+    the characters equal the source's own (false after a case change, which keeps positions).
+    """
+
+    start: int
+    end: int
+    path: Path
+    offset: int | None
+    verbatim: bool
+
+
+class Sourced(str):
+    """A string that knows where its characters came from (its ``segments``)."""
+
+    segments: tuple[Segment, ...]
+
+    def __str__(self) -> str:
+        # str(x) and ~ keep the sources (filters call str() on their input)
+        return self
+
+    def __repr__(self) -> str:
+        return str.__repr__(self)
+
+    def __reduce__(self) -> Any:
+        return (str, (str.__str__(self),))
+
+    # ---------------------------------------------------------------- operators
+
+    def __add__(self, other: Any) -> Any:
+        if not isinstance(other, str):
+            return str.__str__(self) + other  # Python's own error for str + list
+        if other.__class__ is str:
+            if not other:
+                return self
+            result = str.__new__(Sourced, str.__add__(self, other))
+            result.segments = self.segments
+            return result
+        return join_text((self, other))
+
+    def __radd__(self, other: Any) -> Any:
+        if other.__class__ is not str:
+            return join_text((other, self)) if isinstance(other, str) else NotImplemented
+        if not other:
+            return self
+        shift = len(other)
+        result = str.__new__(Sourced, str.__add__(other, self))
+        result.segments = tuple(
+            (start + shift, end + shift, path, offset, verbatim)
+            for start, end, path, offset, verbatim in self.segments
+        )
+        return result
+
+    def __mul__(self, count: Any) -> Any:
+        result = str.__mul__(self, count)
+        if result is NotImplemented or not result:
+            return result
+        return join_text((self,) * count)
+
+    __rmul__ = __mul__
+
+    def __mod__(self, args: Any) -> Any:
+        return derived(str.__mod__(self, args), (self, args))
+
+    def __rmod__(self, template: Any) -> Any:
+        if not isinstance(template, str):
+            return NotImplemented
+        return percent_format(template, self)
+
+    def __getitem__(self, key: Any) -> Any:
+        result = str.__getitem__(self, key)
+        if key.__class__ is slice:
+            start, stop, step = key.indices(len(self))
+            if step == 1:
+                return _make(result, _clip(self.segments, start, max(start, stop), -start))
+            segments: list[Segment] = []
+            for position, index in enumerate(range(start, stop, step)):
+                segments.extend(_clip(self.segments, index, index + 1, position - index))
+            return _make(result, segments)
+        index = key.__index__()
+        if index < 0:
+            index += len(self)
+        return _make(result, _clip(self.segments, index, index + 1, -index))
+
+    def __iter__(self) -> Iterator[str]:
+        for index in range(len(self)):
+            yield self[index]
+
+    # ---------------------------------------------------------------- str methods
+
+    def strip(self, chars: Any = None) -> Any:
+        result = str.strip(self, chars)
+        left = len(self) - len(str.lstrip(self, chars))
+        return self[left : left + len(result)]
+
+    def lstrip(self, chars: Any = None) -> Any:
+        return self[len(self) - len(str.lstrip(self, chars)) :]
+
+    def rstrip(self, chars: Any = None) -> Any:
+        return self[: len(str.rstrip(self, chars))]
+
+    def removeprefix(self, prefix: Any) -> Any:
+        return self[len(self) - len(str.removeprefix(self, prefix)) :]
+
+    def removesuffix(self, suffix: Any) -> Any:
+        return self[: len(str.removesuffix(self, suffix))]
+
+    def split(self, sep: Any = None, maxsplit: Any = -1) -> list[Any]:
+        parts = str.split(self, sep, maxsplit)
+        pieces = []
+        position = 0
+        for part in parts:
+            if sep is None:  # whitespace runs: each part starts at the next non-space
+                position = str.find(self, part, position)
+            pieces.append(self[position : position + len(part)])
+            position += len(part) + (0 if sep is None else len(sep))
+        return pieces
+
+    def rsplit(self, sep: Any = None, maxsplit: Any = -1) -> list[Any]:
+        parts = str.rsplit(self, sep, maxsplit)
+        pieces = []
+        end = len(self)
+        for part in reversed(parts):
+            start = str.rfind(self, part, 0, end) if sep is None else end - len(part)
+            pieces.append(self[start : start + len(part)])
+            end = start - (0 if sep is None else len(sep))
+        pieces.reverse()
+        return pieces
+
+    def splitlines(self, keepends: Any = False) -> list[Any]:
+        pieces = []
+        position = 0
+        for line in str.splitlines(self, True):
+            width = len(line) if keepends else len(str.splitlines(line)[0])
+            pieces.append(self[position : position + width])
+            position += len(line)
+        return pieces
+
+    def partition(self, sep: Any) -> tuple[Any, Any, Any]:
+        head, found, _ = str.partition(self, sep)
+        if not found:
+            return (self[:], "", "")
+        cut = len(head)
+        return (self[:cut], self[cut : cut + len(found)], self[cut + len(found) :])
+
+    def rpartition(self, sep: Any) -> tuple[Any, Any, Any]:
+        head, found, _ = str.rpartition(self, sep)
+        if not found:
+            return ("", "", self[:])
+        cut = len(head)
+        return (self[:cut], self[cut : cut + len(found)], self[cut + len(found) :])
+
+    def replace(self, old: Any, new: Any, count: Any = -1) -> Any:
+        result = str.replace(self, old, new, count)
+        if not old:
+            return derived(result, (self, new))
+        parts: list[str] = []
+        position = done = 0
+        while count < 0 or done < count:
+            found = str.find(self, old, position)
+            if found < 0:
+                break
+            parts += (self[position:found], new)
+            position = found + len(old)
+            done += 1
+        parts.append(self[position:])
+        return _checked(join_text(parts), result, (self, new))
+
+    def join(self, iterable: Iterable[Any]) -> Any:
+        items = list(iterable)
+        result = str.join(self, items)  # Python's own error for a non-string item
+        return _checked(_interleave(self, items), result, (self, items))
+
+    def center(self, width: Any, fillchar: Any = " ") -> Any:
+        result = str.center(self, width, fillchar)
+        margin = len(result) - len(self)
+        left = margin // 2 + (margin & width & 1)
+        return _padded(self, result, left)
+
+    def ljust(self, width: Any, fillchar: Any = " ") -> Any:
+        return _padded(self, str.ljust(self, width, fillchar), 0)
+
+    def rjust(self, width: Any, fillchar: Any = " ") -> Any:
+        result = str.rjust(self, width, fillchar)
+        return _padded(self, result, len(result) - len(self))
+
+    def upper(self) -> Any:
+        return _recased(self, str.upper(self))
+
+    def lower(self) -> Any:
+        return _recased(self, str.lower(self))
+
+    def casefold(self) -> Any:
+        return _recased(self, str.casefold(self))
+
+    def swapcase(self) -> Any:
+        return _recased(self, str.swapcase(self))
+
+    def title(self) -> Any:
+        return _recased(self, str.title(self))
+
+    def capitalize(self) -> Any:
+        return _recased(self, str.capitalize(self))
+
+    def zfill(self, width: Any) -> Any:
+        return derived(str.zfill(self, width), (self,))
+
+    def expandtabs(self, tabsize: Any = 8) -> Any:
+        return derived(str.expandtabs(self, tabsize), (self,))
+
+
+class SourcedMarkup(Markup):
+    """Markup (``|safe``, ``"x"|safe + y``) computed from sourced strings: still markup for the
+    filters that escape, attributed as a whole to its sources."""
+
+    segments: tuple[Segment, ...]
+
+
+_EXACT_METHODS = frozenset(name for name in vars(Sourced) if name[:1] != "_")
+
+SourcedMarkup.__name__ = SourcedMarkup.__qualname__ = "Markup"
+SourcedMarkup.__module__ = Markup.__module__
+_SOURCED = (Sourced, SourcedMarkup)
+
+# Python's messages name the operand's type ("can only concatenate list (not "str") to list"):
+# a sourced string must read as the str it stands for.
+Sourced.__name__ = Sourced.__qualname__ = "str"
+Sourced.__module__ = "builtins"
+
+
+# -------------------------------------------------------------------- building blocks
+
+
+def _make(text: str, segments: Iterable[tuple]) -> Any:
+    if segments.__class__ is not tuple:
+        segments = tuple(segments)
+    if not segments or not text:
+        return text if text.__class__ is str else str.__str__(text)
+    result = str.__new__(Sourced, text)
+    result.segments = segments
+    return result
+
+
+# Inside a render a segment is a plain (start, end, path, offset, verbatim) tuple, which is
+# cheaper to make; the result turns them into Segments.
+
+
+def _clip(segments: tuple[tuple, ...], low: int, high: int, shift: int) -> list[tuple]:
+    clipped = []
+    for first, last, path, offset, verbatim in segments:
+        start = first if first > low else low
+        end = last if last < high else high
+        if start < end:
+            if offset is not None:
+                offset += start - first
+            clipped.append((start + shift, end + shift, path, offset, verbatim))
+    return clipped
+
+
+def join_text(parts: Iterable[Any]) -> Any:
+    """``"".join(parts)``, keeping the sources of sourced parts (the joins of captured output)."""
+    parts = parts if isinstance(parts, (list, tuple)) else list(parts)
+    text = "".join(parts)
+    sourced = _SOURCED
+    first = next((i for i, part in enumerate(parts) if part.__class__ in sourced), None)
+    if first is None:
+        return text  # (most captured output holds no caller text)
+    segments: list[tuple] = []
+    position = sum(map(len, parts[:first])) if first else 0
+    for part in parts[first:]:
+        if part.__class__ in sourced:
+            if position:
+                segments += [
+                    (start + position, end + position, path, offset, verbatim)
+                    for start, end, path, offset, verbatim in part.segments
+                ]
+            else:
+                segments += part.segments
+        position += len(part)
+    return _make(text, segments) if segments else text
+
+
+def _interleave(separator: str, items: list[Any]) -> Any:
+    parts: list[Any] = []
+    for index, item in enumerate(items):
+        if index:
+            parts.append(separator)
+        parts.append(item)
+    return join_text(parts)
+
+
+def paths_of(values: Iterable[Any], depth: int = 6) -> list[Path]:
+    """The distinct source paths of the sourced strings in ``values`` (lists, dicts: nested)."""
+    found: dict[Path, None] = {}
+    _collect(values, found, depth)
+    return list(found)
+
+
+def _collect(value: Any, found: dict[Path, None], depth: int) -> None:
+    if value.__class__ in _SOURCED:
+        for segment in value.segments:
+            found[segment[2]] = None
+    elif depth and isinstance(value, (list, tuple)):
+        for item in value:
+            _collect(item, found, depth - 1)
+    elif depth and isinstance(value, dict):
+        for item in value.values():
+            _collect(item, found, depth - 1)
+
+
+def derived(result: Any, inputs: Iterable[Any]) -> Any:
+    """``result``, computed from ``inputs``, attributed as a whole to every source of them."""
+    if not result or not (result.__class__ is str or isinstance(result, Markup)):
+        return result
+    segments = tuple((0, len(result), p, None, False) for p in paths_of(inputs))
+    if not segments:
+        return result
+    if result.__class__ is str:
+        return _make(result, segments)
+    marked = str.__new__(SourcedMarkup, result)
+    marked.segments = segments
+    return marked
+
+
+def _checked(candidate: Any, result: str, inputs: Iterable[Any]) -> Any:
+    # An exact reconstruction is kept only when its text is the real result's.
+    if str.__eq__(candidate, result):
+        return candidate if candidate.__class__ is Sourced else result
+    return derived(result, inputs)
+
+
+def _padded(original: Sourced, result: str, left: int) -> Any:
+    right = left + len(original)
+    return _checked(join_text((result[:left], original, result[right:])), result, (original,))
+
+
+def _recased(original: Sourced, result: str) -> Any:
+    # A change of case that keeps the length keeps every character in its place.
+    if len(result) != len(original):
+        return derived(result, (original,))
+    return _make(result, ((*segment[:4], False) for segment in original.segments))
+
+
+# -------------------------------------------------------------------- formatting
+
+_PERCENT_FIELD = re.compile(r"%(?:\(([^)]*)\))?([-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?)([a-zA-Z%])")
+
+
+def percent_format(template: str, args: Any) -> Any:
+    """``template % args``, exact for plain ``%s`` fields and literal text of a plain template."""
+    result = str.__mod__(template, args)
+    if template.__class__ is Sourced or not paths_of((args,)):
+        return derived(result, (template, args))
+    values = args if isinstance(args, tuple) else (args,)
+    parts: list[Any] = []
+    position = next_value = 0
+    for match in _PERCENT_FIELD.finditer(template):
+        parts.append(template[position : match.start()])
+        position = match.end()
+        key, spec, kind = match.groups()
+        if kind == "%":
+            parts.append("%")
+            continue
+        if key is not None:
+            value = args[key]
+        else:
+            if next_value >= len(values) or "*" in spec:
+                return derived(result, (template, args))
+            value = values[next_value]
+            next_value += 1
+        if kind == "s" and not spec and isinstance(value, str):
+            parts.append(value)
+        else:
+            parts.append(derived(("%" + spec + kind) % (value,), (value,)))
+    parts.append(template[position:])
+    return _checked(join_text(parts), result, (template, args))
+
+
+def str_format(template: str, result: str, args: tuple, kwargs: dict) -> Any:
+    """``template.format(...)``'s result, exact for plain ``{}``, ``{0}`` and ``{name}`` fields."""
+    import string
+
+    if template.__class__ is Sourced or not paths_of((args, kwargs)):
+        return derived(result, (template, args, kwargs))
+    parts: list[Any] = []
+    automatic = 0
+    try:
+        for literal, field, spec, conversion in string.Formatter().parse(template):
+            parts.append(literal)
+            if field is None:
+                continue
+            if spec or conversion:
+                return derived(result, (template, args, kwargs))
+            if field == "":
+                value = args[automatic]
+                automatic += 1
+            elif field.isdigit():
+                value = args[int(field)]
+            elif field.isidentifier():
+                value = kwargs[field]
+            else:
+                return derived(result, (template, args, kwargs))
+            parts.append(value if isinstance(value, str) else str(value))
+    except (ValueError, LookupError):
+        return derived(result, (template, args, kwargs))
+    return _checked(join_text(parts), result, (template, args, kwargs))
+
+
+# -------------------------------------------------------------------- JSON
+
+_JSON_STRING = json.JSONEncoder(ensure_ascii=False).encode
+_JSON_ESCAPED = re.compile(r'[\x00-\x1f\\"]')
+
+
+def json_text(value: Any, indent: int | None, result: str) -> Any:
+    """``tojson``'s ``result`` with each string's characters traced (ensure_ascii off)."""
+    parts: list[Any] = []
+    try:
+        _json_parts(value, indent, 0, parts, 0)
+    except (TypeError, ValueError, RecursionError):
+        return derived(result, (value,))
+    return _checked(join_text(parts), result, (value,))
+
+
+def _json_parts(value: Any, indent: int | None, level: int, parts: list, depth: int) -> None:
+    if depth > 200:
+        raise RecursionError
+    if isinstance(value, str):
+        if value.__class__ is not Sourced:
+            parts.append(_JSON_STRING(str.__str__(value)))
+            return
+        if _JSON_ESCAPED.search(value) is None:  # nothing escaped: the characters themselves
+            parts += ('"', value, '"')
+            return
+        # JSON escapes character by character: the runs between escapes are the source's own.
+        parts.append('"')
+        position = 0
+        for match in _JSON_ESCAPED.finditer(value):
+            parts.append(value[position : match.start()])
+            parts.append(derived(_JSON_STRING(match.group())[1:-1], (value[match.start()],)))
+            position = match.end()
+        parts += (value[position:], '"')
+        return
+    if isinstance(value, dict):
+        items: Iterable[tuple[Any, Any]] = value.items()
+        opener, closer = "{", "}"
+    elif isinstance(value, (list, tuple)):
+        items = ((None, item) for item in value)
+        opener, closer = "[", "]"
+    else:
+        parts.append(json.dumps(value))
+        return
+    parts.append(opener)
+    if indent is None:
+        between, before, after = ", ", "", ""
+    else:
+        inner = "\n" + " " * (indent * (level + 1))
+        between, before, after = "," + inner, inner, "\n" + " " * (indent * level)
+    empty = True
+    for index, (key, item) in enumerate(items):
+        empty = False
+        parts.append(before if index == 0 else between)
+        if opener == "{":
+            parts.append(_JSON_STRING(_json_key(key)))
+            parts.append(": ")
+        _json_parts(item, indent, level + 1, parts, depth + 1)
+    if not empty:
+        parts.append(after)
+    parts.append(closer)
+
+
+def _json_key(key: Any) -> str:
+    if isinstance(key, str):
+        return str.__str__(key)
+    if key is True or key is False or key is None:
+        return json.dumps(key)
+    if isinstance(key, (int, float)):
+        return json.dumps(key) if isinstance(key, float) else str(int(key))
+    raise TypeError(key)
+
+
+# -------------------------------------------------------------------- the caller's values
+
+
+def track_value(value: Any, path: Path) -> Any:
+    """A copy of ``value`` whose strings (nested in lists, tuples and dicts) are sourced."""
+    kind = value.__class__
+    if kind is str:
+        return _source(value, path) if value else value
+    if kind is dict:
+        # (the leaves inline: this copy is most of what provenance costs a small template)
+        copy = {}
+        new = str.__new__
+        for key, item in value.items():
+            cls = item.__class__
+            if cls is str:
+                if item:
+                    sourced = new(Sourced, item)
+                    sourced.segments = ((0, len(item), (*path, key), 0, True),)
+                    copy[key] = sourced
+                else:
+                    copy[key] = item
+            elif cls in _LEAVES:
+                copy[key] = item
+            else:
+                copy[key] = track_value(item, (*path, key))
+        return copy
+    if kind is list or kind is tuple:
+        items = [
+            item if item.__class__ in _LEAVES else track_value(item, (*path, index))
+            for index, item in enumerate(value)
+        ]
+        return items if kind is list else tuple(items)
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return track_value(str.__str__(value), path)
+    return value
+
+
+_LEAVES = frozenset([int, float, bool, type(None)])
+
+
+def _source(text: str, path: Path) -> Sourced:
+    result = str.__new__(Sourced, text)
+    result.segments = ((0, len(text), path, 0, True),)
+    return result
+
+
+# -------------------------------------------------------------------- the compiler's switch
+
+
+def track_operations(compiler: Any) -> None:
+    """Make ``compiler`` build a template whose operations keep the sources of strings."""
+    compiler.binops = {name: _tracked_operator(name, op) for name, op in compiler.binops.items()}
+    compiler.policy_getattr = _tracked_lookup(compiler.policy_getattr)
+    compiler.policy_getitem = _tracked_lookup(compiler.policy_getitem)
+    compiler.track_filter = tracked_filter
+    compiler.track_printed = Printed
+
+
+class Printed:
+    """Evaluates to what ``{{ x }}`` and ``~`` print of a container: its text, attributed to
+    every source the container holds (a list or dict prints as its ``repr``)."""
+
+    __slots__ = ("expr",)
+
+    def __init__(self, expr: Any) -> None:
+        self.expr = expr
+
+    def eval(self, frame: Any) -> Any:
+        value = self.expr.eval(frame)
+        if value.__class__ is str or value.__class__ is Sourced:
+            return value
+        if value.__class__ is SourcedMarkup:  # printing makes it text (str() of it is plain)
+            return _make(str.__str__(value), value.segments)
+        if isinstance(value, (list, tuple, dict)):
+            try:
+                return derived(to_string(value), (value,))
+            except Exception:
+                return value  # printing it again fails where the engine places its errors
+        return value
+
+
+def _tracked_operator(name: str, op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    def operate(a: Any, b: Any) -> Any:
+        result = op(a, b)
+        if result.__class__ is str and result:
+            if name == "%" and a.__class__ is str:
+                return percent_format(a, b)
+            return derived(result, (a, b))
+        if isinstance(result, Markup) and result.__class__ is not SourcedMarkup:
+            return derived(result, (a, b))
+        return result
+
+    return operate
+
+
+def _tracked_lookup(lookup: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    def find(obj: Any, name: Any) -> Any:
+        value = lookup(obj, name)
+        if isinstance(obj, str) and name in STR_METHODS and not isinstance(value, Undefined):
+            return _tracked_method(obj, name, value)
+        return value
+
+    return find
+
+
+def _tracked_method(obj: str, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if name == "join" and len(args) == 1 and not kwargs and obj.__class__ is str:
+            items = list(args[0]) if not isinstance(args[0], list) else args[0]
+            return _checked(_interleave(obj, items), method(items), (obj, items))
+        result = method(*args, **kwargs)
+        if result.__class__ is Sourced:
+            if obj.__class__ is Sourced and name in _EXACT_METHODS:
+                return result  # what it left untraced is the arguments' plain text
+            return _completed(result, (obj, args, kwargs))
+        if result.__class__ is not str or not result:
+            return result
+        if name in ("format", "format_map"):
+            if name == "format_map":
+                return str_format(obj, result, (), args[0] if args else {})
+            return str_format(obj, result, args, kwargs)
+        return derived(result, (obj, args, kwargs))
+
+    return call
+
+
+def tracked_filter(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
+    """``func`` (the filter ``name``), its string results keeping their sources."""
+    exact = _EXACT_FILTERS.get(name)
+    takes_environment = wants_environment(func)
+
+    def apply(*args: Any, **kwargs: Any) -> Any:
+        inputs = args[1:] if takes_environment else args
+        if exact is not None:
+            if name == "join" and inputs and not isinstance(inputs[0], (list, tuple, str, dict)):
+                # a generator is read once: for the filter and for the exact join alike
+                inputs = (list(inputs[0]), *inputs[1:])
+                args = (args[0], *inputs) if takes_environment else inputs
+            result = func(*args, **kwargs)
+            if isinstance(result, Markup):
+                return derived(result, (inputs, kwargs))
+            try:
+                return exact(result, *inputs, **kwargs)
+            except Exception:  # a shape the exact form does not know: conservative
+                return _settle(result, inputs, kwargs)
+        return _settle(func(*args, **kwargs), inputs, kwargs)
+
+    if takes_environment:
+        apply.jinja_pass_arg = func.jinja_pass_arg  # type: ignore[attr-defined]
+    apply.__name__ = getattr(func, "__name__", name)
+    return apply
+
+
+def _settle(result: Any, inputs: tuple, kwargs: dict) -> Any:
+    # A string made from sourced inputs is attributed to all of them where no exact
+    # operation traced it (Markup stays untracked: its type decides how later filters
+    # escape it).
+    if result.__class__ is str or result.__class__ is Sourced:
+        return _completed(result, (inputs, kwargs))
+    if isinstance(result, Markup) and result.__class__ is not SourcedMarkup:
+        return derived(result, (inputs, kwargs))
+    if result.__class__ is list and any(isinstance(item, str) for item in result):
+        return [_completed(item, (inputs, kwargs)) for item in result]
+    return result
+
+
+def _completed(result: Any, inputs: Iterable[Any]) -> Any:
+    """``result`` with every character no segment covers attributed to all of ``inputs``.
+
+    A filter written for plain strings may trace part of its result (a sourced operand added
+    to a plain one) and lose the rest (a plain ``"".join``): the untraced characters are
+    attributed to every source, so that none is left without one.
+    """
+    if result.__class__ is str:
+        return derived(result, inputs)
+    if result.__class__ is not Sourced:
+        return result
+    covered = bytearray(len(result))
+    for start, end, *_ in result.segments:
+        covered[start:end] = b"\x01" * (end - start)
+    if all(covered):
+        return result
+    paths = paths_of(inputs)
+    extra = []
+    for match in re.finditer(b"\x00+", bytes(covered)):
+        extra += [(match.start(), match.end(), path, None, False) for path in paths]
+    return _make(result, (*result.segments, *extra))
+
+
+def _exact_join(result: str, value: Any, d: Any = "", attribute: Any = None) -> Any:
+    if attribute is not None:
+        return derived(result, (value, d))
+    items = [item if isinstance(item, str) else str(item) for item in value]
+    return _checked(_interleave(str(d), items), result, (value, d))
+
+
+def _exact_tojson(result: str, value: Any, *args: Any, **kwargs: Any) -> Any:
+    indent = kwargs.get("indent", args[1] if len(args) > 1 else None)
+    if args[:1] not in ((), (False,)) or kwargs.keys() - {"indent", "ensure_ascii"}:
+        return derived(result, (value,))
+    if kwargs.get("ensure_ascii", False) is not False:
+        return derived(result, (value,))
+    return json_text(value, indent, result)
+
+
+def _exact_method(method: str) -> Callable[..., Any]:
+    def apply(result: str, value: Any, *args: Any, **kwargs: Any) -> Any:
+        if value.__class__ is not Sourced:
+            return derived(result, (value, args, kwargs))
+        return _checked(getattr(value, method)(*args), result, (value,))
+
+    return apply
+
+
+def _exact_title(result: str, value: Any) -> Any:
+    if value.__class__ is Sourced and len(result) == len(value):
+        return _recased(value, result)
+    return derived(result, (value,))
+
+
+def _exact_reverse(result: Any, value: Any) -> Any:
+    if value.__class__ is Sourced:
+        return _checked(value[::-1], result, (value,))
+    return result if not isinstance(result, str) else derived(result, (value,))
+
+
+def _exact_indent(
+    result: str, s: Any, width: Any = 4, first: bool = False, blank: bool = False
+) -> Any:
+    indention = width if isinstance(width, str) else " " * width
+    lines = (s + "\n").splitlines()
+    if blank:
+        text = _interleave("\n" + indention, lines)
+    else:
+        rest = [join_text((indention, line)) if line else line for line in lines[1:]]
+        text = lines[0]
+        if rest:
+            text = join_text((text, "\n", _interleave("\n", rest)))
+    if first:
+        text = join_text((indention, text))
+    return _checked(text, result, (s, width))
+
+
+def _exact_format(result: str, value: Any, *args: Any, **kwargs: Any) -> Any:
+    if args and not kwargs:
+        return percent_format(value, args)
+    return derived(result, (value, args, kwargs))
+
+
+def _exact_map(result: Any, *inputs: Any, **kwargs: Any) -> Any:
+    if isinstance(result, str):
+        return derived(result, (inputs, kwargs))
+    return (derived(item, (inputs, kwargs)) if item.__class__ is str else item for item in result)
+
+
+_EXACT_FILTERS: dict[str, Callable[..., Any]] = {
+    "join": _exact_join,
+    "tojson": _exact_tojson,
+    "trim": _exact_method("strip"),
+    "upper": _exact_method("upper"),
+    "lower": _exact_method("lower"),
+    "capitalize": _exact_method("capitalize"),
+    "center": _exact_method("center"),
+    "title": _exact_title,
+    "reverse": _exact_reverse,
+    "indent": _exact_indent,
+    "format": _exact_format,
+    "map": _exact_map,
+}
+
+
+# -------------------------------------------------------------------- the result
+
+
+class Provenance(NamedTuple):
+    """A render's text, the sources of its characters, and its ``{% generation %}`` spans."""
+
+    text: str
+    #: Sorted by start; spans may overlap where a derived string has several sources.
+    segments: tuple[Segment, ...]
+    generation_spans: list[tuple[int, int]]
+
+    def sources_at(self, index: int) -> list[Path]:
+        """The paths of the values the character at ``index`` came from (empty: template text)."""
+        return [s.path for s in self.segments if s.start <= index < s.end]
+
+    def char_sources(self) -> list[tuple[Path, ...]]:
+        """For every character of ``text``, the paths it came from."""
+        sources: list[list[Path]] = [[] for _ in self.text]
+        for segment in self.segments:
+            for index in range(segment.start, segment.end):
+                if segment.path not in sources[index]:
+                    sources[index].append(segment.path)
+        return [tuple(paths) for paths in sources]
+
+
+def collect(parts: list[Any], spans: list[tuple[int, int]]) -> Provenance:
+    """The result of a render whose top-level output is ``parts``."""
+    joined = join_text(parts)
+    segments = joined.segments if joined.__class__ is Sourced else ()
+    text = str.__str__(joined)
+    ordered = sorted(segments, key=lambda segment: (segment[0], segment[1]))
+    return Provenance(text, tuple(Segment(*segment) for segment in ordered), list(spans))

@@ -1,0 +1,116 @@
+"""Template.render_with_provenance: the text of render(), and where each character came from."""
+
+from __future__ import annotations
+
+import pytest
+
+from minijinja_py import Environment, TemplateRuntimeError, chat_environment
+from minijinja_py.provenance import Segment
+
+
+def traced(source: str, env: Environment | None = None, **context):
+    env = env or chat_environment()
+    template = env.from_string(source)
+    result = template.render_with_provenance(**context)
+    assert result.text == template.render(**context)
+    return result
+
+
+def spans(result) -> list[tuple[str, tuple, int | None, bool]]:
+    return [(result.text[s.start : s.end], s.path, s.offset, s.verbatim) for s in result.segments]
+
+
+def test_template_text_has_no_source_and_a_value_its_path():
+    result = traced("<{{ m.content }}>", m={"content": "hi", "role": "user"})
+    assert result.text == "<hi>"
+    assert result.segments == (Segment(1, 3, ("m", "content"), 0, True),)
+    assert result.sources_at(0) == [] and result.sources_at(1) == [("m", "content")]
+    assert result.char_sources() == [(), (("m", "content"),), (("m", "content"),), ()]
+
+
+def test_concatenation_slicing_and_methods_are_exact():
+    result = traced(
+        "{{ (a ~ '|' ~ b)[1:] }}/{{ a.strip().split(' ')[1] }}/{{ b + a[::-1] }}",
+        a=" xy zw ",
+        b="QR",
+    )
+    assert result.text == "xy zw |QR/zw/QR wz yx "
+    assert spans(result)[:3] == [
+        ("xy zw ", ("a",), 1, True),
+        ("QR", ("b",), 0, True),
+        ("zw", ("a",), 4, True),
+    ]
+    reversed_chars = [s for s in result.segments if s.start >= 15]
+    assert [(s.offset, s.verbatim) for s in reversed_chars] == [(i, True) for i in range(6, -1, -1)]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("{{ c|trim }}", [("a b", ("c",), 1, True)]),
+        ("{{ c|upper }}", [(" A B ", ("c",), 0, False)]),
+        ("{{ c.replace('a', 'Z') }}", [(" ", ("c",), 0, True), (" b ", ("c",), 2, True)]),
+        ("{{ [c, c]|join('-') }}", [(" a b ", ("c",), 0, True), (" a b ", ("c",), 0, True)]),
+        ("{{ '%s!' % c }}", [(" a b ", ("c",), 0, True)]),
+        ("{{ '{}?'.format(c) }}", [(" a b ", ("c",), 0, True)]),
+        ("{{ c|indent(2, true) }}", [(" a b ", ("c",), 0, True)]),
+    ],
+)
+def test_exact_string_operations(source, expected):
+    assert spans(traced(source, c=" a b ")) == expected
+
+
+def test_tojson_traces_each_string_and_its_escapes_conservatively():
+    result = traced("{{ d|tojson }}", d={"k": 'say "hi"', "n": 1})
+    assert result.text == '{"k": "say \\"hi\\"", "n": 1}'
+    assert spans(result) == [
+        ("say ", ("d", "k"), 0, True),
+        ('\\"', ("d", "k"), None, False),
+        ("hi", ("d", "k"), 5, True),
+        ('\\"', ("d", "k"), None, False),
+    ]
+
+
+def test_an_unknown_operation_attributes_the_result_to_all_its_sources():
+    env = chat_environment()
+    env.filters["shuffle"] = lambda value, other: "".join(sorted(value + other))
+    result = traced("{{ a|shuffle(b) }}", env, a="ba", b="c")
+    assert spans(result) == [("abc", ("a",), None, False), ("abc", ("b",), None, False)]
+
+
+def test_a_partly_traced_filter_result_has_its_untraced_part_attributed():
+    # wordwrap builds its result with plain joins: nothing may be left without a source
+    result = traced("{{ c|wordwrap(5) }}", c="aaaa bbbb")
+    assert all(result.sources_at(i) == [("c",)] for i in range(len(result.text)))
+
+
+def test_printed_containers_and_markup_keep_their_sources():
+    result = traced("{{ xs }}|{{ 'a'|safe + x }}", xs=["p", "q"], x="<b>")
+    assert result.text == "['p', 'q']|a&lt;b&gt;"
+    assert {s.path for s in result.segments} == {("xs", 0), ("xs", 1), ("x",)}
+    assert result.sources_at(len("['p', 'q']|a")) == [("x",)]
+
+
+def test_macros_blocks_and_generation_spans():
+    result = traced(
+        "{% macro w(t) %}[{{ t }}]{% endmacro %}{% set s %}{{ w(m) }}{% endset %}"
+        "{% generation %}{{ s }}{% endgeneration %}",
+        m="hey",
+    )
+    assert result.text == "[hey]"
+    assert spans(result) == [("hey", ("m",), 0, True)]
+    assert result.generation_spans == [(0, 5)]
+
+
+def test_errors_and_their_messages_are_render_s():
+    template = chat_environment().from_string("{{ c + [1] }}")
+    with pytest.raises(TemplateRuntimeError) as plain:
+        template.render(c="x")
+    with pytest.raises(TemplateRuntimeError) as sourced:
+        template.render_with_provenance(c="x")
+    assert str(sourced.value) == str(plain.value)
+    assert plain.value.message == 'can only concatenate str (not "list") to str'
+
+
+def test_numbers_print_without_a_source():
+    assert traced("{{ n }}{{ s }}", n=3, s="x").segments == (Segment(1, 2, ("s",), 0, True),)
