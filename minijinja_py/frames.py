@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .budget import CHARS_PER_STEP as SHORT
@@ -15,6 +16,7 @@ class RenderState(Budget):
     __slots__ = ("root_out", "spans", "root", "context", "measured", "join")
     root_out: list[Any]
     measured: tuple[int, int]
+    join: Callable[[Iterable[str]], str]
 
     def __init__(self, limits: Limits, root_out: list[Any]) -> None:
         Budget.__init__(self, limits)

@@ -415,7 +415,9 @@ def percent_format(template: str, args: Any) -> Any:
     return _checked(join_text(parts), result, (template, args))
 
 
-def str_format(template: str, result: str, args: tuple, kwargs: dict) -> Any:
+def str_format(
+    template: str, result: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
     """``template.format(...)``'s result, exact for plain ``{}``, ``{0}`` and ``{name}`` fields."""
     import string
 
@@ -581,6 +583,7 @@ class Printed:
     every source the container holds (a list or dict prints as its ``repr``)."""
 
     __slots__ = ("expr",)
+    expr: Any
 
     def __init__(self, expr: Any) -> None:
         self.expr = expr

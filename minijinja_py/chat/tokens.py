@@ -120,12 +120,14 @@ def _encode_protected(
     return ids, char_to_token
 
 
-class ControlToken(dict):
+class ControlToken(dict[str, Any]):
     """One added token found in the caller's data: ``source`` (a chat source path), ``token``,
     ``offset`` (in that string)."""
 
 
-def find_control_tokens(tokenizer: Any, data: Iterable[tuple[tuple, Any]]) -> list[ControlToken]:
+def find_control_tokens(
+    tokenizer: Any, data: Iterable[tuple[tuple[Any, ...], Any]]
+) -> list[ControlToken]:
     """Every added token (special or not) that occurs in the strings of ``data``.
 
     ``data`` pairs a chat source path with a value; strings nested in lists and dicts are read.
