@@ -71,9 +71,7 @@ def test_malformed_and_deeply_nested_json_name_the_file(tmp_path):
     config.write_text('{"model_max_length": ' + "7" * 5000 + "}", encoding="utf-8")
     with pytest.raises(ValueError) as info:
         load_pretrained_files(tmp_path)
-    assert str(info.value).startswith(
-        f"{config}: invalid JSON: Exceeds the limit (4300 digits) for integer string conversion"
-    )
+    assert str(info.value).startswith(f"{config}: invalid JSON: Exceeds the limit (4300")
 
 
 def test_gguf_errors_name_the_file(tmp_path):

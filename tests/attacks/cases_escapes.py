@@ -3,7 +3,7 @@ looks an attribute or item up, calls a method, or formats a value."""
 
 from __future__ import annotations
 
-from .model import Err, Make, Ok, T
+from .model import Err, Make, Ok, T, python_says
 
 ESC = "escapes"
 MUT = "mutation"
@@ -175,9 +175,7 @@ ESCAPES = [
         ESC,
         "format-spec-dunder",
         "{{ '{:{}}'.format(s, '__class__') }}",
-        Err(
-            "TemplateRuntimeError", "Invalid format specifier '__class__' for object of type 'str'"
-        ),
+        Err("TemplateRuntimeError", python_says(lambda: format("text", "__class__"))),
         CTX,
     ),
     T(

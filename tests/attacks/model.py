@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,3 +103,13 @@ class Attack:
 def T(cls: str, name: str, source: Any, expect: Any, context: dict | None = None, **kw: Any):
     """A template attack, compactly."""
     return Attack(cls, name, source, dict(context or {}), expect, **kw)
+
+
+def python_says(operation: Callable[[], object]) -> str:
+    """The running Python's message for the error ``operation`` raises: Python words some of its
+    errors differently from one version to the next (3.10: "Exceeds the limit (4300) ...")."""
+    try:
+        operation()
+    except Exception as error:  # the message is what is wanted, whatever the class
+        return str(error)
+    raise AssertionError("the operation raised nothing")
