@@ -413,6 +413,8 @@ def default_globals(limits: Limits) -> dict[str, Any]:
         charge_steps(n * max // FILTER_ITEMS_PER_STEP)  # Python work per word
         return _lorem_ipsum(n, html, min, max)
 
+    lipsum.__name__ = lipsum.__qualname__ = "generate_lorem_ipsum"
+
     return {
         "range": safe_range,
         "dict": SandboxedDict,

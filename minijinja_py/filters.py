@@ -221,9 +221,9 @@ def do_replace(eval_ctx: Any, s: Any, old: Any, new: Any, count: int | None = No
 
 
 @_jinja_name("soft_str")
-def do_string(value: Any, /) -> str:
+def do_string(s: Any, /) -> str:
     """``{{ 1|string ~ 2 }}`` -> ``12``; markup stays markup"""
-    return _soft_str(value)
+    return _soft_str(s)
 
 
 def do_wordcount(s: Any) -> int:
@@ -298,7 +298,7 @@ def do_truncate(
 
 @pass_environment
 def do_wordwrap(
-    env: Any,
+    environment: Any,
     s: str,
     width: int = 79,
     break_long_words: bool = True,
@@ -309,11 +309,11 @@ def do_wordwrap(
     import textwrap
 
     if wrapstring is None:
-        wrapstring = getattr(env, "newline_sequence", "\n")
+        wrapstring = getattr(environment, "newline_sequence", "\n")
     if isinstance(s, str) and isinstance(wrapstring, str) and isinstance(width, int) and width > 0:
         # Two consecutive wrapped lines hold more than ``width`` characters together.
         lines = 2 * len(s) // width + s.count("\n") + 2
-        check_size(len(s) + len(wrapstring) * lines, env)
+        check_size(len(s) + len(wrapstring) * lines, environment)
         if break_long_words and len(s) > width:
             # textwrap cuts a long word one line at a time, copying the rest of it each time:
             # its cost grows with the square of the word's length.  Charge that up front.
@@ -476,7 +476,7 @@ def _urlize_word(
 
 @pass_environment
 def do_urlize(
-    env: Any,
+    eval_ctx: Any,
     value: Any,
     trim_url_limit: int | None = None,
     nofollow: bool = False,
@@ -488,12 +488,12 @@ def do_urlize(
     rel_parts = set((rel or "").split())
     if nofollow:
         rel_parts.add("nofollow")
-    rel_parts.update((_policy(env, "urlize.rel") or "").split())
+    rel_parts.update((_policy(eval_ctx, "urlize.rel") or "").split())
     rel = " ".join(sorted(rel_parts)) or None
     if target is None:
-        target = _policy(env, "urlize.target")
+        target = _policy(eval_ctx, "urlize.target")
     if extra_schemes is None:
-        extra_schemes = _policy(env, "urlize.extra_schemes") or ()
+        extra_schemes = _policy(eval_ctx, "urlize.extra_schemes") or ()
     for scheme in extra_schemes:
         if re.fullmatch(_URI_SCHEME_PATTERN, scheme) is None:
             raise FilterArgumentError(f"{scheme!r} is not a valid URI scheme prefix.")
@@ -549,9 +549,9 @@ def do_xmlattr(eval_ctx: Any, d: Any, autospace: bool = True) -> str:
 
 
 @_jinja_name("escape")
-def do_escape(value: Any, /) -> Markup:
+def do_escape(s: Any, /) -> Markup:
     """``{{ "<a>"|e }}`` -> ``&lt;a&gt;``"""
-    return html_escape(value)
+    return html_escape(s)
 
 
 def do_forceescape(value: Any) -> Markup:
@@ -720,9 +720,7 @@ def do_round(value: Any, precision: int = 0, method: str = "common") -> float:
     if isinstance(precision, int) and not (method == "common" and isinstance(value, float)):
         limit = current_limits().max_int_bits
         if abs(precision) * 10 // 3 > limit:
-            raise LimitError(
-                f"rounding to {precision} digits would exceed max_int_bits ({limit})"
-            )
+            raise LimitError(f"rounding to {precision} digits would exceed max_int_bits ({limit})")
     if method == "common":
         return round(value, precision)
     func = math.ceil if method == "ceil" else math.floor
@@ -820,13 +818,17 @@ def _min_or_max(
 
 
 @pass_environment
-def do_min(environment: Any, value: Any, case_sensitive: bool = False, attribute: Any = None) -> Any:
+def do_min(
+    environment: Any, value: Any, case_sensitive: bool = False, attribute: Any = None
+) -> Any:
     """``{{ [3, 1, 2]|min }}`` -> ``1``; ``{{ ["b", "A"]|min }}`` -> ``A``"""
     return _min_or_max(environment, value, min, case_sensitive, attribute)
 
 
 @pass_environment
-def do_max(environment: Any, value: Any, case_sensitive: bool = False, attribute: Any = None) -> Any:
+def do_max(
+    environment: Any, value: Any, case_sensitive: bool = False, attribute: Any = None
+) -> Any:
     """``{{ [3, 1, 2]|max }}`` -> ``3``"""
     return _min_or_max(environment, value, max, case_sensitive, attribute)
 
@@ -870,7 +872,7 @@ def do_dictsort(
 
 @pass_environment
 def do_sort(
-    env: Any,
+    environment: Any,
     value: Any,
     reverse: bool = False,
     case_sensitive: bool = False,
@@ -878,7 +880,7 @@ def do_sort(
 ) -> list[Any]:
     """``{{ [3, 1, 2]|sort }}`` -> ``[1, 2, 3]``; ``users|sort(attribute="age,name")``"""
     key = make_multi_attrgetter(
-        env, attribute, postprocess=None if case_sensitive else _ignore_case
+        environment, attribute, postprocess=None if case_sensitive else _ignore_case
     )
     return sorted(value, key=key, reverse=reverse)
 
@@ -901,10 +903,10 @@ def _unique_items(
 @_jinja_name("sync_do_unique")
 @pass_environment
 def do_unique(
-    env: Any, value: Any, case_sensitive: bool = False, attribute: Any = None
+    environment: Any, value: Any, case_sensitive: bool = False, attribute: Any = None
 ) -> Iterator[Any]:
     """``{{ ["a", "b", "A"]|unique|list }}`` -> ``['a', 'b']``"""
-    return _unique_items(env, value, case_sensitive, attribute)
+    return _unique_items(environment, value, case_sensitive, attribute)
 
 
 def do_items(value: Any) -> Iterator[tuple[Any, Any]]:
@@ -973,16 +975,19 @@ class _GroupTuple(NamedTuple):
 @_jinja_name("sync_do_groupby")
 @pass_environment
 def do_groupby(
-    env: Any, value: Any, attribute: Any, default: Any = None, case_sensitive: bool = False
+    environment: Any, value: Any, attribute: Any, default: Any = None, case_sensitive: bool = False
 ) -> list[_GroupTuple]:
     """``{% for city, users in users|groupby("city") %}``: sorted groups of ``(grouper, list)``"""
     key = make_attrgetter(
-        env, attribute, postprocess=None if case_sensitive else _ignore_case, default=default
+        environment,
+        attribute,
+        postprocess=None if case_sensitive else _ignore_case,
+        default=default,
     )
     groups = [_GroupTuple(k, list(items)) for k, items in groupby(sorted(value, key=key), key)]
     if not case_sensitive:
         # The group shows the key as its first item spells it, not lowercased.
-        real_key = make_attrgetter(env, attribute, default=default)
+        real_key = make_attrgetter(environment, attribute, default=default)
         groups = [_GroupTuple(real_key(items[0]), items) for _, items in groups]
     return groups
 
@@ -1085,7 +1090,12 @@ def do_map(context: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]
 
 
 def select_or_reject(
-    env: Any, value: Any, args: tuple[Any, ...], kwargs: dict[str, Any], select: bool, lookup_attr: bool
+    env: Any,
+    value: Any,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    select: bool,
+    lookup_attr: bool,
 ) -> Iterator[Any]:
     if not value:
         return

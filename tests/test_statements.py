@@ -261,6 +261,7 @@ CALL_BLOCK_TARGETS = [
     ('{% macro m() %}{{ kwargs | length }}{{ caller() }}{% endmacro %}{% call m(a=1) %}x{% endcall %}', None, '1x'),
     ('{% call dict() %}x{% endcall %}', None, Err(cls='TemplateRuntimeError', message='sequence item 0: expected str instance, dict found')),
     ('{% call range(2) %}x{% endcall %}', None, Err(cls='TemplateRuntimeError', message="safe_range() got an unexpected keyword argument 'caller'")),
+    ('{% call lipsum(1) %}x{% endcall %}', None, Err(cls='TemplateRuntimeError', message="generate_lorem_ipsum() got an unexpected keyword argument 'caller'")),
     ('{% call nope() %}x{% endcall %}', None, Err(cls='UndefinedError', message="'nope' is undefined")),
     ('{% macro m() %}{{ caller() }}{% endmacro %}{% call m %}x{% endcall %}', None, Err(cls='TemplateSyntaxError', message='expected call')),
     ('{% macro m() %}{{ caller() }}{% endmacro %}{% call(x) m() %}{{ x }}{% endcall %}', None, ''),
