@@ -12,7 +12,6 @@ import time
 from collections.abc import Callable
 from contextvars import ContextVar, Token
 from dataclasses import dataclass
-from itertools import chain
 from typing import Any
 
 from .errors import LimitError
@@ -351,6 +350,16 @@ def charge_arguments(args: Any, kwargs: dict[str, Any]) -> None:
     """Charge a call's walk over its arguments before it runs: a method or global may scan
     each of them whole (``s.startswith(a_tuple)``, ``s.strip(chars)``, ``''.join(items)``,
     ``dict.fromkeys(keys)``)."""
+    units = argument_units(args, kwargs)
+    if units:
+        budget = _CURRENT.get()
+        if budget is not None:
+            budget.charge(units)
+
+
+def argument_units(args: Any, kwargs: dict[str, Any]) -> int:
+    """The steps :func:`charge_arguments` charges for these arguments (zero for short strings,
+    small containers and scalars, which is what the compiler checks literal arguments for)."""
     units = 0
     if len(args) > 8:
         # (many arguments come from ``*items``, whose copy was charged: only their number)
@@ -370,10 +379,7 @@ def charge_arguments(args: Any, kwargs: dict[str, Any]) -> None:
                 units += len(arg) >> 10
             elif cls is list or cls is tuple or cls is dict or cls is set or cls is frozenset:
                 units += len(arg) >> 6
-    if units:
-        budget = _CURRENT.get()
-        if budget is not None:
-            budget.charge(units)
+    return units
 
 
 def charge_steps(steps: int) -> None:
@@ -387,15 +393,21 @@ def charge_steps(steps: int) -> None:
 def _charge_walking(value: Any, result: Any) -> None:
     # Filters that spend Python code on each character or word of a string (sort, map,
     # batch, title, urlize, wordcount, ...) pay for a string as for a list of its characters.
-    # Those that sort, compare or hash the items need them nested within bounds.
     if type(value) is str and len(value) >= FILTER_ITEMS_PER_STEP:
         budget = _CURRENT.get()
         if budget is not None:
             budget.charge(len(value) // FILTER_ITEMS_PER_STEP)
         return
-    if value is not None and isinstance(value, _NESTING):
-        check_nesting(value)
     charge_io(value, result)
+
+
+def _charge_recursing(value: Any, result: Any) -> None:
+    # Filters that compare, hash or print their items, which Python does recursively in C,
+    # need them nested within bounds; the others only move items about, and whoever compares
+    # or prints what they return measures it then.
+    if value is not None and type(value) is not str and isinstance(value, _NESTING):
+        check_nesting(value)
+    _charge_walking(value, result)
 
 
 def _charge_serialising(value: Any, result: Any) -> None:
@@ -578,14 +590,24 @@ def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int
 
 # ---------------------------------------------------------------------------------------------
 # nesting of data: Python hashes, compares, prints and serialises nested values recursively in
-# C, where a deep enough value overflows the C stack whatever the recursion limit.  Whatever a
-# template stores (a variable, a namespace's attribute, an item of a literal) is measured and
-# refused beyond max_recursion levels; the measure of each container is remembered for the
-# render, so that building on a measured value costs only its new level.
+# C, where a deep enough value overflows the C stack whatever the recursion limit.  Whatever
+# does so measures its operands first (printing, JSON, comparisons, `in`, sorting, hashing),
+# and the values a template can keep are bounded too: whatever it stores (a variable, a
+# namespace's attribute) is measured and refused beyond max_recursion levels, and so are the
+# arguments of every fourth level of macro calls and recursive loops.  Between two measures a
+# value gains at most two levels per node of the expressions that build it (max_nesting of
+# them each), so nothing the template holds nests more than a few hundred levels beyond the
+# caller's data.  The measure of each container is remembered for the render, so that building
+# on a measured value costs only its new level.
 
 # (A namespace is not among them: it hashes and compares by identity, and printing one is
 # measured by check_printable.)
 _NESTING = (list, tuple, dict, set, frozenset)
+
+# Macro calls and recursive loops measure their arguments when the level they enter is a
+# multiple of four (``not depth & CHECKED_LEVELS``): the usual two or three levels of a chat
+# template's macros measure nothing, a recursion every fourth level.
+CHECKED_LEVELS = 3
 
 
 def check_nesting(value: Any) -> Any:
@@ -604,45 +626,32 @@ def check_nesting(value: Any) -> Any:
 def _nesting(value: Any, limit: int, memo: dict, budget: Budget | None) -> int:
     # Post-order, without recursion: every container met is remembered with its depth, so
     # that a list grown by one item at a time (``items + [item]``) costs its new items only.
+    # A leaf (a container of plain values only: a message, a schema's property) is recognised
+    # in one pass in C and not remembered.
     known = memo.get(id(value))
     if known is not None:
         return known[1]
-    # The usual case first: children that are plain values or already measured.
-    deepest = 0
-    for child in value.values() if isinstance(value, dict) else value:
-        if child.__class__ in _PLAIN:
-            continue
-        known = memo.get(id(child))
-        if known is None:
-            if isinstance(child, _NESTING):
-                break
-        elif known[1] > deepest:
-            deepest = known[1]
-    else:
-        # (A dict's keys were hashed when it was made: a tuple among them is within bounds.)
-        if deepest >= limit:
-            raise LimitError(f"a value nested deeper than max_recursion ({limit})")
-        if budget is not None and len(value) >= ITEMS_PER_STEP:
-            budget.charge(len(value) // ITEMS_PER_STEP)
-        memo[id(value)] = (value, deepest + 1)
-        return deepest + 1
     nodes = len(value)
-    stack = [[value, iter(_children(value)), 0]]
+    stack = [[value, iter(_members(value)), 0]]
     while stack:
         top = stack[-1]
         for child in top[1]:
-            if not isinstance(child, _NESTING):
+            if child.__class__ in _PLAIN or not isinstance(child, _NESTING):
                 continue
             known = memo.get(id(child))
             if known is not None:
-                if known[1] > top[2]:
-                    top[2] = known[1]
-                continue
-            if len(stack) >= limit:
-                raise LimitError(f"a value nested deeper than max_recursion ({limit})")
-            nodes += len(child)
-            stack.append([child, iter(_children(child)), 0])
-            break
+                depth = known[1]
+            elif _PLAIN.issuperset(map(type, _members(child))):
+                depth = 1
+                nodes += len(child)
+            else:
+                if len(stack) >= limit:
+                    raise LimitError(f"a value nested deeper than max_recursion ({limit})")
+                nodes += len(child)
+                stack.append([child, iter(_members(child)), 0])
+                break
+            if depth > top[2]:
+                top[2] = depth
         else:
             stack.pop()
             depth = top[2] + 1
@@ -659,23 +668,25 @@ def _nesting(value: Any, limit: int, memo: dict, budget: Budget | None) -> int:
 _PLAIN = frozenset([str, int, float, bool, type(None)])
 
 
-def _children(value: Any) -> Any:
-    if isinstance(value, dict):
-        return chain(value.keys(), value.values()) if value else ()
-    return value
+def _members(value: Any) -> Any:
+    # A dict's keys were hashed when it was made: a tuple among them is within bounds.
+    return value.values() if isinstance(value, dict) else value
 
 
 
-def _no_charge(value: Any, result: Any) -> None:
+def no_charge(value: Any, result: Any) -> None:
     return None
 
 
 # Filters that look at their input without walking it, and the tests that walk theirs.
 _FREE_FILTERS = frozenset(["length", "count", "first", "last", "default", "d", "attr", "safe"])
 _WALKING_FILTERS = frozenset(
-    """batch slice map select reject selectattr rejectattr unique sort list groupby min max sum
-    join title urlize wordcount striptags indent wordwrap dictsort items xmlattr
-    urlencode""".split()
+    "batch slice map select reject selectattr rejectattr list sum items".split()
+)
+# (sort, unique and the like compare or hash the items; join and the text filters print them)
+_RECURSING_FILTERS = frozenset(
+    """sort dictsort unique groupby min max join title urlize wordcount striptags indent
+    wordwrap xmlattr urlencode""".split()
 )
 _SERIALISING_FILTERS = frozenset(["tojson", "pprint", "string"])
 # Tests that look at a value's type or identity only; every other test may scan its input
@@ -690,15 +701,17 @@ def charge_for(kind: str, name: str) -> Callable[[Any, Any], None]:
     """How the compiler charges a call of filter or test ``name`` (chosen once, at compile)."""
     if kind == "filter":
         if name in _FREE_FILTERS:
-            return _no_charge
+            return no_charge
         if name in _WALKING_FILTERS:
             return _charge_walking
+        if name in _RECURSING_FILTERS:
+            return _charge_recursing
         if name == "pprint":
             return _charge_pprint
         if name in _SERIALISING_FILTERS:
             return _charge_serialising
         return charge_io
-    return _no_charge if name in _FREE_TESTS else charge_io
+    return no_charge if name in _FREE_TESTS else charge_io
 
 
 def charge_work(chars: int = 0, items: int = 0) -> None:

@@ -16,7 +16,7 @@ from . import expressions as e
 from . import nodes as n
 from . import statements as s
 from .analysis import Analysis, analyse, call_depth, expression_size
-from .budget import Limits, _no_charge, charge_for, enter_render, leave_render
+from .budget import Limits, charge_for, enter_render, leave_render, no_charge
 from .errors import TemplateSyntaxError
 from .frames import Frame, RenderState
 from .methods import DICT_METHODS
@@ -557,7 +557,7 @@ class Compiler:
         if func is None or arguments is not n.NO_ARGUMENTS or wants_environment(func):
             return e.Applied(value, self._applier(kind, node.name, arguments, node.pos))
         charge = charge_for(kind, node.name)  # big inputs and outputs count (see sandbox)
-        if charge is _no_charge:
+        if charge is no_charge:
             return e.ApplyFree(value, func, node.pos)
         return e.ApplyCharged(value, func, charge, node.pos)
 

@@ -15,15 +15,15 @@ from typing import Any
 from .budget import CHARS_PER_STEP as SHORT
 from .budget import (
     Limits,
+    argument_units,
     charge_arguments,
     charge_built,
     check_key,
     check_length,
-    check_nesting,
 )
 from .callguard import GUARDED, call_guarded
 from .errors import TemplateError, TemplateRuntimeError
-from .frames import SCALARS, Frame, costly, located
+from .frames import SCALARS, Frame, located
 from .ops import to_string
 from .runtime import MISSING, Macro, Undefined, wants_environment
 
@@ -134,47 +134,30 @@ class ContextName:
 
 
 class TupleLit:
-    __slots__ = ("items", "nests")
+    __slots__ = ("items",)
     items: tuple[Any, ...]
-    nests: bool
 
     def __init__(self, items: tuple[Any, ...]) -> None:
         self.items = items
-        self.nests = any(item.__class__ is not Const for item in items)
 
     def eval(self, frame: Frame) -> Any:
-        value = tuple([item.eval(frame) for item in self.items])
-        return _nested_within_limits(value) if self.nests else value
+        return tuple([item.eval(frame) for item in self.items])
 
 
 class ListLit:
-    """``[a, b]``; like TupleLit, a literal that may hold containers is measured (see
-    budget.check_nesting), so that no loop can nest one inside the next without bound."""
+    """``[a, b]``.  Not measured for nesting here: one expression adds at most a level per
+    node of its own, and whatever is kept longer (stored, or passed to a macro or a recursive
+    loop, which is how a loop could add a level per pass) is measured then (see
+    budget.check_nesting)."""
 
-    __slots__ = ("items", "nests")
+    __slots__ = ("items",)
     items: tuple[Any, ...]
-    nests: bool
 
     def __init__(self, items: tuple[Any, ...]) -> None:
         self.items = items
-        self.nests = any(item.__class__ is not Const for item in items)
 
     def eval(self, frame: Frame) -> Any:
-        value = [item.eval(frame) for item in self.items]
-        return _nested_within_limits(value) if self.nests else value
-
-
-_CONTAINERS = (list, tuple, dict, set, frozenset)
-
-
-_PLAIN = frozenset([str, int, float, bool, type(None)])
-
-
-def _nested_within_limits(value: Any) -> Any:
-    for item in value:
-        if item.__class__ not in _PLAIN and isinstance(item, _CONTAINERS):
-            return check_nesting(value)
-    return value
+        return [item.eval(frame) for item in self.items]
 
 
 class DictLit:
@@ -188,16 +171,9 @@ class DictLit:
 
     def eval(self, frame: Frame) -> Any:
         try:
-            value = {check_key(key.eval(frame)): value.eval(frame) for key, value in self.pairs}
+            return {check_key(key.eval(frame)): value.eval(frame) for key, value in self.pairs}
         except TypeError as error:
             raise located(error, self.pos) from None
-        for item in value.values():
-            if item.__class__ not in _PLAIN and isinstance(item, _CONTAINERS):
-                try:
-                    return check_nesting(value)
-                except Exception as error:
-                    raise located(error, self.pos) from None
-        return value
 
 
 class GetKeyOrAttr:
@@ -423,17 +399,30 @@ class GetSlice:
 class Arguments:
     """The arguments of a call or filter: ``eval`` gives ``(args, kwargs)``."""
 
-    __slots__ = ("positional", "keywords", "star", "dstar")
+    __slots__ = ("positional", "keywords", "star", "dstar", "free")
     positional: tuple[Any, ...]
     keywords: tuple[Any, ...]
     star: Any
     dstar: Any
+    free: bool
 
     def __init__(self, positional: tuple[Any, ...], keywords: tuple[Any, ...], star: Any, dstar: Any) -> None:
         self.positional = positional
         self.keywords = keywords
         self.star = star
         self.dstar = dstar
+        # Literal arguments too short to charge (`startswith('<think>')`, `selectattr('role',
+        # 'equalto', 'user')`) are known free when compiling: the call skips charge_arguments.
+        self.free = (
+            star is None
+            and dstar is None
+            and all(a.__class__ is Const for a in positional)
+            and all(v.__class__ is Const for _, v in keywords)
+            and argument_units(
+                [a.value for a in positional], {k: v.value for k, v in keywords}
+            )
+            == 0
+        )
 
     def eval(self, frame: Frame) -> tuple[list[Any], dict[str, Any]]:
         # Literal arguments (`f(x, "", 0)`) are read, not called.
@@ -517,13 +506,14 @@ class Call:
             state.steps += 1  # Budget.step, inlined
             if state.steps >= state.next_clock:
                 state.check()
-            # The callee walks its arguments (startswith(a_tuple), ''.join(a_list)): charged
-            # before it runs, by their sizes.
-            if len(args) + len(kwargs) > 0:
-                charge_arguments(args, kwargs)
             if target.__class__ is Macro:
-                result = target._invoke(*args, **kwargs)  # the template's own macro
+                # The template's own macro: binding its arguments walks none of them.
+                result = target._invoke(*args, **kwargs)
             else:
+                # The callee may walk its arguments (startswith(a_tuple), ''.join(a_list)):
+                # charged before it runs, by their sizes.
+                if not self.arguments.free and (args or kwargs):
+                    charge_arguments(args, kwargs)
                 if wants_environment(target):
                     args.insert(0, self.environment)
                 if GUARDED:
@@ -574,7 +564,8 @@ class ApplyBare:
 
     def apply(self, frame: Frame, value: Any) -> Any:
         try:
-            if costly(value):
+            kind = value.__class__  # (short strings and scalars cost nothing: see costly)
+            if not ((kind is str and len(value) < SHORT) or kind in SCALARS):
                 self.charge(value, None)
             if self.environment is None:
                 result = self.func(value)
@@ -582,7 +573,8 @@ class ApplyBare:
                 result = self.func(self.environment, value)
         except Exception as error:
             raise located(error, self.pos) from None
-        if costly(result):
+        kind = result.__class__
+        if not ((kind is str and len(result) < SHORT) or kind in SCALARS):
             self.charge(None, result)
         return result
 
@@ -606,10 +598,12 @@ class ApplyWithArguments:
 
     def apply(self, frame: Frame, value: Any) -> Any:
         try:
-            args, kwargs = self.arguments.eval(frame)
-            if args or kwargs:
+            arguments = self.arguments
+            args, kwargs = arguments.eval(frame)
+            if not arguments.free and (args or kwargs):
                 charge_arguments(args, kwargs)
-            if costly(value):
+            kind = value.__class__  # (short strings and scalars cost nothing: see costly)
+            if not ((kind is str and len(value) < SHORT) or kind in SCALARS):
                 self.charge(value, None)
             if self.environment is None:
                 result = self.func(value, *args, **kwargs)
@@ -617,7 +611,8 @@ class ApplyWithArguments:
                 result = self.func(self.environment, value, *args, **kwargs)
         except Exception as error:
             raise located(error, self.pos) from None
-        if costly(result):
+        kind = result.__class__
+        if not ((kind is str and len(result) < SHORT) or kind in SCALARS):
             self.charge(None, result)
         return result
 

@@ -23,8 +23,10 @@ from .budget import (
     check_length,
     check_printable,
     current_limits,
+    no_charge,
 )
 from .errors import FilterArgumentError, LimitError
+from .frames import costly
 from .methods import (
     check_join,
     check_percent_format,
@@ -1015,11 +1017,17 @@ def _registered(env: Any, kind: str, name: Any, args: tuple, kwargs: dict) -> Ca
     given to it."""
     func = _lookup_registered(env, kind, name, args, kwargs)
     charge = charge_for(kind, name if isinstance(name, str) else "")
+    if charge is no_charge:
+        return func
 
     def charged(item: Any) -> Any:
-        charge(item, None)  # (``map('upper')`` over a thousand big strings pays for each)
+        # (``map('upper')`` over a thousand big strings pays for each; short strings and
+        # scalars cost nothing, as when the template calls the filter itself)
+        if costly(item):
+            charge(item, None)
         result = func(item)
-        charge(None, result)
+        if costly(result):
+            charge(None, result)
         return result
 
     return charged

@@ -390,6 +390,17 @@ class LoopContext:
 
     def walk(self) -> Iterator[Any]:
         """The items from here on, each becoming the current one as it is reached."""
+        items = self._items
+        if items is not None:
+            # next_item for a list, inlined: the index is read back on each pass, since
+            # ``dict(loop)`` in the body takes the rest of the items too.
+            length = self._length
+            while True:
+                index = self.index0 + 1
+                if index >= length:  # type: ignore[operator]
+                    return
+                self.index0 = index
+                yield items[index]
         next_item = self.next_item
         while True:
             item = next_item()

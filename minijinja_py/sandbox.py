@@ -18,7 +18,6 @@ from .budget import (  # noqa: F401
     ITEMS_PER_STEP,
     Budget,
     Limits,
-    _no_charge,
     charge_for,
     charge_io,
     charge_size,
@@ -33,6 +32,7 @@ from .budget import (  # noqa: F401
     current_limits,
     enter_render,
     leave_render,
+    no_charge,
     recursion_error,
 )
 from .errors import LimitError, SecurityError

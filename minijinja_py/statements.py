@@ -10,7 +10,7 @@ from functools import partial
 from typing import Any
 
 from .budget import CHARS_PER_STEP as SHORT
-from .budget import Limits, charge_arguments, check_length, check_nesting
+from .budget import CHECKED_LEVELS, Limits, charge_arguments, check_length, check_nesting
 from .errors import LimitError, TemplateRuntimeError
 from .expressions import CompareConst
 from .frames import SCALARS, BreakLoop, ContinueLoop, Frame, located
@@ -262,10 +262,14 @@ class For:
         self.loop(frame, out, values, 0, self.recurse_from(frame) if self.recursive else None)
 
     def recurse_from(self, frame: Frame) -> Any:
+        state = frame.state
+
         def again(values: Any, depth0: int) -> str:
+            if not (state.depth + 1) & CHECKED_LEVELS and isinstance(values, _CONTAINERS):
+                check_nesting(values)  # (as a macro's arguments are, on the level it enters)
             captured: list = []
             self.loop(frame, captured, values, depth0, again)
-            return frame.state.join(captured)
+            return state.join(captured)
 
         return again
 
@@ -766,6 +770,10 @@ class MacroDefinition:
         weight = self.weight
         state.enter(weight, "macro calls")
         try:
+            # What a macro is given could be given one level deeper to the next call: measured
+            # as a stored value is, on every fourth level of calls (see budget.check_nesting).
+            if not state.depth & CHECKED_LEVELS:
+                _check_arguments(args, kwargs)
             if kwargs or len(args) > len(names) or self.catch_varargs or self.catch_kwargs:
                 frame = self.bind(definition_frame, args, kwargs)
             else:
@@ -834,6 +842,15 @@ class MacroDefinition:
         if self.catch_kwargs:
             variables["kwargs"] = kwargs
         return frame
+
+
+def _check_arguments(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    for arg in args:
+        if arg.__class__ not in _PLAIN and isinstance(arg, _CONTAINERS):
+            check_nesting(arg)
+    for arg in kwargs.values():
+        if arg.__class__ not in _PLAIN and isinstance(arg, _CONTAINERS):
+            check_nesting(arg)
 
 
 class DefineMacro:

@@ -24,7 +24,40 @@ TUPLE = chain("(", ",)", 150_000)
 LIST = chain("[", "]", 150_000, "[]")
 DICT = chain("{'a': ", "}", 150_000, "{}")
 
+def unstored(use: str, levels: int = 60) -> str:
+    """Build two values about ``45 * levels`` deep that are never stored: each call of a
+    recursive macro passes its arguments on through 45 more ``batch(1)|list``, then ``use``
+    meets them.  Only the one that compares, hashes or prints them can measure them."""
+    deeper = "|batch(1)|list" * 45
+    return (
+        f"{{% macro m(x, y, n) %}}{{% if n > 0 %}}{{{{ m(x{deeper}, y{deeper}, n - 1) }}}}"
+        f"{{% else %}}{use}{{% endif %}}{{% endmacro %}}{{{{ m([1], [1], {levels}) }}}}"
+    )
+
+
 CRASHES = [
+    # values made deep by filters and macro arguments, never stored, then compared
+    T(CR, "unstored-eq-test", unstored("{{ x is eq y }}"), DEEP),
+    T(CR, "unstored-select-eq", unstored("{{ [x]|select('eq', y)|list|length }}"), DEEP),
+    T(CR, "unstored-in-test", unstored("{{ x is in [y] }}"), DEEP),
+    T(CR, "unstored-selectattr-ne", unstored("{{ [x]|selectattr(0, 'ne', y[0])|list }}"), DEEP),
+    T(CR, "unstored-compare", unstored("{{ x == y }}"), DEEP),
+    T(CR, "unstored-sort", unstored("{{ [x, y]|sort|length }}"), DEEP),
+    T(CR, "unstored-join", unstored("{{ [x]|join }}"), DEEP),
+    T(
+        CR,
+        "macro-argument-literal",
+        "{% macro m(x, n) %}{% if n %}{{ m(" + "[" * 90 + "x" + "]" * 90 + ", n - 1) }}"
+        "{% else %}{{ x|length }}{% endif %}{% endmacro %}{{ m([1], 60) }}",
+        DEEP,
+    ),
+    T(
+        CR,
+        "recursive-loop-literal",
+        "{% for x in [[1]] recursive %}{% if loop.depth < 60 %}{{ loop([" + "[" * 90 + "x"
+        + "]" * 90 + "]) }}{% else %}{{ x|length }}{% endif %}{% endfor %}",
+        DEEP,
+    ),
     # the issue's reproducers: hashing a 150,000-deep tuple where no depth check ran
     T(CR, "tuple-is-test", TUPLE + "{{ ns.x is test }}", DEEP),
     T(CR, "tuple-map", TUPLE + "{{ [1]|map(ns.x)|list }}", DEEP),
