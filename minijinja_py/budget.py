@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from contextvars import ContextVar, Token
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from .errors import LimitError
@@ -626,32 +627,45 @@ def check_nesting(value: Any) -> Any:
 def _nesting(value: Any, limit: int, memo: dict, budget: Budget | None) -> int:
     # Post-order, without recursion: every container met is remembered with its depth, so
     # that a list grown by one item at a time (``items + [item]``) costs its new items only.
-    # A leaf (a container of plain values only: a message, a schema's property) is recognised
-    # in one pass in C and not remembered.
     known = memo.get(id(value))
     if known is not None:
         return known[1]
+    # The usual case first: children that are plain values or already measured.
+    deepest = 0
+    for child in value.values() if isinstance(value, dict) else value:
+        if child.__class__ in _PLAIN:
+            continue
+        known = memo.get(id(child))
+        if known is None:
+            if isinstance(child, _NESTING):
+                break
+        elif known[1] > deepest:
+            deepest = known[1]
+    else:
+        # (A dict's keys were hashed when it was made: a tuple among them is within bounds.)
+        if deepest >= limit:
+            raise LimitError(f"a value nested deeper than max_recursion ({limit})")
+        if budget is not None and len(value) >= ITEMS_PER_STEP:
+            budget.charge(len(value) // ITEMS_PER_STEP)
+        memo[id(value)] = (value, deepest + 1)
+        return deepest + 1
     nodes = len(value)
-    stack = [[value, iter(_members(value)), 0]]
+    stack = [[value, iter(_children(value)), 0]]
     while stack:
         top = stack[-1]
         for child in top[1]:
-            if child.__class__ in _PLAIN or not isinstance(child, _NESTING):
+            if not isinstance(child, _NESTING):
                 continue
             known = memo.get(id(child))
             if known is not None:
-                depth = known[1]
-            elif _PLAIN.issuperset(map(type, _members(child))):
-                depth = 1
-                nodes += len(child)
-            else:
-                if len(stack) >= limit:
-                    raise LimitError(f"a value nested deeper than max_recursion ({limit})")
-                nodes += len(child)
-                stack.append([child, iter(_members(child)), 0])
-                break
-            if depth > top[2]:
-                top[2] = depth
+                if known[1] > top[2]:
+                    top[2] = known[1]
+                continue
+            if len(stack) >= limit:
+                raise LimitError(f"a value nested deeper than max_recursion ({limit})")
+            nodes += len(child)
+            stack.append([child, iter(_children(child)), 0])
+            break
         else:
             stack.pop()
             depth = top[2] + 1
@@ -668,9 +682,10 @@ def _nesting(value: Any, limit: int, memo: dict, budget: Budget | None) -> int:
 _PLAIN = frozenset([str, int, float, bool, type(None)])
 
 
-def _members(value: Any) -> Any:
-    # A dict's keys were hashed when it was made: a tuple among them is within bounds.
-    return value.values() if isinstance(value, dict) else value
+def _children(value: Any) -> Any:
+    if isinstance(value, dict):
+        return chain(value.keys(), value.values()) if value else ()
+    return value
 
 
 
