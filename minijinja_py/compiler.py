@@ -30,6 +30,7 @@ _binops_for = lru_cache(maxsize=16)(make_binops)
 
 class Compiler:
     """Compiles one template for one environment."""
+
     binops: Any
     folding: bool
     loop_depth: int
@@ -160,7 +161,14 @@ class Compiler:
             call_depth(node.body) + 1 if node.recursive else 1,
         )
         return s.For(
-            iterable, target, condition, body, otherwise, node.recursive, uses_loop, node.pos,
+            iterable,
+            target,
+            condition,
+            body,
+            otherwise,
+            node.recursive,
+            uses_loop,
+            node.pos,
             costs,
         )
 
@@ -581,11 +589,7 @@ class Compiler:
         while isinstance(node, n.BinOp) and node.op == "+":
             links.append((node.pos, node.right))
             left = node.left
-            if (
-                isinstance(left, n.BinOp)
-                and left.op == "+"
-                and not self.is_constant(left)
-            ):
+            if isinstance(left, n.BinOp) and left.op == "+" and not self.is_constant(left):
                 node = left
                 continue
             break
@@ -635,12 +639,47 @@ _FLAT_FILTERS = frozenset(
 )
 
 
+# Methods whose result holds nothing deeper than their receiver or arguments (a str or list of
+# them, a number, an item of the receiver, an argument, a view of the receiver).
+_FLAT_METHODS = frozenset(
+    """get copy index count strip lstrip rstrip split rsplit splitlines lower
+    upper title capitalize casefold swapcase replace startswith endswith find rfind join format
+    partition rpartition center ljust rjust zfill removeprefix removesuffix isdigit isalpha
+    isalnum isspace isupper islower istitle isnumeric isdecimal""".split()
+)
+
+
+def _constant_literal(node: n.Node) -> bool:
+    # (its depth is the source's: the same on every pass)
+    if isinstance(node, n.Const):
+        return True
+    if isinstance(node, (n.ListLit, n.TupleLit)):
+        return all(_constant_literal(item) for item in node.items)
+    if isinstance(node, n.DictLit):
+        return all(_constant_literal(k) and _constant_literal(v) for k, v in node.pairs)
+    return False
+
+
 def _may_nest(node: n.Node) -> bool:
     """Whether ``node``'s value may nest deeper than the values it reads (see
-    budget.check_nesting): literals, calls and most filters may."""
+    budget.check_nesting): literals that hold what they read, most calls and most filters may."""
     while True:
         if isinstance(node, (n.Name, n.Const, n.Concat, n.Compare, n.Unary, n.Test)):
             return False
+        if isinstance(node, (n.ListLit, n.TupleLit, n.DictLit)):
+            return not _constant_literal(node)
+        if (
+            isinstance(node, n.Call)
+            and isinstance(node.func, n.GetAttr)
+            and node.func.attr in _FLAT_METHODS
+            and node.arguments.star is None
+            and node.arguments.dstar is None
+        ):
+            arguments = [*node.arguments.args, *(v for _, v in node.arguments.kwargs)]
+            if any(_may_nest(argument) for argument in arguments):
+                return True
+            node = node.func.obj
+            continue
         if isinstance(node, (n.GetAttr, n.GetItem)):
             node = node.obj
         elif isinstance(node, n.Filter) and node.name in _FLAT_FILTERS:

@@ -128,12 +128,14 @@ class Sequence:
 
 
 class If:
-    __slots__ = ("test", "body", "otherwise", "pos", "cost")
+    __slots__ = ("test", "body", "otherwise", "pos", "cost", "body_cost", "otherwise_cost")
     test: Any
     body: Any
     otherwise: Any
     pos: int
     cost: int
+    body_cost: int
+    otherwise_cost: int
 
     def __init__(self, test: Any, body: Any, otherwise: Any, pos: int, cost: int = 1) -> None:
         self.test = test
@@ -141,6 +143,9 @@ class If:
         self.otherwise = otherwise  # None when there is no else branch
         self.pos = pos
         self.cost = cost  # the test; the branch taken pays for itself
+        # (a branch of text only costs nothing: it pays nothing, without reading its cost)
+        self.body_cost = body.cost
+        self.otherwise_cost = otherwise.cost if otherwise is not None else 0
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         value = self.test.eval(frame)
@@ -149,13 +154,13 @@ class If:
         except Exception as error:
             raise located(error, self.pos) from None
         if truth:
-            body = self.body
+            if self.body_cost:
+                frame.state.steps += self.body_cost
+            self.body.run(frame, out)
         elif self.otherwise is not None:
-            body = self.otherwise
-        else:
-            return
-        frame.state.steps += body.cost
-        body.run(frame, out)
+            if self.otherwise_cost:
+                frame.state.steps += self.otherwise_cost
+            self.otherwise.run(frame, out)
 
 
 class IfCompareConst(If):
@@ -194,13 +199,13 @@ class IfCompareConst(If):
             except Exception as error:
                 raise located(error, self.pos) from None
         if truth:
-            body = self.body
+            if self.body_cost:
+                frame.state.steps += self.body_cost
+            self.body.run(frame, out)
         elif self.otherwise is not None:
-            body = self.otherwise
-        else:
-            return
-        frame.state.steps += body.cost
-        body.run(frame, out)
+            if self.otherwise_cost:
+                frame.state.steps += self.otherwise_cost
+            self.otherwise.run(frame, out)
 
 
 class For:
@@ -290,9 +295,7 @@ class For:
             # Tested as the loop reaches each item, as Jinja's generator does.
             source = _kept(source, self.condition, self.condition_cost, target, frame)
         loop = (
-            LoopContext(source, depth0, recurse, state.limits.max_items)
-            if self.uses_loop
-            else None
+            LoopContext(source, depth0, recurse, state.limits.max_items) if self.uses_loop else None
         )
         recursive = self.recursive
         if recursive:
@@ -514,8 +517,11 @@ class AssignToName:
             frame.vars[self.name] = value
             return
         kind = value.__class__
-        if kind is list or kind is tuple or kind is dict or (
-            kind not in _PLAIN and isinstance(value, _CONTAINERS)
+        if (
+            kind is list
+            or kind is tuple
+            or kind is dict
+            or (kind not in _PLAIN and isinstance(value, _CONTAINERS))
         ):
             try:
                 check_nesting(value)

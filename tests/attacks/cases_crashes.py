@@ -24,6 +24,7 @@ TUPLE = chain("(", ",)", 150_000)
 LIST = chain("[", "]", 150_000, "[]")
 DICT = chain("{'a': ", "}", 150_000, "{}")
 
+
 def unstored(use: str, levels: int = 60) -> str:
     """Build two values about ``45 * levels`` deep that are never stored: each call of a
     recursive macro passes its arguments on through 45 more ``batch(1)|list``, then ``use``
@@ -44,6 +45,19 @@ CRASHES = [
     T(CR, "unstored-compare", unstored("{{ x == y }}"), DEEP),
     T(CR, "unstored-sort", unstored("{{ [x, y]|sort|length }}"), DEEP),
     T(CR, "unstored-join", unstored("{{ [x]|join }}"), DEEP),
+    # a method whose result is flat, given a literal that holds the value it wraps
+    T(
+        CR,
+        "flat-method-wrapping-argument",
+        chain("{}.get('k', [", "])", 150_000, "[]", per_set=20) + "{{ ns.x|length }}",
+        DEEP,
+    ),
+    T(
+        CR,
+        "flat-method-on-literal",
+        chain("[", "].copy()", 150_000, "[]", per_set=20) + "{{ ns.x|length }}",
+        DEEP,
+    ),
     T(
         CR,
         "macro-argument-literal",
@@ -54,8 +68,11 @@ CRASHES = [
     T(
         CR,
         "recursive-loop-literal",
-        "{% for x in [[1]] recursive %}{% if loop.depth < 60 %}{{ loop([" + "[" * 90 + "x"
-        + "]" * 90 + "]) }}{% else %}{{ x|length }}{% endif %}{% endfor %}",
+        "{% for x in [[1]] recursive %}{% if loop.depth < 60 %}{{ loop(["
+        + "[" * 90
+        + "x"
+        + "]" * 90
+        + "]) }}{% else %}{{ x|length }}{% endif %}{% endfor %}",
         DEEP,
     ),
     # the issue's reproducers: hashing a 150,000-deep tuple where no depth check ran
