@@ -70,9 +70,9 @@ def analyse(tree: n.Template, limits: Limits) -> Analysis:
                 implicit_reads[id(node)] = reads
                 body_owners = (reads, owners)
             depth += 1
-            for field in node._fields:
+            for field in node._children:
                 value = getattr(node, field)
-                if isinstance(value, (frozen, tuple, list)):
+                if value is not None:
                     push((value, depth, body_owners if field == "body" else owners))
         elif isinstance(node, (tuple, list)):
             for item in node:
@@ -93,20 +93,16 @@ def expression_size(*roots: Any) -> int:
     statement costs in steps, besides its body, each time it runs."""
     count = 0
     stack = list(roots)
-    pop, push = stack.pop, stack.append
+    pop, push, extend = stack.pop, stack.append, stack.extend
     frozen = n._Frozen
     while stack:
         node = pop()
         if isinstance(node, frozen):
             count += 1
-            for field in node._fields:
-                value = getattr(node, field)
-                if isinstance(value, (frozen, tuple, list)):
-                    push(value)
-        elif isinstance(node, (tuple, list)):
-            for item in node:
-                if isinstance(item, (frozen, tuple, list)):
-                    push(item)
+            for field in node._children:
+                push(getattr(node, field))
+        elif node.__class__ is tuple or node.__class__ is list:
+            extend(node)  # (names and operators among them are passed over when popped)
     return count
 
 
@@ -126,11 +122,11 @@ def call_depth(*roots: Any) -> int:
                 deepest = depth
             # A statement (a for loop and its iteration) holds two levels of Python code.
             depth += 2 if isinstance(node, _STATEMENTS) else 1
-            for field in node._fields:
+            for field in node._children:
                 if field in ("body", "params") and isinstance(node, _FUNCTIONS):
                     continue
                 value = getattr(node, field)
-                if isinstance(value, (frozen, tuple, list)):
+                if value is not None:
                     push((value, depth))
         elif isinstance(node, (tuple, list)):
             for item in node:

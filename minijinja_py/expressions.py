@@ -480,7 +480,8 @@ class CallEmpty:
                 result = target()
         except Exception as error:
             raise located(error, self.pos) from None
-        if not (result.__class__ is str and len(result) < SHORT):
+        kind = result.__class__  # (short strings and scalars are free: see costly)
+        if not ((kind is str and len(result) < SHORT) or kind in SCALARS):
             charge_built(result)  # what a method built (split, upper, copy) counts
         return result
 
@@ -522,7 +523,8 @@ class Call:
                     result = target(*args, **kwargs)
         except Exception as error:
             raise located(error, self.pos) from None
-        if not (result.__class__ is str and len(result) < SHORT):
+        kind = result.__class__
+        if not ((kind is str and len(result) < SHORT) or kind in SCALARS):
             charge_built(result)
         return result
 

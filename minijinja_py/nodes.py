@@ -5,6 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 
+# Annotations of fields that never hold a node (a Const's value is a Python value).
+_LEAF_HINTS = frozenset(["int | None", "str", "bool", "Any"])
+
+
 class _Frozen:
     """Positional construction in slot order, no mutation, structural equality and repr.
 
@@ -14,12 +18,18 @@ class _Frozen:
 
     __slots__ = ()
     _fields: tuple[str, ...] = ()
+    # The fields that may hold nodes (or tuples of them): what a walk over the tree visits.
+    _children: tuple[str, ...] = ()
 
     def __init_subclass__(cls) -> None:
         inherited = tuple(
             f for base in reversed(cls.__mro__[1:]) for f in getattr(base, "__slots__", ())
         )
         cls._fields = inherited + tuple(cls.__dict__.get("__slots__", ()))
+        hints: dict[str, str] = {}
+        for klass in reversed(cls.__mro__):
+            hints.update(klass.__dict__.get("__annotations__", {}))
+        cls._children = tuple(f for f in cls._fields if hints.get(f) not in _LEAF_HINTS)
 
     def __init__(self, *values: Any) -> None:
         if len(values) != len(self._fields):
