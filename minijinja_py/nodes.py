@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
 # Annotations of fields that never hold a node (a Const's value is a Python value).
 _LEAF_HINTS = frozenset(["int | None", "str", "bool", "Any"])
 
