@@ -193,7 +193,8 @@ class Compiler:
         # nested no deeper than what it came from: only others are measured when stored.
         nests = _may_nest(node.value)
         if isinstance(node.target, n.TargetName):
-            return s.AssignToName(value, node.target.name, cost, node.pos, nests)
+            assign = s.AssignToName if nests else s.AssignFlatToName
+            return assign(value, node.target.name, cost, node.pos, nests)
         return s.Assign(value, self.assigner(node.target), cost, node.pos, nests)
 
     def stmt_AssignBlock(self, node: n.AssignBlock) -> Any:
@@ -311,6 +312,11 @@ class Compiler:
         the memo (kept for one compile, holding the node so that its id stays its own) walks
         each subtree once.
         """
+        cls = node.__class__
+        if cls is n.Name:  # (most leaves: answered without the memo)
+            return False
+        if cls is n.Const:
+            return True
         memo = self.constant_memo
         hit = memo.get(id(node))
         if hit is None:
@@ -390,11 +396,12 @@ class Compiler:
     # ------------------------------------------------------------ expressions
 
     def expr(self, node: n.Node) -> Any:
-        if self.may_fold and type(node) is not n.Const and self.is_constant(node):
+        cls = type(node)
+        if self.may_fold and cls is not n.Const and cls is not n.Name and self.is_constant(node):
             value = self._fold(node)
             if value is not MISSING:
                 return self.constant(value)
-        return getattr(self, "expr_" + type(node).__name__)(node)
+        return getattr(self, "expr_" + cls.__name__)(node)
 
     def _fold(self, node: n.Node) -> Any:
         """The value Jinja's optimizer would fold ``node`` into, or MISSING.

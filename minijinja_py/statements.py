@@ -10,7 +10,14 @@ from functools import partial
 from typing import Any
 
 from .budget import CHARS_PER_STEP as SHORT
-from .budget import CHECKED_LEVELS, Limits, charge_arguments, check_length, check_nesting
+from .budget import (
+    CHECKED_LEVELS,
+    EVALUATION_DEPTH,
+    Limits,
+    charge_arguments,
+    check_length,
+    check_nesting,
+)
 from .errors import LimitError, TemplateRuntimeError
 from .expressions import CompareConst
 from .frames import SCALARS, BreakLoop, ContinueLoop, Frame, located
@@ -513,9 +520,6 @@ class AssignToName:
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         value = self.value.eval(frame)
-        if not self.nests:
-            frame.vars[self.name] = value
-            return
         kind = value.__class__
         if (
             kind is list
@@ -528,6 +532,15 @@ class AssignToName:
             except LimitError as error:
                 raise located(error, self.pos) from None
         frame.vars[self.name] = value
+
+
+class AssignFlatToName(AssignToName):
+    """``{% set name = value %}`` of a value nested no deeper than what it reads."""
+
+    __slots__ = ()
+
+    def run(self, frame: Frame, out: list[Any]) -> None:
+        frame.vars[self.name] = self.value.eval(frame)
 
 
 class AssignBlock:
@@ -770,11 +783,17 @@ class MacroDefinition:
     def invoke(self, definition_frame: Frame, /, *args: Any, **kwargs: Any) -> str:
         state = definition_frame.state
         names = self.names
-        state.charge(self.cost)
+        state.steps += self.cost  # Budget.charge, inlined: every call pays its body first
+        if state.steps >= state.next_clock:
+            state.check()
         # The level is entered before the arguments are bound: a default argument that calls
         # the macro again (`{% macro m(a=m()) %}`) recurses inside it.
         weight = self.weight
-        state.enter(weight, "macro calls")
+        if state.depth < state.limits.max_recursion and state.nested + weight <= EVALUATION_DEPTH:
+            state.depth += 1  # Budget.enter, inlined for the levels within both limits
+            state.nested += weight
+        else:
+            state.enter(weight, "macro calls")  # raises, naming the limit
         try:
             # What a macro is given could be given one level deeper to the next call: measured
             # as a stored value is, on every fourth level of calls (see budget.check_nesting).
