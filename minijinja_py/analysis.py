@@ -88,9 +88,14 @@ _STATEMENTS = (n.If, n.For, n.Macro, n.CallBlock, n.FilterBlock, n.With, n.Gener
                n.AssignBlock)
 
 
+_LEAVES = frozenset([n.Name, n.Const])
+
+
 def expression_size(*roots: Any) -> int:
     """The number of expression nodes in ``roots`` (nodes, tuples of them or None): what a
     statement costs in steps, besides its body, each time it runs."""
+    if len(roots) == 1 and roots[0].__class__ in _LEAVES:
+        return 1  # most printed and tested expressions
     count = 0
     stack = list(roots)
     pop, push, extend = stack.pop, stack.append, stack.extend

@@ -458,11 +458,7 @@ class AssignAttr:
             raise located(
                 TemplateRuntimeError("cannot assign attribute on non-namespace object"), self.pos
             )
-        if isinstance(value, _CONTAINERS):
-            try:
-                check_nesting(value)
-            except LimitError as error:
-                raise located(error, self.pos) from None
+        # (measured by the assignment, as a variable's value is, when it can nest deeper)
         namespace.set(self.attr, value)
 
 
