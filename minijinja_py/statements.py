@@ -288,10 +288,13 @@ class For:
     def loop(self, frame: Frame, out: list[Any], values: Any, depth0: int, recurse: Any) -> None:
         state = frame.state
         pos = self.pos
-        try:
-            source = _loop_source(values, state.limits, pos)
-        except Exception as error:
-            raise located(error, pos) from None
+        if values.__class__ is list:
+            source = values  # (what _loop_source answers for a list, without the call)
+        else:
+            try:
+                source = _loop_source(values, state.limits, pos)
+            except Exception as error:
+                raise located(error, pos) from None
         target = self.target
         otherwise = self.otherwise
         if source.__class__ is list and not source:
