@@ -15,6 +15,9 @@ from .corpus import corpus_missing
 _AMBIGUOUS = {
     "deepseek-v3.1": "a past turn's '</think>' is template text after the generation prompt",
     "glm-4.6": "'<think></think>' written into past turns; no end-of-turn marker",
+    "gpt-oss-120b": "past turns end with '<|end|>', the last with '<|return|>', calls with '<|call|>'",
+    "orion-14b-chat": "the generation prompt is written by the user turn, with the EOS after it",
+    "solar-10.7b-instruct-v1.0": "an empty turn's tagged span is empty: the rule gives none",
     "llama-2-chat": "an empty turn's ' </s>' has no generation prompt before it",
     "mistral-7b-instruct-v0.3": "no generation prompt: a tool call's '[TOOL_CALLS] [' is untraced",
     "phi-3-mini": "the generation prompt is written by the user turn, before tool turns",
