@@ -14,6 +14,7 @@ from .corpus import corpus_missing
 
 _AMBIGUOUS = {
     "deepseek-v3.1": "a past turn's '</think>' is template text after the generation prompt",
+    "falcon-instruct": "an empty turn is the space after 'Falcon:'; a first turn has no newline before",
     "glm-4.6": "'<think></think>' written into past turns; no end-of-turn marker",
     "gpt-oss-120b": "past turns end with '<|end|>', the last with '<|return|>', calls with '<|call|>'",
     "orion-14b-chat": "the generation prompt is written by the user turn, with the EOS after it",
