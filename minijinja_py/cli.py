@@ -33,7 +33,8 @@ JSON text), optional "tools" and "documents", and template variables: every othe
 key. A row never sets the template or an option: keys such as chat_template,
 add_generation_prompt and continue_final_message, and the model's special tokens,
 make the row fail. Each output row holds the --id-column values, "text",
-"assistant_spans" (with --spans) and "error": null, or a record of the failure
+"assistant_spans" (with --spans), "input_ids" and "assistant_masks" (with --tokens)
+and "error": null, or a record of the failure
 {"kind", "message", "line", "column"}; the other rows go on.
 """
 
@@ -376,6 +377,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         continue_final_message=args.continue_final_message or False,
         variables=_parse_vars(args.var),
         spans=args.spans,
+        tokens=args.tokens,
         passthrough=args.id_column or (),
     )
     source = open_source(args.input, _binary(sys.stdin, "r"))
@@ -520,6 +522,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     batch.add_argument(
         "--spans", action="store_true", help="add assistant_spans: the generation blocks"
+    )
+    batch.add_argument(
+        "--tokens",
+        action="store_true",
+        help="add input_ids and assistant_masks, with the tokenizer.json of --model",
     )
     batch.add_argument(
         "--fail-on-error",

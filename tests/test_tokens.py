@@ -69,3 +69,79 @@ def test_find_control_tokens_names_where_they_are(tokenizer):
 def test_without_a_tokenizer_tokenize_says_how_to_get_one():
     with pytest.raises(ValueError, match="has no tokenizer: load it with from_pretrained"):
         ChatTemplate.from_string(CHATML).tokenize(MESSAGES)
+
+
+# --- token columns of the data pipelines (RowRenderer, Arrow, the batch command)
+
+
+def test_row_renderer_token_columns_equal_tokenize(tokenizer):
+    from minijinja_py.pipelines import RowRenderer
+
+    chat = ChatTemplate.from_string(CHATML, tokenizer=tokenizer)
+    renderer = RowRenderer(chat, tokens=True, spans=True, passthrough=["id"])
+    assert renderer.columns == ("text", "assistant_spans", "input_ids", "assistant_masks", "error")
+    row = renderer.render_row({"id": 7, "messages": MESSAGES})
+    expected = chat.tokenize(MESSAGES, return_assistant_tokens_mask=True)
+    assert row["text"] == chat.render(MESSAGES)
+    assert row["input_ids"] == expected["input_ids"]
+    assert row["assistant_masks"] == expected["assistant_masks"]
+    assert row["error"] is None
+    failed = renderer.render_row({"messages": "not json"})
+    assert (failed["input_ids"], failed["assistant_masks"]) == (None, None)
+    assert failed["error"]["kind"] == "InputError"
+
+
+def test_row_renderer_tokens_need_a_tokenizer_and_no_continuation(tokenizer):
+    from minijinja_py.pipelines import RowRenderer
+
+    with pytest.raises(ValueError, match="has no tokenizer: load it with from_pretrained"):
+        RowRenderer(ChatTemplate.from_string(CHATML), tokens=True)
+    chat = ChatTemplate.from_string(CHATML, tokenizer=tokenizer)
+    with pytest.raises(ValueError, match="^token columns are not made for continue_final_message"):
+        RowRenderer(chat, tokens=True, continue_final_message=True)
+
+
+def test_arrow_token_columns_are_typed(tokenizer):
+    pa = pytest.importorskip("pyarrow", reason="needs the 'data' extra")
+    from minijinja_py.pipelines import RowRenderer
+    from minijinja_py.pipelines.arrow import render_arrow
+
+    chat = ChatTemplate.from_string(CHATML, tokenizer=tokenizer)
+    table = pa.table({"messages": [MESSAGES, MESSAGES[:1]]})
+    result = render_arrow(RowRenderer(chat, tokens=True), table)
+    assert result.schema.field("input_ids").type == pa.list_(pa.int64())
+    assert result.schema.field("assistant_masks").type == pa.list_(pa.int8())
+    expected = chat.tokenize([MESSAGES, MESSAGES[:1]], return_assistant_tokens_mask=True)
+    assert result.column("input_ids").to_pylist() == expected["input_ids"]
+    assert result.column("assistant_masks").to_pylist() == expected["assistant_masks"]
+
+
+def test_batch_command_writes_token_columns(tokenizer, tmp_path, capsys):
+    import json
+
+    from minijinja_py.cli import main
+
+    model = tmp_path / "model"
+    model.mkdir()
+    tokenizer.save(str(model / "tokenizer.json"))
+    (model / "tokenizer_config.json").write_text(json.dumps({"chat_template": CHATML}))
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"messages": MESSAGES}) + "\n" + "[1]\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    assert main(["batch", "--model", str(model), "--tokens", "--quiet", str(source), str(out)]) == 0
+    first, second = (json.loads(line) for line in out.read_text(encoding="utf-8").splitlines())
+    chat = ChatTemplate.from_string(CHATML, tokenizer=tokenizer)
+    expected = chat.tokenize(MESSAGES, return_assistant_tokens_mask=True)
+    assert first == {
+        "text": chat.render(MESSAGES),
+        "input_ids": expected["input_ids"],
+        "assistant_masks": expected["assistant_masks"],
+        "error": None,
+    }
+    assert second["input_ids"] is None and second["error"]["kind"] == "TypeError"
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "tokenizer_config.json").write_text(json.dumps({"chat_template": CHATML}))
+    capsys.readouterr()
+    assert main(["batch", "--model", str(bare), "--tokens", str(source), str(out)]) == 1
+    assert capsys.readouterr().err.startswith("error: this chat template has no tokenizer")

@@ -181,8 +181,9 @@ class RowRenderer:
     """Renders rows of conversations with one chat template and one set of run options.
 
     The template is compiled once per process (pickling carries its source, not the compiled
-    form), never per row. The result columns are :attr:`columns`, filled by ``_result``: token
-    columns (``input_ids``, ``assistant_masks``, typed in :func:`.arrow.result_schema`) join there.
+    form), never per row. The result columns are :attr:`columns`: ``text``, ``assistant_spans``
+    with ``spans`` (the generation blocks), ``input_ids`` and ``assistant_masks`` with ``tokens``
+    (as :meth:`ChatTemplate.tokenize` makes them with the chat's tokenizer), and ``error``.
 
     Examples:
         >>> chat = ChatTemplate.from_string("{{ greeting }} {{ messages[0].content }}")
@@ -205,8 +206,13 @@ class RowRenderer:
         continue_final_message: bool | str = False,
         variables: Mapping[str, Any] | None = None,
         spans: bool = False,
+        tokens: bool = False,
         passthrough: tuple[str, ...] | list[str] = (),
     ) -> None:
+        if tokens:
+            if continue_final_message:
+                raise ValueError("token columns are not made for continue_final_message yet")
+            chat.tokenizer  # noqa: B018 - a chat without a tokenizer fails here, not on each row
         self.chat = chat
         self.tools = tools
         self.documents = documents
@@ -214,6 +220,8 @@ class RowRenderer:
         self.continue_final_message = continue_final_message
         self.variables = dict(variables or {})
         self.spans = spans
+        #: whether rows get ``input_ids`` and ``assistant_masks`` (the chat's tokenizer)
+        self.tokens = tokens
         #: keys copied to the output beside the result and not given to the template
         self.passthrough = tuple(passthrough)
         self._reserved = self._reserved_keys()
@@ -235,7 +243,9 @@ class RowRenderer:
     @property
     def columns(self) -> tuple[str, ...]:
         """The result columns, in order."""
-        return ("text", "assistant_spans", "error") if self.spans else ("text", "error")
+        spans = ("assistant_spans",) if self.spans else ()
+        tokens = ("input_ids", "assistant_masks") if self.tokens else ()
+        return ("text", *spans, *tokens, "error")
 
     def render_value(self, value: Any) -> dict[str, Any]:
         """One parsed JSON line: a list of messages, or a row object."""
@@ -246,12 +256,14 @@ class RowRenderer:
     def render_row(self, row: Any, drop_none: bool = False) -> dict[str, Any]:
         """The result row of ``row``; ``drop_none`` drops None-valued fields (Arrow's filling)."""
         try:
-            text, spans = self._render(row, drop_none)
+            text, spans, encoded = self._render(row, drop_none)
         except Exception as exc:  # every failure becomes this row's error record
             return self._failed(exc)
-        return self._result(text, spans)
+        return self._result(text, spans, encoded)
 
-    def _render(self, row: Any, drop_none: bool) -> tuple[str, list[tuple[int, int]]]:
+    def _render(
+        self, row: Any, drop_none: bool
+    ) -> tuple[str, list[tuple[int, int]], dict[str, Any] | None]:
         if not isinstance(row, Mapping):
             raise InputError(
                 'expected a JSON object with "messages" or a JSON list of messages, not '
@@ -299,13 +311,26 @@ class RowRenderer:
             text, spans = self.chat.render_many([messages], **options)[0], []
         if not text.isascii():
             _check_encodable(text)
-        return text, spans
+        encoded = None
+        if self.tokens:
+            # As ChatTemplate.tokenize makes them: the ids of the whole text, and the mask of the
+            # assistant spans (the generation blocks, or the turns inferred without them).
+            del options["continue_final_message"]
+            encoded = self.chat.tokenize(messages, return_assistant_tokens_mask=True, **options)
+        return text, spans, encoded
 
-    def _result(self, text: str, spans: list[tuple[int, int]]) -> dict[str, Any]:
-        # The one place a successful row's columns are built: token columns join here.
+    def _result(
+        self, text: str, spans: list[tuple[int, int]], encoded: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        # The one place a successful row's columns are built.
+        result: dict[str, Any] = {"text": text}
         if self.spans:
-            return {"text": text, "assistant_spans": [list(span) for span in spans], "error": None}
-        return {"text": text, "error": None}
+            result["assistant_spans"] = [list(span) for span in spans]
+        if encoded is not None:
+            result["input_ids"] = encoded["input_ids"]
+            result["assistant_masks"] = encoded["assistant_masks"]
+        result["error"] = None
+        return result
 
     def _failed(self, exc: BaseException) -> dict[str, Any]:
         result: dict[str, Any] = dict.fromkeys(self.columns)
