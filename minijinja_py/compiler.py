@@ -170,6 +170,7 @@ class Compiler:
             uses_loop,
             node.pos,
             costs,
+            reuse_scope=not _declares(node.body),
         )
 
     def _refuse_loop_target(self, target: n.Node) -> None:
@@ -654,6 +655,27 @@ _FLAT_METHODS = frozenset(
     partition rpartition center ljust rjust zfill removeprefix removesuffix isdigit isalpha
     isalnum isspace isupper islower istitle isnumeric isdecimal""".split()
 )
+
+
+def _declares(body: tuple[n.Node, ...]) -> bool:
+    """Whether statements of ``body`` write variables into the scope they run in, or capture it
+    (a macro or a call block's caller keeps the scope it is defined in).  A loop whose body does
+    neither can run every iteration in one scope, its variable rebound each time."""
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, n.Assign):
+            if not isinstance(node.target, n.TargetAttr):  # (`ns.x` is the namespace's)
+                return True
+        elif isinstance(node, (n.AssignBlock, n.Macro, n.CallBlock, n.Block)):
+            return True
+        elif isinstance(node, n.If):
+            stack.extend(node.body)
+            stack.extend(node.otherwise)
+        elif isinstance(node, (n.FilterBlock, n.Generation)):
+            stack.extend(node.body)
+        # (a nested loop, `with` and the rest run their bodies in scopes of their own)
+    return False
 
 
 def _constant_literal(node: n.Node) -> bool:

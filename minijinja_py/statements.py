@@ -229,6 +229,7 @@ class For:
         "condition_cost",
         "weight",
         "iteration_cost",
+        "reuse_scope",
     )
     iterable: Any
     target: Any
@@ -242,6 +243,7 @@ class For:
     condition_cost: int
     weight: int
     iteration_cost: int
+    reuse_scope: bool
 
     def __init__(
         self,
@@ -254,6 +256,7 @@ class For:
         uses_loop: bool,
         pos: int,
         costs: tuple[int, int, int] = (1, 1, 1),
+        reuse_scope: bool = False,
     ) -> None:
         self.iterable = iterable
         self.target = target
@@ -268,6 +271,9 @@ class For:
         cost, self.condition_cost, self.weight = costs
         self.cost = cost + (otherwise.cost if otherwise is not None else 0)
         self.iteration_cost = 1 + body.cost
+        # A body that writes no variable and defines no macro or caller runs every iteration in
+        # one scope, its loop variable rebound (see compiler._declares).
+        self.reuse_scope = reuse_scope
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         values = self.iterable.eval(frame)
@@ -320,13 +326,18 @@ class For:
         # `for message in messages`: the variable goes straight into the iteration's scope.
         name = target.name if target.__class__ is AssignName else None
         iteration_cost = self.iteration_cost
+        reuse = self.reuse_scope
+        if reuse:
+            variables = {} if loop is None else {"loop": loop}
+            inner = Frame(variables, frame, state)
         try:
             for item in source if loop is None else loop.walk():
                 state.steps += iteration_cost  # Budget.charge, inlined: the body, paid first
                 if state.steps >= state.next_clock:
                     state.check()
-                variables = {} if loop is None else {"loop": loop}
-                inner = Frame(variables, frame, state)
+                if not reuse:
+                    variables = {} if loop is None else {"loop": loop}
+                    inner = Frame(variables, frame, state)
                 if name is not None:
                     variables[name] = item
                 else:

@@ -38,6 +38,13 @@ LOOP_SCOPE = [
     ('{% for i in [1, 2] %}{{ x }}{% set x = 5 %}{% endfor %}', None, ''),
     ('{% set x = 1 %}{% for i in [1] %}{{ x }}{% set x = 2 %}{{ x }}{% endfor %}{{ x }}', None, '121'),
     ('{% for i in [1, 2] recursive %}{% set x = i %}{{ x }}{% endfor %}{{ x }}', None, '12'),
+    # a body that sets nothing runs in one scope for all iterations; one that does, or that
+    # defines a caller, gets a scope per iteration (compiler._declares)
+    ('{% macro twice() %}{{ caller() }}{{ caller() }}{% endmacro %}{% for i in [1, 2] %}{% call twice() %}{{ i }}{% endcall %}{% endfor %}', None, '1122'),
+    ("{% for i in [1, 2] %}{% filter upper %}{% set y = 'a' ~ i %}{% endfilter %}{{ y }}{% endfor %}", None, ''),
+    ("{% for i in [1, 2] %}{% if i == 1 %}{% if true %}{% set y = 'once' %}{% endif %}{% endif %}[{{ y }}]{% endfor %}", None, '[once][]'),
+    ("{% for k, v in {'a': 1, 'b': 2}.items() %}{{ k }}{{ v }}{% endfor %}", None, 'a1b2'),
+    ("{% for i in [1, 2] %}{% for j in [i] %}{% set i = 'x' %}{% endfor %}{{ i }}{% endfor %}", None, '12'),
 ]
 
 # if does not scope
