@@ -61,7 +61,7 @@ class Compiler:
         # True while compiling a printed expression that Jinja would fold into a constant.
         self.folding = False
         # is_constant's answers for this compile (see there).
-        self.constant_memo: dict[int, tuple[Any, bool]] = {}
+        self.constant_memo: dict[int, bool] = {}
         # Whether constant sub-expressions are folded now (not while folding one).
         self.may_fold = True
         self.fold_state: RenderState | None = None
@@ -310,8 +310,9 @@ class Compiler:
         """Whether Jinja's optimizer may fold ``node`` into a constant when compiling.
 
         The compiler asks this of every node it compiles, each time about the whole subtree;
-        the memo (kept for one compile, holding the node so that its id stays its own) walks
-        each subtree once.
+        the memo (kept for one compile) walks each subtree once.  It is keyed by id alone: the
+        tree being compiled holds every node it is asked about (the one node the compiler makes
+        itself, a Name, never reaches the memo), so no id is reused while it lives.
         """
         cls = node.__class__
         if cls is n.Name:  # (most leaves: answered without the memo)
@@ -321,8 +322,8 @@ class Compiler:
         memo = self.constant_memo
         hit = memo.get(id(node))
         if hit is None:
-            hit = memo[id(node)] = (node, self._constant(node))
-        return hit[1]
+            hit = memo[id(node)] = self._constant(node)
+        return hit
 
     def _constant(self, node: Any) -> bool:
         is_constant = self.is_constant
