@@ -406,7 +406,7 @@ def _charge_recursing(value: Any, result: Any) -> None:
     # Filters that compare, hash or print their items, which Python does recursively in C,
     # need them nested within bounds; the others only move items about, and whoever compares
     # or prints what they return measures it then.
-    if value is not None and type(value) is not str and isinstance(value, _NESTING):
+    if value is not None and type(value) is not str and isinstance(value, NESTED_TYPES):
         check_nesting(value)
     _charge_walking(value, result)
 
@@ -457,7 +457,7 @@ def printed_size(value: Any) -> int:
     """What :func:`check_printable` checks, without counting the text as made."""
     if isinstance(value, str):
         return len(value)
-    if not isinstance(value, _PRINTED_NESTED):
+    if not isinstance(value, PRINTED_NESTED_TYPES):
         return 32
     budget = _CURRENT.get()
     limits = budget.limits if budget is not None else _DEFAULT_LIMITS
@@ -525,7 +525,7 @@ def printed_size(value: Any) -> int:
 
 # Below this many nodes the full walk charges only once, at its end (it charges every 4096).
 _SMALL_NODES = 4095
-_PRINTED_NESTED = (list, tuple, dict, set, frozenset, Namespace)
+PRINTED_NESTED_TYPES = (list, tuple, dict, set, frozenset, Namespace)
 
 
 def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int, int]:
@@ -603,7 +603,7 @@ def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int
 
 # (A namespace is not among them: it hashes and compares by identity, and printing one is
 # measured by check_printable.)
-_NESTING = (list, tuple, dict, set, frozenset)
+NESTED_TYPES = (list, tuple, dict, set, frozenset)
 
 # Macro calls and recursive loops measure their arguments when the level they enter is a
 # multiple of four (``not depth & CHECKED_LEVELS``): the usual two or three levels of a chat
@@ -633,11 +633,11 @@ def _nesting(value: Any, limit: int, memo: dict, budget: Budget | None) -> int:
     # The usual case first: children that are plain values or already measured.
     deepest = 0
     for child in value.values() if isinstance(value, dict) else value:
-        if child.__class__ in _PLAIN:
+        if child.__class__ in PLAIN_TYPES:
             continue
         known = memo.get(id(child))
         if known is None:
-            if isinstance(child, _NESTING):
+            if isinstance(child, NESTED_TYPES):
                 break
         elif known[1] > deepest:
             deepest = known[1]
@@ -654,7 +654,7 @@ def _nesting(value: Any, limit: int, memo: dict, budget: Budget | None) -> int:
     while stack:
         top = stack[-1]
         for child in top[1]:
-            if not isinstance(child, _NESTING):
+            if not isinstance(child, NESTED_TYPES):
                 continue
             known = memo.get(id(child))
             if known is not None:
@@ -679,7 +679,8 @@ def _nesting(value: Any, limit: int, memo: dict, budget: Budget | None) -> int:
     return memo[id(value)][1]
 
 
-_PLAIN = frozenset([str, int, float, bool, type(None)])
+# Values that hold no other value: never measured for nesting.
+PLAIN_TYPES = frozenset([str, int, float, bool, type(None)])
 
 
 def _children(value: Any) -> Any:

@@ -16,6 +16,7 @@ from itertools import chain, groupby
 from typing import Any, NamedTuple
 
 from .budget import (
+    PLAIN_TYPES,
     charge_big_int,
     charge_for,
     charge_work,
@@ -1017,7 +1018,7 @@ def _registered(env: Any, kind: str, name: Any, args: tuple, kwargs: dict) -> Ca
     test the template called itself; an unknown name still fails only when the first item is
     given to it."""
     func = _lookup_registered(env, kind, name, args, kwargs)
-    if kind == "test" and len(args) == 1 and not kwargs and args[0].__class__ in _PLAIN_VALUES:
+    if kind == "test" and len(args) == 1 and not kwargs and args[0].__class__ in PLAIN_TYPES:
         # selectattr('role', 'equalto', 'user'): comparing with a string or a number takes at
         # most the time of reading that argument (charged as the filter's), and nests nothing;
         # made in place, without the test's own frame.
@@ -1046,38 +1047,29 @@ def _registered(env: Any, kind: str, name: Any, args: tuple, kwargs: dict) -> Ca
 
 def _own_function(env: Any, kind: str, name: Any) -> Any:
     """The filter or test ``name`` as the environment holds it, when the environment calls
-    it as ours does; else None."""
+    it as ours does; else None (a caller's own environment, an unknown or unhashable name)."""
     method = "call_filter" if kind == "filter" else "call_test"
     environment = _environment_class()
     if (
         getattr(type(env), method, None) is not getattr(environment, method)
         or getattr(type(env), "_call_registered", None) is not environment._call_registered
-        or name.__class__ is not str
     ):
         return None
-    return (env.filters if kind == "filter" else env.tests).get(name)
-
-
-_PLAIN_VALUES = frozenset([str, int, float, bool, type(None)])
+    try:
+        return (env.filters if kind == "filter" else env.tests).get(check_key(name))
+    except TypeError:
+        return None
 
 
 def _lookup_registered(
     env: Any, kind: str, name: Any, args: tuple, kwargs: dict
 ) -> Callable[[Any], Any]:
-    method = "call_filter" if kind == "filter" else "call_test"
-    call = getattr(env, method)
-    environment = _environment_class()
-    if (
-        getattr(type(env), method, None) is not getattr(environment, method)
-        or getattr(type(env), "_call_registered", None) is not environment._call_registered
-    ):
-        return lambda item: call(name, item, args, kwargs)  # the caller's own environment
-    try:
-        func = (env.filters if kind == "filter" else env.tests).get(check_key(name))
-    except TypeError:  # unhashable: let the first item meet the error
-        return lambda item: call(name, item, args, kwargs)
+    func = _own_function(env, kind, name)
     if func is None:
-        return lambda item: call(name, item, args, kwargs)  # raises "No test named ..."
+        # The environment's own call: a caller's environment, or a name that fails ("No test
+        # named ...", unhashable) only when the first item meets it.
+        call = getattr(env, "call_filter" if kind == "filter" else "call_test")
+        return lambda item: call(name, item, args, kwargs)
     if wants_environment(func):
         return lambda item: func(env, item, *args, **kwargs)
     if not args and not kwargs:

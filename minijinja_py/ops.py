@@ -15,6 +15,8 @@ from typing import Any
 from .budget import (
     CHARS_PER_STEP,
     ITEMS_PER_STEP,
+    NESTED_TYPES,
+    PRINTED_NESTED_TYPES,
     Limits,
     charge_big_int,
     charge_built,
@@ -27,7 +29,7 @@ from .budget import (
     printed_size,
 )
 from .errors import LimitError
-from .runtime import Namespace, Undefined
+from .runtime import Undefined
 
 _SIZED = (str, list, tuple)
 _PERCENT_WIDTH = re.compile(r"%(?:\([^)]*\))?[-+ #0]*(\d+|\*)?(?:\.(\d+|\*))?")
@@ -154,7 +156,7 @@ def make_binops(limits: Limits) -> dict[str, Callable[[Any, Any], Any]]:
 
 
 def _in(item: Any, container: Any) -> bool:
-    if item.__class__ is not str and isinstance(item, _NESTED):
+    if item.__class__ is not str and isinstance(item, NESTED_TYPES):
         check_nesting(item)  # compared with each item, or hashed
     # A list or string is searched from one end: a big one costs steps (what charge_size
     # charges; it charges nothing for a dict, a short one, or any other container).
@@ -183,8 +185,6 @@ _FREE_SIZE = {
 }
 
 
-_NESTED = (list, tuple, dict, set, frozenset)
-
 
 def _charge_operands(a: Any, b: Any) -> None:
     free = _FREE_SIZE.get(type(a))
@@ -194,7 +194,7 @@ def _charge_operands(a: Any, b: Any) -> None:
     if free is not None and len(b) >= free:
         charge_size(b)
     # Python compares nested values recursively, in C: both sides within max_recursion.
-    if isinstance(a, _NESTED) and isinstance(b, _NESTED):
+    if isinstance(a, NESTED_TYPES) and isinstance(b, NESTED_TYPES):
         check_nesting(a)
         check_nesting(b)
 
@@ -229,7 +229,6 @@ def _ge(a: Any, b: Any) -> bool:
     return a >= b
 
 
-_PRINTED_NESTED = (list, tuple, dict, set, frozenset, Namespace)
 
 COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
     "==": _eq,
@@ -249,7 +248,7 @@ def to_string(value: Any) -> str:
         return value
     if isinstance(value, Undefined):
         return value.__str__()
-    if isinstance(value, _PRINTED_NESTED):
+    if isinstance(value, PRINTED_NESTED_TYPES):
         check_printable(value)  # the repr of [big] * 1000 is a thousand bigs
     elif type(value) is int:
         charge_big_int(value.bit_length())

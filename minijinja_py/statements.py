@@ -13,6 +13,8 @@ from .budget import CHARS_PER_STEP as SHORT
 from .budget import (
     CHECKED_LEVELS,
     EVALUATION_DEPTH,
+    NESTED_TYPES,
+    PLAIN_TYPES,
     Limits,
     charge_arguments,
     check_length,
@@ -283,7 +285,7 @@ class For:
         state = frame.state
 
         def again(values: Any, depth0: int) -> str:
-            if not (state.depth + 1) & CHECKED_LEVELS and isinstance(values, _CONTAINERS):
+            if not (state.depth + 1) & CHECKED_LEVELS and isinstance(values, NESTED_TYPES):
                 check_nesting(values)  # (as a macro's arguments are, on the level it enters)
             captured: list = []
             self.loop(frame, captured, values, depth0, again)
@@ -478,8 +480,6 @@ class AssignAttr:
 
 # What a variable may hold nested (see budget.check_nesting): each assignment measures it, so
 # that no loop or chain of assignments builds a value nested without bound.
-_CONTAINERS = (list, tuple, dict, set, frozenset)
-_PLAIN = frozenset([str, int, float, bool, type(None)])
 
 
 class Assign:
@@ -501,7 +501,7 @@ class Assign:
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         value = self.value.eval(frame)
-        if self.nests and isinstance(value, _CONTAINERS):
+        if self.nests and isinstance(value, NESTED_TYPES):
             try:
                 check_nesting(value)
             except LimitError as error:
@@ -535,7 +535,7 @@ class AssignToName:
             kind is list
             or kind is tuple
             or kind is dict
-            or (kind not in _PLAIN and isinstance(value, _CONTAINERS))
+            or (kind not in PLAIN_TYPES and isinstance(value, NESTED_TYPES))
         ):
             try:
                 check_nesting(value)
@@ -881,10 +881,10 @@ class MacroDefinition:
 
 def _check_arguments(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     for arg in args:
-        if arg.__class__ not in _PLAIN and isinstance(arg, _CONTAINERS):
+        if arg.__class__ not in PLAIN_TYPES and isinstance(arg, NESTED_TYPES):
             check_nesting(arg)
     for arg in kwargs.values():
-        if arg.__class__ not in _PLAIN and isinstance(arg, _CONTAINERS):
+        if arg.__class__ not in PLAIN_TYPES and isinstance(arg, NESTED_TYPES):
             check_nesting(arg)
 
 

@@ -7,7 +7,7 @@ from collections import abc
 from numbers import Number
 from typing import Any
 
-from .budget import check_nesting
+from .budget import NESTED_TYPES, check_nesting
 from .runtime import Undefined, pass_environment
 from .sandbox import check_key
 
@@ -143,60 +143,52 @@ def test_in(value: Any, seq: Any) -> bool:
     """``{{ 1 is in [1, 2] }}`` -> ``True``"""
     if type(value) is tuple:
         check_key(value)  # a dict or set hashes it; see sandbox.check_key
-    if isinstance(value, _NESTED):
+    if isinstance(value, NESTED_TYPES):
         check_nesting(value)  # compared with each item, recursively
     return value in seq
 
 
 # Python compares nested values recursively, in C: the comparison tests (called directly or by
 # select and selectattr for each item) measure containers as the operators do.
-_NESTED = (list, tuple, dict, set, frozenset)
-
-
 def _measure_operands(args: tuple[Any, ...]) -> None:
-    check_nesting(args[0])
-    check_nesting(args[1])
+    if len(args) == 2 and isinstance(args[0], NESTED_TYPES) and isinstance(args[1], NESTED_TYPES):
+        check_nesting(args[0])
+        check_nesting(args[1])
 
 
 def test_eq(*args: Any, **kwargs: Any) -> bool:
     """``{{ 1 is eq 1 }}`` -> ``True`` (also ``==``, ``equalto``)"""
-    if len(args) == 2 and isinstance(args[0], _NESTED) and isinstance(args[1], _NESTED):
-        _measure_operands(args)
+    _measure_operands(args)
     return operator.eq(*args, **kwargs)
 
 
 def test_ne(*args: Any, **kwargs: Any) -> bool:
     """``{{ 1 is ne 2 }}`` -> ``True`` (also ``!=``)"""
-    if len(args) == 2 and isinstance(args[0], _NESTED) and isinstance(args[1], _NESTED):
-        _measure_operands(args)
+    _measure_operands(args)
     return operator.ne(*args, **kwargs)
 
 
 def test_lt(*args: Any, **kwargs: Any) -> bool:
     """``{{ 1 is lt 2 }}`` -> ``True`` (also ``<``, ``lessthan``)"""
-    if len(args) == 2 and isinstance(args[0], _NESTED) and isinstance(args[1], _NESTED):
-        _measure_operands(args)
+    _measure_operands(args)
     return operator.lt(*args, **kwargs)
 
 
 def test_le(*args: Any, **kwargs: Any) -> bool:
     """``{{ 2 is le 2 }}`` -> ``True`` (also ``<=``)"""
-    if len(args) == 2 and isinstance(args[0], _NESTED) and isinstance(args[1], _NESTED):
-        _measure_operands(args)
+    _measure_operands(args)
     return operator.le(*args, **kwargs)
 
 
 def test_gt(*args: Any, **kwargs: Any) -> bool:
     """``{{ 2 is gt 1 }}`` -> ``True`` (also ``>``, ``greaterthan``)"""
-    if len(args) == 2 and isinstance(args[0], _NESTED) and isinstance(args[1], _NESTED):
-        _measure_operands(args)
+    _measure_operands(args)
     return operator.gt(*args, **kwargs)
 
 
 def test_ge(*args: Any, **kwargs: Any) -> bool:
     """``{{ 2 is ge 2 }}`` -> ``True`` (also ``>=``)"""
-    if len(args) == 2 and isinstance(args[0], _NESTED) and isinstance(args[1], _NESTED):
-        _measure_operands(args)
+    _measure_operands(args)
     return operator.ge(*args, **kwargs)
 
 
