@@ -61,8 +61,11 @@ def _outcome(call: Any, *args: Any, **kwargs: Any) -> Any:
         return ("error",)
 
 
-def compare(name: str, tagged: bool = True, mask: bool = True) -> tuple[int, int, list[str]]:
-    """(pairs that render and agree, pairs where both fail, disagreeing conversations)."""
+def compare(
+    name: str, tagged: bool = True, mask: bool = True, **extra: Any
+) -> tuple[int, int, list[str]]:
+    """(pairs that render and agree, pairs where both fail, disagreeing conversations);
+    ``extra`` options (``continue_final_message=True``) go to both calls."""
     from transformers import AutoTokenizer
 
     from minijinja_py import ChatTemplate
@@ -76,6 +79,7 @@ def compare(name: str, tagged: bool = True, mask: bool = True) -> tuple[int, int
     with pinned_reference_clock():
         for conversation_name in conversation_names():
             messages, options = conversation(name, conversation_name)
+            options.update(extra)
             expected = _outcome(
                 reference.apply_chat_template,
                 messages,

@@ -66,6 +66,23 @@ def test_find_control_tokens_names_where_they_are(tokenizer):
     ]
 
 
+def test_continue_final_message_tokenizes_the_cut_text(tokenizer):
+    chat = ChatTemplate.from_string(CHATML, tokenizer=tokenizer)
+    text = chat.render(MESSAGES, continue_final_message=True)
+    assert text.endswith("Hello")  # cut after the final message, without its end of turn
+    got = chat.tokenize(MESSAGES, continue_final_message=True)
+    assert got["input_ids"] == tokenizer.encode(text, add_special_tokens=False).ids
+    with pytest.raises(
+        ValueError,
+        match="^continue_final_message is not compatible with return_assistant_tokens_mask",
+    ):
+        chat.tokenize(MESSAGES, continue_final_message=True, return_assistant_tokens_mask=True)
+    with pytest.raises(
+        ValueError, match="^continue_final_message is not compatible with protect_special_tokens"
+    ):
+        chat.tokenize(MESSAGES, continue_final_message=True, protect_special_tokens=True)
+
+
 def test_without_a_tokenizer_tokenize_says_how_to_get_one():
     with pytest.raises(ValueError, match="has no tokenizer: load it with from_pretrained"):
         ChatTemplate.from_string(CHATML).tokenize(MESSAGES)
@@ -97,7 +114,9 @@ def test_row_renderer_tokens_need_a_tokenizer_and_no_continuation(tokenizer):
     with pytest.raises(ValueError, match="has no tokenizer: load it with from_pretrained"):
         RowRenderer(ChatTemplate.from_string(CHATML), tokens=True)
     chat = ChatTemplate.from_string(CHATML, tokenizer=tokenizer)
-    with pytest.raises(ValueError, match="^token columns are not made for continue_final_message"):
+    with pytest.raises(
+        ValueError, match="^assistant masks are not made for continue_final_message"
+    ):
         RowRenderer(chat, tokens=True, continue_final_message=True)
 
 

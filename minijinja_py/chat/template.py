@@ -461,6 +461,7 @@ class ChatTemplate:
         documents: Sequence[Any] | None = None,
         add_generation_prompt: bool = False,
         *,
+        continue_final_message: bool | str = False,
         return_assistant_tokens_mask: bool = False,
         protect_special_tokens: bool = False,
         chat_template: str | None = None,
@@ -474,13 +475,25 @@ class ChatTemplate:
         spans of :meth:`render_with_provenance` (the ``{% generation %}`` blocks, or the inferred
         turns of a template without them).  ``protect_special_tokens`` encodes the added tokens
         that occur in the caller's data as ordinary text; those the template writes stay control
-        tokens.  A batch of conversations gives a list per key.
+        tokens.  A batch of conversations gives a list per key.  ``continue_final_message``
+        cuts the text as :meth:`render` does; as in transformers it does not go with
+        ``return_assistant_tokens_mask``, nor (here) with ``protect_special_tokens``.
         """
         from .tokens import encode_chat
 
         tokenizer = self.tokenizer
+        if continue_final_message and protect_special_tokens:
+            raise ValueError(
+                "continue_final_message is not compatible with protect_special_tokens."
+            )
         call = self._prepare(
-            tools, documents, add_generation_prompt, False, False, chat_template, kwargs
+            tools,
+            documents,
+            add_generation_prompt,
+            continue_final_message,
+            return_assistant_tokens_mask,
+            chat_template,
+            kwargs,
         )
         call.traced_names = ["messages", "tools", "documents", *kwargs]
         conversations, batched = self._conversations(messages)

@@ -211,7 +211,8 @@ class RowRenderer:
     ) -> None:
         if tokens:
             if continue_final_message:
-                raise ValueError("token columns are not made for continue_final_message yet")
+                # (transformers refuses return_assistant_tokens_mask with it too)
+                raise ValueError("assistant masks are not made for continue_final_message")
             chat.tokenizer  # noqa: B018 - a chat without a tokenizer fails here, not on each row
         self.chat = chat
         self.tools = tools
