@@ -195,7 +195,7 @@ class Compiler:
         nests = _may_nest(node.value)
         if isinstance(node.target, n.TargetName):
             assign = s.AssignToName if nests else s.AssignFlatToName
-            return assign(value, node.target.name, cost, node.pos, nests)
+            return assign(value, node.target.name, cost, node.pos)
         return s.Assign(value, self.assigner(node.target), cost, node.pos, nests)
 
     def stmt_AssignBlock(self, node: n.AssignBlock) -> Any:

@@ -510,23 +510,20 @@ class Assign:
 
 
 class AssignToName:
-    """``{% set name = value %}``, the common case, without the target's call."""
+    """``{% set name = value %}``, the common case, without the target's call; the value is
+    measured (it may nest deeper than what it reads: see AssignFlatToName for the others)."""
 
-    __slots__ = ("value", "name", "cost", "pos", "nests")
+    __slots__ = ("value", "name", "cost", "pos")
     value: Any
     name: str
     cost: int
     pos: int | None
-    nests: bool
 
-    def __init__(
-        self, value: Any, name: str, cost: int = 1, pos: int | None = None, nests: bool = True
-    ) -> None:
+    def __init__(self, value: Any, name: str, cost: int = 1, pos: int | None = None) -> None:
         self.value = value
         self.name = name
         self.cost = cost
         self.pos = pos
-        self.nests = nests  # whether the value may nest deeper than what it reads
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         value = self.value.eval(frame)
