@@ -83,6 +83,17 @@ def test_continue_final_message_tokenizes_the_cut_text(tokenizer):
         chat.tokenize(MESSAGES, continue_final_message=True, protect_special_tokens=True)
 
 
+def test_tokenize_many_and_the_text_they_encode(tokenizer):
+    chat = ChatTemplate.from_string(CHATML, tokenizer=tokenizer)
+    one = chat.tokenize(MESSAGES, return_assistant_tokens_mask=True, return_text=True)
+    assert one["text"] == chat.render(MESSAGES)
+    assert chat.tokenize_many(
+        [MESSAGES, MESSAGES[:1]], return_assistant_tokens_mask=True, return_text=True
+    ) == [one, chat.tokenize(MESSAGES[:1], return_assistant_tokens_mask=True, return_text=True)]
+    with pytest.raises(TypeError, match="^messages must be one conversation here, not a batch"):
+        chat.tokenize_many([[MESSAGES, MESSAGES]])
+
+
 def test_without_a_tokenizer_tokenize_says_how_to_get_one():
     with pytest.raises(ValueError, match="has no tokenizer: load it with from_pretrained"):
         ChatTemplate.from_string(CHATML).tokenize(MESSAGES)

@@ -464,6 +464,7 @@ class ChatTemplate:
         continue_final_message: bool | str = False,
         return_assistant_tokens_mask: bool = False,
         protect_special_tokens: bool = False,
+        return_text: bool = False,
         chat_template: str | None = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
@@ -478,11 +479,79 @@ class ChatTemplate:
         tokens.  A batch of conversations gives a list per key.  ``continue_final_message``
         cuts the text as :meth:`render` does; as in transformers it does not go with
         ``return_assistant_tokens_mask``, nor (here) with ``protect_special_tokens``.
+        ``return_text`` adds ``text``, the prompt the ids encode (rendered once for both).
         """
-        from .tokens import encode_chat
+        call = self._prepare_tokens(
+            tools,
+            documents,
+            add_generation_prompt,
+            continue_final_message,
+            return_assistant_tokens_mask,
+            protect_special_tokens,
+            chat_template,
+            kwargs,
+        )
+        conversations, batched = self._conversations(messages)
+        results = [
+            self._encode(
+                call, chat, return_assistant_tokens_mask, protect_special_tokens, return_text
+            )
+            for chat in conversations
+        ]
+        if not batched:
+            return results[0]
+        return {key: [result[key] for result in results] for key in results[0]}
 
-        tokenizer = self.tokenizer
-        if continue_final_message and protect_special_tokens:
+    def tokenize_many(
+        self,
+        conversations: Iterable[Any],
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        add_generation_prompt: bool = False,
+        *,
+        continue_final_message: bool | str = False,
+        return_assistant_tokens_mask: bool = False,
+        protect_special_tokens: bool = False,
+        return_text: bool = False,
+        chat_template: str | None = None,
+        **kwargs: Any,
+    ) -> list[dict[str, Any]]:
+        """:meth:`tokenize` for each conversation (one dict each), sharing the tools, documents
+        and options, as :meth:`render_many` is :meth:`render`'s."""
+        call = self._prepare_tokens(
+            tools,
+            documents,
+            add_generation_prompt,
+            continue_final_message,
+            return_assistant_tokens_mask,
+            protect_special_tokens,
+            chat_template,
+            kwargs,
+        )
+        return [
+            self._encode(
+                call,
+                self._single_chat(chat),
+                return_assistant_tokens_mask,
+                protect_special_tokens,
+                return_text,
+            )
+            for chat in conversations
+        ]
+
+    def _prepare_tokens(
+        self,
+        tools: Any,
+        documents: Any,
+        add_generation_prompt: Any,
+        continue_final_message: bool | str,
+        masks: bool,
+        protect: bool,
+        chat_template: str | None,
+        kwargs: Mapping[str, Any],
+    ) -> _Call:
+        self.tokenizer  # noqa: B018 - without one, say how to get one before anything else
+        if continue_final_message and protect:
             raise ValueError(
                 "continue_final_message is not compatible with protect_special_tokens."
             )
@@ -491,33 +560,36 @@ class ChatTemplate:
             documents,
             add_generation_prompt,
             continue_final_message,
-            return_assistant_tokens_mask,
+            masks,
             chat_template,
             kwargs,
         )
         call.traced_names = ["messages", "tools", "documents", *kwargs]
-        conversations, batched = self._conversations(messages)
-        generation = return_assistant_tokens_mask and has_generation_blocks(call.source)
-        results = []
-        for chat in conversations:
-            caller_spans = None
-            spans: list[tuple[int, int]] = []
-            if protect_special_tokens or (return_assistant_tokens_mask and not generation):
-                traced = self._traced(call, chat)
-                text, spans = traced.text, traced.assistant_spans
-                if protect_special_tokens:
-                    caller_spans = traced.caller_spans()
-            elif return_assistant_tokens_mask:
-                text, spans = self._render_chat(call, chat, True)
-            else:
-                text = self._render_chat(call, chat, False)[0]
-            encoded = encode_chat(tokenizer, text, spans, caller_spans)
-            if not return_assistant_tokens_mask:
-                del encoded["assistant_masks"]
-            results.append(encoded)
-        if not batched:
-            return results[0]
-        return {key: [result[key] for result in results] for key in results[0]}
+        call.generation = masks and has_generation_blocks(call.source)
+        return call
+
+    def _encode(
+        self, call: _Call, chat: list[dict[str, Any]], masks: bool, protect: bool, text_too: bool
+    ) -> dict[str, Any]:
+        from .tokens import encode_chat
+
+        caller_spans = None
+        spans: list[tuple[int, int]] = []
+        if protect or (masks and not call.generation):
+            traced = self._traced(call, chat)
+            text, spans = traced.text, traced.assistant_spans
+            if protect:
+                caller_spans = traced.caller_spans()
+        elif masks:
+            text, spans = self._render_chat(call, chat, True)
+        else:
+            text = self._render_chat(call, chat, False)[0]
+        encoded = encode_chat(self.tokenizer, text, spans, caller_spans)
+        if not masks:
+            del encoded["assistant_masks"]
+        if text_too:
+            encoded["text"] = text
+        return encoded
 
     def find_control_tokens(
         self,
@@ -570,6 +642,8 @@ class _Call:
     traced_names: list[str] = dataclasses.field(default_factory=list)
     #: The generation prompt and end-of-turn marker, probed once per call.
     probes: tuple[str, str] | None = None
+    #: Whether the template has {% generation %} blocks (asked once per tokenize call).
+    generation: bool = False
 
 
 def _option_key(context: dict[str, Any]) -> tuple:

@@ -305,19 +305,25 @@ class RowRenderer:
             continue_final_message=self.continue_final_message,
             **variables,
         )
-        if self.spans:
-            text, spans = self.chat.render_with_spans(messages, **options)
-        else:
-            # One conversation per row: a list of conversations is refused, not rendered as a batch.
-            text, spans = self.chat.render_many([messages], **options)[0], []
-        if not text.isascii():
-            _check_encodable(text)
+        # One conversation per row: each call is given a list of one, so that a list of
+        # conversations is refused, not rendered as a batch.
         encoded = None
         if self.tokens:
             # As ChatTemplate.tokenize makes them: the ids of the whole text, and the mask of the
-            # assistant spans (the generation blocks, or the turns inferred without them).
+            # assistant spans (the generation blocks, or the turns inferred without them); the
+            # text comes with them, rendered once.
             del options["continue_final_message"]
-            encoded = self.chat.tokenize(messages, return_assistant_tokens_mask=True, **options)
+            encoded = self.chat.tokenize_many(
+                [messages], return_assistant_tokens_mask=True, return_text=True, **options
+            )[0]
+        if self.spans:
+            text, spans = self.chat.render_with_spans(messages, **options)
+        elif encoded is not None:
+            text, spans = encoded["text"], []
+        else:
+            text, spans = self.chat.render_many([messages], **options)[0], []
+        if not text.isascii():
+            _check_encodable(text)
         return text, spans, encoded
 
     def _result(
