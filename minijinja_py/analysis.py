@@ -25,13 +25,21 @@ _NAMING = (n.TargetName, n.Param, n.Macro)  # the nodes that put a name into a s
 
 
 class Analysis:
-    __slots__ = ("assigned", "implicit_reads")
+    __slots__ = ("assigned", "implicit_reads", "names")
     assigned: frozenset[str]
     implicit_reads: dict[int, set[str]]
+    #: Every name the template reads anywhere: no other variable of a context can reach it.
+    names: frozenset[str]
 
-    def __init__(self, assigned: frozenset[str], implicit_reads: dict[int, set[str]]) -> None:
+    def __init__(
+        self,
+        assigned: frozenset[str],
+        implicit_reads: dict[int, set[str]],
+        names: frozenset[str],
+    ) -> None:
         self.assigned = assigned
         self.implicit_reads = implicit_reads
+        self.names = names
 
     def reads(self, owner: n.Node) -> set[str]:
         """The implicit names the body of a for, macro or call block node reads."""
@@ -44,6 +52,7 @@ def analyse(tree: n.Template, limits: Limits) -> Analysis:
     limit = limits.max_nesting
     assigned = set(IMPLICIT_NAMES)
     implicit_reads: dict[int, set[str]] = {}
+    names: set[str] = set()
     frozen = n._Frozen
     # Entries: (node, depth, the chain of bodies enclosing it as (reads, outer) pairs or None).
     stack: list[tuple[Any, int, Any]] = [(tree, 1, None)]
@@ -57,6 +66,7 @@ def analyse(tree: n.Template, limits: Limits) -> Analysis:
                 raise error
             cls = node.__class__
             if cls is n.Name:
+                names.add(node.name)
                 if node.name in IMPLICIT_NAMES:
                     while owners is not None:
                         owners[0].add(node.name)
@@ -64,6 +74,8 @@ def analyse(tree: n.Template, limits: Limits) -> Analysis:
                 continue
             if isinstance(node, _NAMING):
                 assigned.add(node.name)
+            elif cls is n.TargetAttr:  # {% set ns.x = ... %} reads ns
+                names.add(node.name)
             body_owners = owners
             if isinstance(node, _OWNERS):
                 reads: set[str] = set()
@@ -78,7 +90,7 @@ def analyse(tree: n.Template, limits: Limits) -> Analysis:
             for item in node:
                 if isinstance(item, (frozen, tuple, list)):
                     push((item, depth, owners))
-    return Analysis(frozenset(assigned), implicit_reads)
+    return Analysis(frozenset(assigned), implicit_reads, frozenset(names))
 
 
 # Statements whose bodies run as functions of their own (a macro's, a caller's): a call inside

@@ -584,6 +584,8 @@ def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int
                 size += 4
             elif cls is float:
                 size += 24
+            elif isinstance(child, str):  # markup, sourced text: sized as the full walk does
+                size += len(child) + 2
             else:
                 return 0, 0
     return (nodes, size) if size <= limit else (0, 0)

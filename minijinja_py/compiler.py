@@ -19,7 +19,7 @@ from .analysis import Analysis, analyse, call_depth, expression_size
 from .budget import Limits, charge_for, enter_render, leave_render, no_charge
 from .errors import TemplateSyntaxError
 from .frames import Frame, RenderState
-from .methods import DICT_METHODS
+from .methods import DICT_METHODS, STR_METHODS
 from .ops import COMPARISONS, make_binops, to_string
 from .runtime import MISSING, Markup, wants_environment
 
@@ -47,7 +47,11 @@ class Compiler:
         # Bound once: each `policy.getattr` read would make a new method object to keep.
         self.policy_getattr = environment.policy.getattr
         self.policy_getitem = environment.policy.getitem
+        # The lookups of names that may be str methods (see provenance.py).
+        self.method_getattr = self.policy_getattr
+        self.method_getitem = self.policy_getitem
         self.binops = _binops_for(self.limits)
+        self.comparisons = COMPARISONS
         self.undefined = environment.undefined
         # Jinja reports an unknown filter or test when it compiles the template, unless it
         # sits inside an `if` or a conditional expression, where only reaching it fails.
@@ -74,6 +78,8 @@ class Compiler:
         # (see provenance.py).
         self.track_filter: Any = None
         self.track_printed: Any = None
+        self.add_chain: Any = e.AddChain
+        self.output: Any = s.Output
         if provenance:
             from .provenance import track_operations
 
@@ -127,9 +133,8 @@ class Compiler:
         self.folding = self.is_constant(node.expr)
         expr = self.expr(node.expr)
         self.folding = False
-        if self.track_printed is not None:
-            expr = self.track_printed(expr)
-        return s.Output(expr, node.pos, self.limits.max_output, 1 + expression_size(node.expr))
+        cost = 1 + expression_size(node.expr)
+        return self.output(expr, node.pos, self.limits.max_output, cost)
 
     def stmt_If(self, node: n.If) -> Any:
         soft, self.soft = self.soft, True
@@ -492,7 +497,8 @@ class Compiler:
     def expr_GetAttr(self, node: n.GetAttr) -> Any:
         obj = self.expr(node.obj)
         attr = node.attr
-        policy_getattr = self.policy_getattr
+        # (a template compiled with provenance traces what str methods return)
+        policy_getattr = self.method_getattr if attr in STR_METHODS else self.policy_getattr
         # A dict key is found directly unless the name could be a dict method (Jinja looks
         # attributes up before items, so `d.items` is the method even when the key exists).
         if attr in DICT_METHODS or attr[:1] == "_" or hasattr(dict, attr):
@@ -511,8 +517,10 @@ class Compiler:
         key = self.expr_Slice(node.key) if isinstance(node.key, n.Slice) else self.expr(node.key)
         if type(key) is e.Const:
             kind = e.NameConstItem if type(obj) is e.Name else e.GetConstItem
-            return kind(obj, key.value, node.pos, self.policy_getitem)
-        return e.GetItem(obj, key, node.pos, self.policy_getitem)
+            method = type(key.value) is str and key.value in STR_METHODS
+            getitem = self.method_getitem if method else self.policy_getitem
+            return kind(obj, key.value, node.pos, getitem)
+        return e.GetItem(obj, key, node.pos, self.method_getitem)
 
     def expr_Slice(self, node: n.Slice) -> e.Slice:
         start, stop, step = (
@@ -605,7 +613,7 @@ class Compiler:
         links.reverse()
         first = self.expr(left)  # compiled left to right, so the first error found is Jinja's
         operands = tuple((pos, self.expr(operand)) for pos, operand in links)
-        return e.AddChain(first, operands, self.binops["+"])
+        return self.add_chain(first, operands, self.binops["+"], self.limits)
 
     def expr_Concat(self, node: n.Concat) -> Any:
         items = tuple(self.expr(item) for item in node.items)
@@ -615,7 +623,7 @@ class Compiler:
 
     def expr_Compare(self, node: n.Compare) -> Any:
         first = self.expr(node.first)
-        rest = tuple((COMPARISONS[op], self.expr(operand)) for op, operand in node.ops)
+        rest = tuple((self.comparisons[op], self.expr(operand)) for op, operand in node.ops)
         if len(rest) == 1:
             (checked, second), word = rest[0], node.ops[0][0]
             if word in ("==", "!=") and type(second) is e.Const:

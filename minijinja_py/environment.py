@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .budget import (
     FILTER_ITEMS_PER_STEP,
@@ -202,6 +202,13 @@ def _rebuild_environment(
     return environment
 
 
+class _ProvenanceRun(NamedTuple):
+    """A template compiled to keep sources, and the names it reads (see Template.trace)."""
+
+    body: Any
+    reads: frozenset[str]
+
+
 class Template:
     """A compiled template.  ``Template(source, **options)`` makes its own environment.
 
@@ -301,7 +308,9 @@ class Template:
         template text does, without a source."""
         from .provenance import collect, track_value
 
-        names = set(context) if traced is None else set(traced)
+        run = self._run_with_provenance()
+        # A variable the template never names cannot reach its text: left untraced, uncopied.
+        names = run.reads if traced is None else run.reads.intersection(traced)
         sourced = {
             name: track_value(value, (name,)) if name in names else value
             for name, value in context.items()
@@ -330,7 +339,7 @@ class Template:
         if provenance:
             from .provenance import join_text
 
-            run = self._run_with_provenance()
+            run = self._run_with_provenance().body
             state.join = join_text
         global_vars = self.environment.globals
         if self.globals:
@@ -366,8 +375,9 @@ class Template:
         if run is None:
             from .compiler import Compiler
 
-            run = self._provenance_run = Compiler(self.environment, provenance=True).template(
-                self.tree
+            compiler = Compiler(self.environment, provenance=True)
+            run = self._provenance_run = _ProvenanceRun(
+                compiler.template(self.tree), compiler.analysis.names
             )
         return run
 

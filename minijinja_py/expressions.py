@@ -783,15 +783,23 @@ class Add(BinOp):
 class AddChain:
     """``a + b + c + ...`` in one evaluator, still evaluated and added left to right."""
 
-    __slots__ = ("first", "operands", "add")
+    __slots__ = ("first", "operands", "add", "limits")
     first: Any
     operands: tuple[Any, ...]
     add: Callable[[Any, Any], Any]
+    limits: Limits
 
-    def __init__(self, first: Any, operands: tuple[Any, ...], add: Callable[[Any, Any], Any]) -> None:
+    def __init__(
+        self,
+        first: Any,
+        operands: tuple[Any, ...],
+        add: Callable[[Any, Any], Any],
+        limits: Limits,
+    ) -> None:
         self.first = first
         self.operands = operands  # (position of the `+`, operand) pairs
         self.add = add
+        self.limits = limits
 
     def eval(self, frame: Frame) -> Any:
         total = self.first.eval(frame)

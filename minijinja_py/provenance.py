@@ -23,13 +23,21 @@ A render without provenance never meets a :class:`Sourced` string: its fast path
 from __future__ import annotations
 
 import json
+import operator
 import re
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
+from operator import itemgetter
 from typing import Any, NamedTuple
 
+from .budget import CHARS_PER_STEP, check_length
+from .expressions import AddChain, Const
+from .filters import FILTERS
+from .frames import located
 from .methods import STR_METHODS
 from .ops import to_string
 from .runtime import Markup, Undefined, wants_environment
+from .statements import Output
 
 Path = tuple[Any, ...]
 
@@ -122,8 +130,22 @@ class Sourced(str):
         return _make(result, _clip(self.segments, index, index + 1, -index))
 
     def __iter__(self) -> Iterator[str]:
-        for index in range(len(self)):
-            yield self[index]
+        segments = self.segments
+        if len(segments) != 1:
+            for index in range(len(self)):
+                yield self[index]
+            return
+        # (the usual case, one value's text, made one character at a time without slicing)
+        start, end, path, offset, verbatim = segments[0]
+        make = str.__new__
+        for index, char in enumerate(str.__iter__(self)):
+            if start <= index < end:
+                sourced = make(Sourced, char)
+                at = None if offset is None else offset + index - start
+                sourced.segments = ((0, 1, path, at, verbatim),)
+                yield sourced
+            else:
+                yield char
 
     # ---------------------------------------------------------------- str methods
 
@@ -191,19 +213,29 @@ class Sourced(str):
 
     def replace(self, old: Any, new: Any, count: Any = -1) -> Any:
         result = str.replace(self, old, new, count)
+        if old and str.__eq__(result, self):  # nothing replaced (escaping text without markup)
+            return self
         if not old:
             return derived(result, (self, new))
-        parts: list[str] = []
-        position = done = 0
+        # The kept runs of this string, and the inserted copies of ``new``, as str.replace
+        # finds them: left to right, without overlaps.
+        own = self.segments
+        inserted = getattr(new, "segments", ())
+        segments: list[tuple] = []
+        position = done = at = 0  # (at: the position in the result)
         while count < 0 or done < count:
             found = str.find(self, old, position)
             if found < 0:
                 break
-            parts += (self[position:found], new)
+            segments += _clip(own, position, found, at - position)
+            at += found - position
+            if inserted:
+                segments += _clip(inserted, 0, len(new), at)
+            at += len(new)
             position = found + len(old)
             done += 1
-        parts.append(self[position:])
-        return _checked(join_text(parts), result, (self, new))
+        segments += _clip(own, position, len(self), at - position)
+        return _make(result, segments)
 
     def join(self, iterable: Iterable[Any]) -> Any:
         items = list(iterable)
@@ -260,6 +292,7 @@ _EXACT_METHODS = frozenset(name for name in vars(Sourced) if name[:1] != "_")
 SourcedMarkup.__name__ = SourcedMarkup.__qualname__ = "Markup"
 SourcedMarkup.__module__ = Markup.__module__
 _SOURCED = (Sourced, SourcedMarkup)
+_TEXT = frozenset([str, Sourced])  # strings that add as text (markup escapes what it is added)
 
 # Python's messages name the operand's type ("can only concatenate list (not "str") to list"):
 # a sourced string must read as the str it stands for.
@@ -298,25 +331,32 @@ def _clip(segments: tuple[tuple, ...], low: int, high: int, shift: int) -> list[
 
 def join_text(parts: Iterable[Any]) -> Any:
     """``"".join(parts)``, keeping the sources of sourced parts (the joins of captured output)."""
-    parts = parts if isinstance(parts, (list, tuple)) else list(parts)
+    if parts.__class__ is not list and parts.__class__ is not tuple:
+        parts = list(parts)
     text = "".join(parts)
-    sourced = _SOURCED
-    first = next((i for i, part in enumerate(parts) if part.__class__ in sourced), None)
-    if first is None:
-        return text  # (most captured output holds no caller text)
-    segments: list[tuple] = []
-    position = sum(map(len, parts[:first])) if first else 0
-    for part in parts[first:]:
-        if part.__class__ in sourced:
-            if position:
+    segments = None  # (most captured output holds no caller text)
+    position = 0
+    for part in parts:
+        kind = part.__class__
+        if kind is str:
+            position += len(part)
+            continue
+        if kind is Sourced or kind is SourcedMarkup:
+            own = part.segments
+            if segments is None:
+                segments = []
+            if not position:
+                segments += own
+            elif len(own) == 1:  # (the usual case: one value's text)
+                start, end, path, offset, verbatim = own[0]
+                segments.append((start + position, end + position, path, offset, verbatim))
+            else:
                 segments += [
                     (start + position, end + position, path, offset, verbatim)
-                    for start, end, path, offset, verbatim in part.segments
+                    for start, end, path, offset, verbatim in own
                 ]
-            else:
-                segments += part.segments
         position += len(part)
-    return _make(text, segments) if segments else text
+    return text if segments is None else _make(text, segments)
 
 
 def _interleave(separator: str, items: list[Any]) -> Any:
@@ -454,60 +494,85 @@ _JSON_ESCAPED = re.compile(r'[\x00-\x1f\\"]')
 
 
 def json_text(value: Any, indent: int | None, result: str) -> Any:
-    """``tojson``'s ``result`` with each string's characters traced (ensure_ascii off)."""
-    parts: list[Any] = []
+    """``tojson``'s ``result`` with each string's characters traced (ensure_ascii off).
+
+    The value is walked as the encoder writes it, counting positions in ``result``; every key
+    and every sourced string is checked to stand where the walk puts it (a result written in
+    another order, sorted keys say, is attributed as a whole instead)."""
+    segments: list[tuple] = []
     try:
-        _json_parts(value, indent, 0, parts, 0)
-    except (TypeError, ValueError, RecursionError):
+        end = _json_segments(value, indent, 0, result, 0, segments, 0)
+    except (TypeError, ValueError, RecursionError, _Misplaced):
         return derived(result, (value,))
-    return _checked(join_text(parts), result, (value,))
+    if end != len(result):
+        return derived(result, (value,))
+    return _make(result, segments)
 
 
-def _json_parts(value: Any, indent: int | None, level: int, parts: list, depth: int) -> None:
+class _Misplaced(Exception):
+    pass
+
+
+def _json_segments(
+    value: Any, indent: int | None, level: int, result: str, at: int, segments: list, depth: int
+) -> int:
+    # Appends the segments of ``value`` written at ``at``; returns where its text ends.
     if depth > 200:
         raise RecursionError
-    if isinstance(value, str):
-        if value.__class__ is not Sourced:
-            parts.append(_JSON_STRING(str.__str__(value)))
-            return
+    cls = value.__class__
+    if cls is Sourced:
         if _JSON_ESCAPED.search(value) is None:  # nothing escaped: the characters themselves
-            parts += ('"', value, '"')
-            return
+            if not result.startswith(value, at + 1):
+                raise _Misplaced
+            segments += _clip(value.segments, 0, len(value), at + 1)
+            return at + len(value) + 2
         # JSON escapes character by character: the runs between escapes are the source's own.
-        parts.append('"')
+        at += 1
         position = 0
         for match in _JSON_ESCAPED.finditer(value):
-            parts.append(value[position : match.start()])
-            parts.append(derived(_JSON_STRING(match.group())[1:-1], (value[match.start()],)))
+            start = match.start()
+            run = str.__getitem__(value, slice(position, start))
+            if not result.startswith(run, at):
+                raise _Misplaced
+            segments += _clip(value.segments, position, start, at - position)
+            at += start - position
+            width = len(_JSON_STRING(match.group())) - 2
+            segments += [
+                (at, at + width, path, None, False) for path in paths_of((value[start],))
+            ]
+            at += width
             position = match.end()
-        parts += (value[position:], '"')
-        return
+        if not result.startswith(str.__getitem__(value, slice(position, None)), at):
+            raise _Misplaced
+        segments += _clip(value.segments, position, len(value), at - position)
+        return at + len(value) - position + 1
+    if isinstance(value, str):
+        return at + len(_JSON_STRING(str.__str__(value)))
     if isinstance(value, dict):
         items: Iterable[tuple[Any, Any]] = value.items()
-        opener, closer = "{", "}"
+        keyed = True
     elif isinstance(value, (list, tuple)):
         items = ((None, item) for item in value)
-        opener, closer = "[", "]"
+        keyed = False
     else:
-        parts.append(json.dumps(value))
-        return
-    parts.append(opener)
+        return at + len(json.dumps(value))
+    at += 1  # the opening bracket
     if indent is None:
-        between, before, after = ", ", "", ""
+        between, before, after = 2, 0, 0
     else:
-        inner = "\n" + " " * (indent * (level + 1))
-        between, before, after = "," + inner, inner, "\n" + " " * (indent * level)
+        between = 2 + indent * (level + 1)
+        before, after = between - 1, 1 + indent * level
     empty = True
     for index, (key, item) in enumerate(items):
+        at += between if index else before
         empty = False
-        parts.append(before if index == 0 else between)
-        if opener == "{":
-            parts.append(_JSON_STRING(_json_key(key)))
-            parts.append(": ")
-        _json_parts(item, indent, level + 1, parts, depth + 1)
-    if not empty:
-        parts.append(after)
-    parts.append(closer)
+        if keyed:
+            name = _JSON_STRING(_json_key(key))
+            if not result.startswith(name, at):
+                raise _Misplaced
+            at += len(name) + 2  # and ": "
+        at = _json_segments(item, indent, level + 1, result, at, segments, depth + 1)
+    return at + (1 if empty else after + 1)
 
 
 def _json_key(key: Any) -> str:
@@ -572,15 +637,91 @@ def _source(text: str, path: Path) -> Sourced:
 def track_operations(compiler: Any) -> None:
     """Make ``compiler`` build a template whose operations keep the sources of strings."""
     compiler.binops = {name: _tracked_operator(name, op) for name, op in compiler.binops.items()}
-    compiler.policy_getattr = _tracked_lookup(compiler.policy_getattr)
-    compiler.policy_getitem = _tracked_lookup(compiler.policy_getitem)
+    compiler.method_getattr = _tracked_lookup(compiler.policy_getattr)
+    compiler.method_getitem = _tracked_lookup(compiler.policy_getitem)
+    compiler.comparisons = {
+        **compiler.comparisons,
+        "==": _short_text_first(compiler.comparisons["=="], operator.eq),
+        "!=": _short_text_first(compiler.comparisons["!="], operator.ne),
+    }
     compiler.track_filter = tracked_filter
     compiler.track_printed = Printed
+    compiler.add_chain = SourcedAddChain
+    compiler.output = SourcedOutput
+
+
+def _short_text_first(
+    compare: Callable[[Any, Any], bool], direct: Callable[[Any, Any], bool]
+) -> Callable[[Any, Any], bool]:
+    # A short string compares with anything in bounded time: the evaluators' fast path for a
+    # plain one (``message.role == 'user'``), taken for a sourced one too.
+    def checked(a: Any, b: Any) -> bool:
+        if a.__class__ is Sourced and len(a) <= CHARS_PER_STEP:
+            return direct(a, b)
+        return compare(a, b)
+
+    return checked
+
+
+class SourcedAddChain(AddChain):
+    """``a + b + c``: a run of string operands is joined once, keeping the sources, instead of
+    making a sourced string per ``+``; the lengths are checked and charged as each ``+`` would."""
+
+    __slots__ = ()
+
+    def eval(self, frame: Any) -> Any:
+        total = self.first.eval(frame)
+        text = _TEXT
+        parts = None  # the strings added so far, while every operand is one
+        length = 0
+        short = min(CHARS_PER_STEP, self.limits.max_string + 1)
+        for pos, operand in self.operands:
+            value = operand.value if operand.__class__ is Const else operand.eval(frame)
+            if value.__class__ in text and (parts is not None or total.__class__ in text):
+                if parts is None:
+                    parts = [total]
+                    length = len(total)
+                length += len(value)
+                if length >= short:
+                    try:
+                        check_length(length, self.limits)
+                    except Exception as error:
+                        raise located(error, pos) from None
+                parts.append(value)
+                continue
+            if parts is not None:
+                total = join_text(parts)
+                parts = None
+            try:
+                total = self.add(total, value)
+            except Exception as error:
+                raise located(error, pos) from None
+        return total if parts is None else join_text(parts)
+
+
+def printed_text(value: Any) -> Any:
+    """What ``{{ x }}`` and ``~`` print of ``value``, keeping its sources: a container's text
+    (its ``repr``) is attributed to every source it holds."""
+    cls = value.__class__
+    if cls is Sourced or cls is str:
+        return value
+    if cls is SourcedMarkup:  # printing makes it text (str() of it is plain)
+        return _make(str.__str__(value), value.segments)
+    if isinstance(value, (list, tuple, dict)):
+        return derived(to_string(value), (value,))
+    return to_string(value)
+
+
+class SourcedOutput(Output):
+    """``{{ x }}`` of a template compiled with provenance."""
+
+    __slots__ = ()
+    printed = staticmethod(printed_text)
 
 
 class Printed:
-    """Evaluates to what ``{{ x }}`` and ``~`` print of a container: its text, attributed to
-    every source the container holds (a list or dict prints as its ``repr``)."""
+    """An operand of ``~`` of a template compiled with provenance: evaluates to what it prints
+    (see :func:`printed_text`)."""
 
     __slots__ = ("expr",)
     expr: Any
@@ -592,14 +733,10 @@ class Printed:
         value = self.expr.eval(frame)
         if value.__class__ is str or value.__class__ is Sourced:
             return value
-        if value.__class__ is SourcedMarkup:  # printing makes it text (str() of it is plain)
-            return _make(str.__str__(value), value.segments)
-        if isinstance(value, (list, tuple, dict)):
-            try:
-                return derived(to_string(value), (value,))
-            except Exception:
-                return value  # printing it again fails where the engine places its errors
-        return value
+        try:
+            return printed_text(value)
+        except Exception:
+            return value  # printing it again fails where the engine places its errors
 
 
 def _tracked_operator(name: str, op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
@@ -619,7 +756,12 @@ def _tracked_operator(name: str, op: Callable[[Any, Any], Any]) -> Callable[[Any
 def _tracked_lookup(lookup: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     def find(obj: Any, name: Any) -> Any:
         value = lookup(obj, name)
-        if isinstance(obj, str) and name in STR_METHODS and not isinstance(value, Undefined):
+        if (
+            isinstance(obj, str)
+            and isinstance(name, str)
+            and name in STR_METHODS
+            and not isinstance(value, Undefined)
+        ):
             return _tracked_method(obj, name, value)
         return value
 
@@ -649,6 +791,8 @@ def _tracked_method(obj: str, name: str, method: Callable[..., Any]) -> Callable
 
 def tracked_filter(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
     """``func`` (the filter ``name``), its string results keeping their sources."""
+    if name in _PASSING and func is FILTERS.get(name):
+        return func
     exact = _EXACT_FILTERS.get(name)
     takes_environment = wants_environment(func)
 
@@ -776,6 +920,13 @@ def _exact_map(result: Any, *inputs: Any, **kwargs: Any) -> Any:
     return (derived(item, (inputs, kwargs)) if item.__class__ is str else item for item in result)
 
 
+# Built-in filters that make no text: they return numbers, or the input's own items (which
+# keep their sources), or containers of them.
+_PASSING = frozenset(
+    """abs batch count d default dictsort first float groupby int items last length list max
+    min random reject rejectattr round select selectattr slice sort sum unique wordcount""".split()
+)
+
 _EXACT_FILTERS: dict[str, Callable[..., Any]] = {
     "join": _exact_join,
     "tojson": _exact_tojson,
@@ -822,5 +973,9 @@ def collect(parts: list[Any], spans: list[tuple[int, int]]) -> Provenance:
     joined = join_text(parts)
     segments = joined.segments if joined.__class__ is Sourced else ()
     text = str.__str__(joined)
-    ordered = sorted(segments, key=lambda segment: (segment[0], segment[1]))
-    return Provenance(text, tuple(Segment(*segment) for segment in ordered), list(spans))
+    ordered = sorted(segments, key=_START_END)
+    return Provenance(text, tuple(map(_AS_SEGMENT, ordered)), list(spans))
+
+
+_START_END = itemgetter(0, 1)
+_AS_SEGMENT = partial(tuple.__new__, Segment)  # (what Segment._make does, without its check)

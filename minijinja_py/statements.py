@@ -72,11 +72,14 @@ class Output:
         self.max_output = max_output
         self.cost = cost  # steps: the statement and its expression's nodes (see compiler)
 
+    # How a value that is not a plain string prints (a render with provenance keeps sources).
+    printed = staticmethod(to_string)
+
     def run(self, frame: Frame, out: list[Any]) -> None:
         value = self.expr.eval(frame)
         if value.__class__ is not str:
             try:
-                value = to_string(value)
+                value = self.printed(value)
             except Exception as error:
                 raise located(error, self.pos) from None
         # Budget.grow and Budget.step, inlined: this runs for every printed value.

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from ..provenance import Provenance, Segment
@@ -102,16 +103,19 @@ def message_regions(
 ) -> dict[int, list[tuple[int, int]]]:
     """For each message, the spans of the characters traced to it (its role excluded)."""
     regions: dict[int, list[tuple[int, int]]] = {}
-    for segment in segments:
-        path = segment.path
+    for start, end, path, _, _ in segments:
         if (
             len(path) >= 3
             and path[0] == "messages"
-            and isinstance(path[1], int)
-            and path[1] < message_count
             and path[2] != "role"
+            and path[1].__class__ is int
+            and path[1] < message_count
         ):
-            regions.setdefault(path[1], []).append((segment.start, segment.end))
+            found = regions.get(path[1])
+            if found is None:
+                regions[path[1]] = [(start, end)]
+            else:
+                found.append((start, end))
     return regions
 
 
@@ -123,18 +127,17 @@ def infer_assistant_spans(
     end_of_turn: str,
 ) -> list[tuple[int, int]]:
     """The assistant spans of ``text`` by the module's rule."""
+    assistants = [
+        index
+        for index, message in enumerate(messages)
+        if isinstance(message, dict) and message.get("role") == "assistant"
+    ]
+    if not assistants:
+        return []
     regions = message_regions(segments, len(messages))
     spans: list[tuple[int, int]] = []
-    for index, message in enumerate(messages):
-        if not isinstance(message, dict) or message.get("role") != "assistant":
-            continue
+    for index in assistants:
         own = sorted(regions.get(index, ()))
-        others = [
-            (start, end)
-            for other, found in regions.items()
-            if other != index
-            for start, end in found
-        ]
         if not own:
             # Nothing of the turn is traced (empty content): its generation prompt between the
             # neighbouring messages, then the marker, make the span.
@@ -155,15 +158,23 @@ def infer_assistant_spans(
                 spans.append((start, found_at + len(end_of_turn)))
             continue
         first = own[0][0]
-        following = min((start for start, _ in others if start >= first), default=len(text))
+        following = len(text)  # where the next other message's text begins
+        before = 0  # where the last other message's text before the turn ends
+        for other, found in regions.items():
+            if other == index:
+                continue
+            for start, end in found:
+                if first <= start < following:
+                    following = start
+                if before < end <= first:
+                    before = end
         last = max(end for start, end in own if start < following)
-        before = max((end for _, end in others if end <= first), default=0)
         start = _after_prompt(text, before, first, generation_prompt)
         end = last
         if end_of_turn:
-            found = text.find(end_of_turn, last, following)
-            if found >= 0:
-                end = found + len(end_of_turn)
+            found_at = text.find(end_of_turn, last, following)
+            if found_at >= 0:
+                end = found_at + len(end_of_turn)
         spans.append((start, end))
     return spans
 
@@ -214,6 +225,7 @@ def probe_turn_texts(render: Any) -> tuple[str, str]:
 _GENERATION_TAG = re.compile(r"\{%[-+]?\s*generation\s*[-+]?%\}")
 
 
+@lru_cache(maxsize=64)  # asked at every traced render of the same few sources
 def has_generation_blocks(source: str) -> bool:
     return _GENERATION_TAG.search(source) is not None
 
