@@ -133,8 +133,19 @@ class _Machine:
         for index, token in enumerate(tokens):
             kind = token.type
             if kind in keywords:
-                kind = self._read_word(state_stack, tokens, index)
-                token.type = kind
+                # A word the grammar shifts at once is read as itself, unless it stands where
+                # _read_word looks for a name first (after `(`, `,`, a test's name, or `not`).
+                action = states[state_stack[-1]].get(kind)
+                previous = tokens[index - 1].type if index else None
+                if (
+                    action is None
+                    or action < 0
+                    or kind == "NOT"
+                    or previous in _NAME_FIRST
+                    or (previous in _TEST_NAME_ENDS and _after_test_name(tokens, index))
+                ):
+                    kind = self._read_word(state_stack, tokens, index)
+                    token.type = kind
             while True:
                 top = state_stack[-1]
                 action = states[top].get(kind)
@@ -181,6 +192,9 @@ class _Machine:
 # Jinja reads the word after an argument-less test's name as the test's argument if it is one of
 # these (`else`, `or` and `and` stay operators, `is` is refused).
 _TEST_ARGUMENT_WORDS = frozenset(["_IF", "IN", "NOT", "RECURSIVE"])
+# The tokens after which _read_word may read a word as a name although the grammar takes it.
+_NAME_FIRST = frozenset(["_LPAR", "_COMMA"])
+_TEST_NAME_ENDS = frozenset(["NAME", "IN"])  # (the last token of `is [not] name` or `is in`)
 
 
 def _after_test_name(tokens: list[Token], index: int) -> bool:
