@@ -634,11 +634,28 @@ def _nesting(value: Any, limit: int, memo: dict, budget: Budget | None) -> int:
         return known[1]
     # The usual case first: children that are plain values or already measured.
     deepest = 0
+    walked = len(value)
+    plain = PLAIN_TYPES
     for child in value.values() if isinstance(value, dict) else value:
-        if child.__class__ in PLAIN_TYPES:
+        if child.__class__ in plain:
             continue
         known = memo.get(id(child))
         if known is None:
+            kind = child.__class__
+            # A message dict or a list of strings: flat, measured here (the walk below is
+            # for anything deeper, and for a dict with a tuple among its keys).
+            if (
+                kind is dict
+                and all(item.__class__ in plain for item in child.values())
+                and all(key.__class__ in plain for key in child)
+            ) or (
+                (kind is list or kind is tuple) and all(item.__class__ in plain for item in child)
+            ):
+                memo[id(child)] = (child, 1)
+                walked += len(child)
+                if not deepest:
+                    deepest = 1
+                continue
             if isinstance(child, NESTED_TYPES):
                 break
         elif known[1] > deepest:
@@ -647,11 +664,11 @@ def _nesting(value: Any, limit: int, memo: dict, budget: Budget | None) -> int:
         # (A dict's keys were hashed when it was made: a tuple among them is within bounds.)
         if deepest >= limit:
             raise LimitError(f"a value nested deeper than max_recursion ({limit})")
-        if budget is not None and len(value) >= ITEMS_PER_STEP:
-            budget.charge(len(value) // ITEMS_PER_STEP)
+        if budget is not None and walked >= ITEMS_PER_STEP:
+            budget.charge(walked // ITEMS_PER_STEP)
         memo[id(value)] = (value, deepest + 1)
         return deepest + 1
-    nodes = len(value)
+    nodes = walked  # (with the flat children measured above)
     stack = [[value, iter(_children(value)), 0]]
     while stack:
         top = stack[-1]
