@@ -175,3 +175,75 @@ def test_batch_command_writes_token_columns(tokenizer, tmp_path, capsys):
     capsys.readouterr()
     assert main(["batch", "--model", str(bare), "--tokens", str(source), str(out)]) == 1
     assert capsys.readouterr().err.startswith("error: this chat template has no tokenizer")
+
+
+# -- where the tokenizer comes from --------------------------------------------------------------
+
+
+def _hub_snapshot(root, tokenizer):
+    """A Hugging Face cache entry: the snapshot's files are links into the repo's blobs."""
+    import os
+
+    repo = root / "models--org--tokens"
+    (repo / "blobs").mkdir(parents=True)
+    snapshot = repo / "snapshots" / "0a1b2c"
+    snapshot.mkdir(parents=True)
+    for name, text in (
+        ("tokenizer_config.json", '{"chat_template": "' + CHATML.replace("\n", "\\n") + '"}'),
+        ("tokenizer.json", tokenizer.to_str()),
+    ):
+        blob = repo / "blobs" / name.replace(".", "_")
+        blob.write_text(text, encoding="utf-8")
+        (snapshot / name).symlink_to(os.path.relpath(blob, snapshot))
+    return snapshot
+
+
+def test_hub_repo_id_brings_its_tokenizer(tmp_path, tokenizer, monkeypatch):
+    import sys
+    import types
+
+    snapshot = _hub_snapshot(tmp_path, tokenizer)
+    calls = []
+
+    def snapshot_download(repo_id, local_files_only=False):
+        calls.append(repo_id)
+        return str(snapshot)
+
+    fake = types.ModuleType("huggingface_hub")
+    fake.snapshot_download = snapshot_download
+    monkeypatch.setitem(sys.modules, "huggingface_hub", fake)
+    chat = ChatTemplate.from_pretrained("org/tokens")
+    text = chat.render(MESSAGES)
+    assert chat.tokenize(MESSAGES)["input_ids"] == tokenizer.encode(text).ids
+    assert calls == ["org/tokens"]  # looked up once, for the templates and the tokenizer
+
+
+def test_tokenizer_file_linked_out_of_the_folder_is_refused(tmp_path, tokenizer):
+    outside = tmp_path / "elsewhere.json"
+    outside.write_text(tokenizer.to_str(), encoding="utf-8")
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "chat_template.jinja").write_text(CHATML, encoding="utf-8")
+    (model / "tokenizer.json").symlink_to(outside)
+    with pytest.raises(ValueError) as info:
+        ChatTemplate.from_pretrained(model)
+    assert str(info.value) == (
+        f"{model / 'tokenizer.json'}: resolves outside the model folder ({outside}), refused"
+    )
+
+
+def test_tokenizer_file_is_size_capped_and_checked(tmp_path, tokenizer, monkeypatch):
+    from minijinja_py.chat import loading
+
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "chat_template.jinja").write_text(CHATML, encoding="utf-8")
+    (model / "tokenizer.json").write_text('{"version": ', encoding="utf-8")
+    chat = ChatTemplate.from_pretrained(model)
+    with pytest.raises(ValueError) as info:
+        chat.tokenize(MESSAGES)
+    assert str(info.value).startswith(f"{model / 'tokenizer.json'}: not a tokenizer file (")
+    monkeypatch.setattr(loading, "MAX_FILE_BYTES", 8)  # (the template was read already)
+    with pytest.raises(ValueError) as info:
+        chat.tokenize(MESSAGES)
+    assert str(info.value) == f"{model / 'tokenizer.json'}: larger than 8 bytes, refused"

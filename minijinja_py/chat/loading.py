@@ -8,7 +8,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SPECIAL_TOKEN_NAMES", "load_gguf_files", "load_pretrained_files", "read_text"]
+__all__ = [
+    "SPECIAL_TOKEN_NAMES",
+    "load_gguf_files",
+    "load_pretrained_files",
+    "pretrained_tokenizer_file",
+    "read_text",
+    "resolve_model_folder",
+]
 
 SPECIAL_TOKEN_NAMES = (
     "bos_token",
@@ -120,7 +127,8 @@ def _template_field(value: Any, where: Path) -> str | dict[str, str] | None:
     return dict(pairs)
 
 
-def _resolve_model_folder(folder: str | os.PathLike[str]) -> Path:
+def resolve_model_folder(folder: str | os.PathLike[str]) -> Path:
+    """``folder`` itself, or the local Hugging Face cache's snapshot of the Hub repo id."""
     path = Path(folder)
     if path.is_dir():
         return path
@@ -140,6 +148,12 @@ def _resolve_model_folder(folder: str | os.PathLike[str]) -> Path:
         ) from None
 
 
+def pretrained_tokenizer_file(folder: str | os.PathLike[str]) -> Path | None:
+    """The ``tokenizer.json`` of a model folder (or cached Hub repo id), if it has one; a link
+    that resolves outside the folder is refused as the templates' are."""
+    return _ModelFolder(resolve_model_folder(folder)).file("tokenizer.json")
+
+
 def load_pretrained_files(
     folder: str | os.PathLike[str],
 ) -> tuple[str | dict[str, str], dict[str, Any]]:
@@ -151,7 +165,7 @@ def load_pretrained_files(
     ``chat_template.json``.  Special tokens come from ``tokenizer_config.json``, completed (and,
     for configs without ``added_tokens_decoder``, overridden) by ``special_tokens_map.json``.
     """
-    files = _ModelFolder(_resolve_model_folder(folder))
+    files = _ModelFolder(resolve_model_folder(folder))
     config_path = files.file("tokenizer_config.json")
     config = _read_json(config_path) if config_path is not None else {}
     if not isinstance(config, Mapping):

@@ -13,7 +13,13 @@ from ..errors import TemplateError
 from ..sandbox import Limits
 from .capabilities import ChatCapabilities, probe_capabilities
 from .inputs import REASONING_FIELDS, normalise_conversations, to_template_data
-from .loading import load_gguf_files, load_pretrained_files, read_text
+from .loading import (
+    load_gguf_files,
+    load_pretrained_files,
+    pretrained_tokenizer_file,
+    read_text,
+    resolve_model_folder,
+)
 from .provenance import (
     ChatProvenance,
     chat_provenance,
@@ -125,10 +131,11 @@ class ChatTemplate:
         ``name`` fixes the template among the model's named ones; without it the choice is made at
         each render as transformers makes it.
         """
-        template, tokens = load_pretrained_files(folder)
+        root = resolve_model_folder(folder)  # (looked up once for a Hub repo id)
+        template, tokens = load_pretrained_files(root)
         options.setdefault("origin", os.fspath(folder))
-        if (Path(folder) / "tokenizer.json").is_file():
-            options.setdefault("tokenizer", Path(folder) / "tokenizer.json")
+        if "tokenizer" not in options:
+            options["tokenizer"] = pretrained_tokenizer_file(root)
         return cls(template, tokens, name=name, **options)
 
     @classmethod

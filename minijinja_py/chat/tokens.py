@@ -21,6 +21,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .loading import read_text
+
 __all__ = ["ControlToken", "encode_chat", "find_control_tokens", "load_tokenizer"]
 
 
@@ -33,7 +35,11 @@ def load_tokenizer(source: Any) -> Any:
     path = Path(source)
     if path.is_dir():
         path = path / "tokenizer.json"
-    return Tokenizer.from_file(os.fspath(path))
+    text = read_text(path)  # size-capped, as every file a loader reads
+    try:
+        return Tokenizer.from_str(text)
+    except Exception as exc:  # the library's own parse errors
+        raise ValueError(f"{path}: not a tokenizer file ({exc})") from None
 
 
 def added_tokens(tokenizer: Any) -> list[str]:
