@@ -16,7 +16,13 @@ from .budget import (
     leave_render,
     recursion_error,
 )
-from .errors import LimitError, SecurityError, TemplateError, TemplateRuntimeError
+from .errors import (
+    LimitError,
+    SecurityError,
+    TemplateError,
+    TemplateRuntimeError,
+    capped_message,
+)
 from .runtime import Cycler, Joiner, Undefined
 from .sandbox import AttributePolicy, SandboxedDict, SandboxedNamespace, check_pairs
 
@@ -361,7 +367,8 @@ class Template:
         except MemoryError:
             raise self._placed(LimitError("out of memory")) from None
         except Exception as error:  # a bug of ours must still surface as our error
-            raise self._placed(TemplateRuntimeError(f"internal error: {error!r}")) from error
+            message = capped_message(f"internal error: {error!r}")
+            raise self._placed(TemplateRuntimeError(message)) from error
         finally:
             leave_render(token)
         if provenance:

@@ -9,6 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
+#: The most characters of a Python error's message that the engine's error keeps: a message
+#: can quote a value as long as the data (``float(big)`` quotes all of ``big``).
+MAX_MESSAGE = 2000
+
+
+def capped_message(text: str) -> str:
+    """``text``, cut to :data:`MAX_MESSAGE` characters with a note of its length."""
+    if len(text) <= MAX_MESSAGE:
+        return text
+    return f"{text[:MAX_MESSAGE]}... ({len(text)} characters in all)"
+
+
 # Excerpts of longer lines show this many characters either side of the caret.
 _EXCERPT_LINE = 100
 _EXCERPT_SIDE = 40

@@ -513,9 +513,37 @@ def get_method(obj: Any, name: str, env: Any = None) -> Any:
         return MISSING
     if name not in allowed:
         return MISSING
+    if name == "index" and isinstance(obj, list):
+        return _list_index(obj)
     # ``getattr`` keeps subclass overrides and says "missing" for ``tuple.copy`` or
     # ``int.is_integer`` on Pythons that lack them, as Jinja2 would on the same interpreter.
     return getattr(obj, name, MISSING)
+
+
+# The longest value an error message shows whole.
+SHOWN_IN_MESSAGES = 1000
+
+
+def _prints_long(value: Any) -> bool:
+    try:
+        return printed_size(value) > SHOWN_IN_MESSAGES
+    except LimitError:  # (longer than any string may be)
+        return True
+
+
+def _list_index(items: list[Any]) -> Callable[..., int]:
+    # list.index writes the repr of a value it does not find into its error: for ``(big,) *
+    # 1000`` that is a thousand copies of big.  A value that prints long is looked for first.
+    method = items.index
+
+    def index(*args: Any, **kwargs: Any) -> int:
+        if 1 <= len(args) <= 3 and not kwargs and _prints_long(args[0]):
+            value, *bounds = args
+            if value not in (items[slice(*bounds)] if bounds else items):
+                raise ValueError(f"a {type(value).__name__} that prints long is not in list")
+        return method(*args, **kwargs)  # (Python's own errors for the wrong arguments)
+
+    return index
 
 
 _BUILTIN_TYPES = frozenset(

@@ -741,3 +741,19 @@ def test_unfinished_templates_are_refused_as_jinja2_refuses_them(source):
             assert ours_error.value.message == error.message, config
         else:
             ours(config).from_string(source)
+
+
+def test_python_messages_are_capped_and_list_index_quotes_only_short_values():
+    from minijinja_py import chat_environment
+
+    env = chat_environment()
+    with pytest.raises(TemplateRuntimeError) as info:
+        env.from_string("{{ [1, 2].index(3) }}").render()
+    assert info.value.message == "3 is not in list"  # Python's words, as Jinja2 shows them
+    assert env.from_string("{{ [1, 'x' * 2000].index('x' * 2000) }}").render() == "1"
+    with pytest.raises(TemplateRuntimeError) as info:
+        env.from_string("{{ [1].index('y' * 2000) }}").render()
+    assert info.value.message == "a str that prints long is not in list"
+    with pytest.raises(TemplateRuntimeError) as info:
+        env.from_string("{{ ('{' ~ 'x' * 3000 ~ '}').format(a=1) }}").render()
+    assert info.value.message == "'" + "x" * 1999 + "... (3002 characters in all)"

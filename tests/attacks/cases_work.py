@@ -520,6 +520,20 @@ MEMORY = [
         TOTAL,
     ),
     T(MT, "output-flood", "{% for i in range(100000) %}{{ 'x' * 9000 }}{% endfor %}", TOTAL),
+    # Python's own error messages quote values: list.index the value it did not find (a
+    # thousand copies of a megabyte), str.format the missing field's whole name.
+    T(
+        MT,
+        "list-index-error-quotes-the-value",
+        "{% set big = 'x' * 1000000 %}{{ [1].index((big,) * 1000) }}",
+        Err("TemplateRuntimeError", "a tuple that prints long is not in list"),
+    ),
+    T(
+        MT,
+        "format-error-quotes-the-field",
+        "{{ ('{' ~ 'x' * 5000000 ~ '}').format(a=1) }}",
+        Err("TemplateRuntimeError", "'" + "x" * 1999 + "... (5000002 characters in all)"),
+    ),
 ]
 
 COMPILE = [
