@@ -213,6 +213,7 @@ class _ProvenanceRun(NamedTuple):
 
     body: Any
     reads: frozenset[str]
+    tracing: Any  # the provenance module (imported with the first template traced)
 
 
 class Template:
@@ -308,21 +309,30 @@ class Template:
         """
         return self.trace(dict(*args, **kwargs))
 
-    def trace(self, context: Mapping[str, Any], traced: Iterable[str] | None = None) -> Provenance:
+    def trace(
+        self,
+        context: Mapping[str, Any],
+        traced: Iterable[str] | None = None,
+        *,
+        private: bool = False,
+    ) -> Provenance:
         """:meth:`render_with_provenance` of ``context``, tracing only the variables named in
         ``traced`` (all when None): the others, like a tokenizer's special tokens, print as
-        template text does, without a source."""
-        from .provenance import collect, track_value
+        template text does, without a source.
 
+        ``private``: the context's lists and dicts were made for this call alone (as the chat
+        layer makes them); their strings are replaced in place by traced ones instead of being
+        copied."""
         run = self._run_with_provenance()
         # A variable the template never names cannot reach its text: left untraced, uncopied.
         names = run.reads if traced is None else run.reads.intersection(traced)
+        track = run.tracing.track_in_place if private else run.tracing.track_value
         sourced = {
-            name: track_value(value, (name,)) if name in names else value
+            name: track(value, (name,)) if name in names else value
             for name, value in context.items()
         }
         out, spans = self._render(sourced, record_spans=True, provenance=True)
-        return collect(out, spans)
+        return run.tracing.collect(out, spans)
 
     def undeclared_variables(self) -> set[str]:
         """The names the template reads from its context (globals excluded).
@@ -343,10 +353,9 @@ class Template:
         state = RenderState(self.environment.limits, out)
         run = self._run
         if provenance:
-            from .provenance import join_text
-
-            run = self._run_with_provenance().body
-            state.join = join_text
+            traced = self._run_with_provenance()
+            run = traced.body
+            state.join = traced.tracing.join_text
         global_vars = self.environment.globals
         if self.globals:
             global_vars = {**global_vars, **self.globals}
@@ -380,11 +389,12 @@ class Template:
         # str methods of this form keep the sources of the strings they are given.
         run = self.__dict__.get("_provenance_run")
         if run is None:
+            from . import provenance
             from .compiler import Compiler
 
             compiler = Compiler(self.environment, provenance=True)
             run = self._provenance_run = _ProvenanceRun(
-                compiler.template(self.tree), compiler.analysis.names
+                compiler.template(self.tree), compiler.analysis.names, provenance
             )
         return run
 

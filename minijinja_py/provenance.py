@@ -625,6 +625,31 @@ def track_value(value: Any, path: Path) -> Any:
 _LEAVES = frozenset([int, float, bool, type(None)])
 
 
+def track_in_place(value: Any, path: Path) -> Any:
+    """:func:`track_value` for a value made for this render alone (the chat layer's copy of
+    the caller's data): its dicts and lists get the sourced strings in place of the plain ones,
+    instead of being copied."""
+    kind = value.__class__
+    if kind is dict:
+        new = str.__new__
+        for key, item in value.items():  # (values replaced, never keys: the walk stays valid)
+            cls = item.__class__
+            if cls is str:
+                if item:
+                    sourced = new(Sourced, item)
+                    sourced.segments = ((0, len(item), (*path, key), 0, True),)
+                    value[key] = sourced
+            elif cls not in _LEAVES:
+                value[key] = track_in_place(item, (*path, key))
+        return value
+    if kind is list:
+        for index, item in enumerate(value):
+            if item.__class__ not in _LEAVES:
+                value[index] = track_in_place(item, (*path, index))
+        return value
+    return track_value(value, path)
+
+
 def _source(text: str, path: Path) -> Sourced:
     result = str.__new__(Sourced, text)
     result.segments = ((0, len(text), path, 0, True),)

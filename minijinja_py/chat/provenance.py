@@ -64,6 +64,8 @@ class ChatProvenance:
     assistant_rule: str
     generation_prompt: str = ""
     end_of_turn: str = ""
+    #: The messages as the template saw them (their strings are ``str`` objects that carry
+    #: their sources).
     messages: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
     def sources_at(self, index: int) -> list[ChatSource]:

@@ -420,7 +420,8 @@ class ChatTemplate:
 
     def _traced(self, call: _Call, chat: list[dict[str, Any]]) -> ChatProvenance:
         names = call.traced_names or ["messages", "tools", "documents"]
-        traced = call.compiled.trace({**call.context, "messages": chat}, names)
+        # (the call's data and chat are copies made by this object: traced in place)
+        traced = call.compiled.trace({**call.context, "messages": chat}, names, private=True)
         probes = None
         if not has_generation_blocks(call.source):
             if call.probes is None:
