@@ -26,7 +26,7 @@ import json
 import operator
 import re
 from collections.abc import Callable, Iterable, Iterator
-from functools import partial
+from functools import lru_cache, partial
 from operator import itemgetter
 from typing import Any, NamedTuple
 
@@ -490,6 +490,9 @@ def str_format(
 # -------------------------------------------------------------------- JSON
 
 _JSON_STRING = json.JSONEncoder(ensure_ascii=False).encode
+_encode_string = json.encoder.encode_basestring  # (ensure_ascii off: escapes what JSON must)
+# Tool schemas repeat their keys ("type", "description"): short ones are remembered.
+_key_text = lru_cache(maxsize=1024)(_encode_string)
 _JSON_ESCAPED = re.compile(r'[\x00-\x1f\\"]')
 
 
@@ -521,11 +524,17 @@ def _json_segments(
         raise RecursionError
     cls = value.__class__
     if cls is Sourced:
-        if _JSON_ESCAPED.search(value) is None:  # nothing escaped: the characters themselves
+        width = len(value)
+        if len(_encode_string(value)) == width + 2:  # nothing escaped: the characters themselves
             if not result.startswith(value, at + 1):
                 raise _Misplaced
-            segments += _clip(value.segments, 0, len(value), at + 1)
-            return at + len(value) + 2
+            own = value.segments
+            if len(own) == 1 and own[0][0] == 0 and own[0][1] == width:  # (one value's text)
+                _, _, path, offset, verbatim = own[0]
+                segments.append((at + 1, at + 1 + width, path, offset, verbatim))
+            else:
+                segments += _clip(own, 0, width, at + 1)
+            return at + width + 2
         # JSON escapes character by character: the runs between escapes are the source's own.
         at += 1
         position = 0
@@ -547,7 +556,7 @@ def _json_segments(
         segments += _clip(value.segments, position, len(value), at - position)
         return at + len(value) - position + 1
     if isinstance(value, str):
-        return at + len(_JSON_STRING(str.__str__(value)))
+        return at + len(_encode_string(value))
     if isinstance(value, dict):
         items: Iterable[tuple[Any, Any]] = value.items()
         keyed = True
@@ -567,7 +576,10 @@ def _json_segments(
         at += between if index else before
         empty = False
         if keyed:
-            name = _JSON_STRING(_json_key(key))
+            if key.__class__ is str and len(key) <= 64:
+                name = _key_text(key)
+            else:
+                name = _JSON_STRING(_json_key(key))
             if not result.startswith(name, at):
                 raise _Misplaced
             at += len(name) + 2  # and ": "
