@@ -673,7 +673,10 @@ def _source(text: str, path: Path) -> Sourced:
 
 def track_operations(compiler: Any) -> None:
     """Make ``compiler`` build a template whose operations keep the sources of strings."""
-    compiler.binops = {name: _tracked_operator(name, op) for name, op in compiler.binops.items()}
+    compiler.binops = {
+        name: _tracked_operator(name, op) if name in _TEXT_OPERATORS else op
+        for name, op in compiler.binops.items()
+    }
     compiler.method_getattr = _tracked_lookup(compiler.policy_getattr)
     compiler.method_getitem = _tracked_lookup(compiler.policy_getitem)
     compiler.comparisons = {
@@ -704,16 +707,30 @@ class SourcedAddChain(AddChain):
     """``a + b + c``: a run of string operands is joined once, keeping the sources, instead of
     making a sourced string per ``+``; the lengths are checked and charged as each ``+`` would."""
 
-    __slots__ = ()
+    __slots__ = ("short",)
+    short: int
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        # (sums shorter than this cost nothing: see ops.make_add)
+        self.short = min(CHARS_PER_STEP, self.limits.max_string + 1)
 
     def eval(self, frame: Any) -> Any:
         total = self.first.eval(frame)
         text = _TEXT
         parts = None  # the strings added so far, while every operand is one
         length = 0
-        short = min(CHARS_PER_STEP, self.limits.max_string + 1)
+        short = self.short
         for pos, operand in self.operands:
             value = operand.value if operand.__class__ is Const else operand.eval(frame)
+            if (
+                parts is None
+                and total.__class__ is str
+                and value.__class__ is str
+                and len(total) + len(value) <= CHARS_PER_STEP
+            ):
+                total = total + value  # (plain text: AddChain's own fast path)
+                continue
             if value.__class__ in text and (parts is not None or total.__class__ in text):
                 if parts is None:
                     parts = [total]
@@ -774,6 +791,10 @@ class Printed:
             return printed_text(value)
         except Exception:
             return value  # printing it again fails where the engine places its errors
+
+
+# The operators that can make text of text (`-`, `/`, `//` and `**` only make numbers).
+_TEXT_OPERATORS = frozenset(["+", "*", "%"])
 
 
 def _tracked_operator(name: str, op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
