@@ -318,6 +318,15 @@ def _make(text: str, segments: Iterable[tuple]) -> Any:
 
 
 def _clip(segments: tuple[tuple, ...], low: int, high: int, shift: int) -> list[tuple]:
+    if len(segments) == 1:  # (one value's text: most strings)
+        first, last, path, offset, verbatim = segments[0]
+        start = first if first > low else low
+        end = last if last < high else high
+        if start >= end:
+            return []
+        if offset is not None:
+            offset += start - first
+        return [(start + shift, end + shift, path, offset, verbatim)]
     clipped = []
     for first, last, path, offset, verbatim in segments:
         start = first if first > low else low
