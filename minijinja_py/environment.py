@@ -326,9 +326,9 @@ class Template:
         run = self._run_with_provenance()
         # A variable the template never names cannot reach its text: left untraced, uncopied.
         names = run.reads if traced is None else run.reads.intersection(traced)
-        track = run.tracing.track_in_place if private else run.tracing.track_value
+        track = run.tracing.track_value
         sourced = {
-            name: track(value, (name,)) if name in names else value
+            name: track(value, (name,), private) if name in names else value
             for name, value in context.items()
         }
         out, spans = self._render(sourced, record_spans=True, provenance=True)

@@ -107,7 +107,7 @@ class _Machine:
                 return kind
             if self._accepts(stack, "NAME"):
                 return "NAME"
-        if following == "_ASSIGN" and previous in ("_LPAR", "_COMMA"):
+        if following == "_ASSIGN" and previous in _NAME_FIRST:
             if self._accepts(stack, "NAME"):
                 return "NAME"
         if previous == "_COMMA" and kind != "NOT" and self._accepts(stack, "NAME"):

@@ -609,16 +609,20 @@ def _json_key(key: Any) -> str:
 # -------------------------------------------------------------------- the caller's values
 
 
-def track_value(value: Any, path: Path) -> Any:
-    """A copy of ``value`` whose strings (nested in lists, tuples and dicts) are sourced."""
+def track_value(value: Any, path: Path, in_place: bool = False) -> Any:
+    """A copy of ``value`` whose strings (nested in lists, tuples and dicts) are sourced.
+
+    ``in_place``: ``value`` was made for this render alone (the chat layer's copy of the
+    caller's data): its dicts and lists get the sourced strings in place of the plain ones
+    instead of being copied."""
     kind = value.__class__
     if kind is str:
         return _source(value, path) if value else value
     if kind is dict:
         # (the leaves inline: this copy is most of what provenance costs a small template)
-        copy = {}
+        copy = value if in_place else {}
         new = str.__new__
-        for key, item in value.items():
+        for key, item in value.items():  # (in place, values are replaced, never keys)
             cls = item.__class__
             if cls is str:
                 if item:
@@ -630,11 +634,16 @@ def track_value(value: Any, path: Path) -> Any:
             elif cls in _LEAVES:
                 copy[key] = item
             else:
-                copy[key] = track_value(item, (*path, key))
+                copy[key] = track_value(item, (*path, key), in_place)
         return copy
+    if in_place and kind is list:
+        for index, item in enumerate(value):
+            if item.__class__ not in _LEAVES:
+                value[index] = track_value(item, (*path, index), True)
+        return value
     if kind is list or kind is tuple:
         items = [
-            item if item.__class__ in _LEAVES else track_value(item, (*path, index))
+            item if item.__class__ in _LEAVES else track_value(item, (*path, index), in_place)
             for index, item in enumerate(value)
         ]
         return items if kind is list else tuple(items)
@@ -644,31 +653,6 @@ def track_value(value: Any, path: Path) -> Any:
 
 
 _LEAVES = frozenset([int, float, bool, type(None)])
-
-
-def track_in_place(value: Any, path: Path) -> Any:
-    """:func:`track_value` for a value made for this render alone (the chat layer's copy of
-    the caller's data): its dicts and lists get the sourced strings in place of the plain ones,
-    instead of being copied."""
-    kind = value.__class__
-    if kind is dict:
-        new = str.__new__
-        for key, item in value.items():  # (values replaced, never keys: the walk stays valid)
-            cls = item.__class__
-            if cls is str:
-                if item:
-                    sourced = new(Sourced, item)
-                    sourced.segments = ((0, len(item), (*path, key), 0, True),)
-                    value[key] = sourced
-            elif cls not in _LEAVES:
-                value[key] = track_in_place(item, (*path, key))
-        return value
-    if kind is list:
-        for index, item in enumerate(value):
-            if item.__class__ not in _LEAVES:
-                value[index] = track_in_place(item, (*path, index))
-        return value
-    return track_value(value, path)
 
 
 def _source(text: str, path: Path) -> Sourced:
