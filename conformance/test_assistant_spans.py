@@ -16,7 +16,7 @@ _AMBIGUOUS = {
     "deepseek-v3.1": "a past turn's '</think>' is template text after the generation prompt",
     "falcon-instruct": "an empty turn is the space after 'Falcon:'; a first turn has no newline before",
     "glm-4.6": "'<think></think>' written into past turns; no end-of-turn marker",
-    "gpt-oss-120b": "past turns end with '<|end|>', the last with '<|return|>', calls with '<|call|>'",
+    "gpt-oss-120b": "a tool result's header repeats the call's name, traced to the call",
     "orion-14b-chat": "the generation prompt is written by the user turn, with the EOS after it",
     "solar-10.7b-instruct-v1.0": "an empty turn's tagged span is empty: the rule gives none",
     "llama-2-chat": "an empty turn's ' </s>' has no generation prompt before it",

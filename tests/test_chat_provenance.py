@@ -50,6 +50,27 @@ def test_spans_are_inferred_from_the_generation_prompt_through_the_end_marker():
     ]
 
 
+def test_a_past_turn_ends_with_the_marker_a_user_turn_ends_with():
+    # gpt-oss-like: the last assistant turn ends with <|return|>, every other turn with <|end|>
+    source = (
+        "{% for m in messages %}<|start|>{{ m.role }}<|message|>{{ m.content }}"
+        "{% if m.role == 'assistant' and loop.last %}<|return|>{% else %}<|end|>{% endif %}"
+        "{% endfor %}{% if add_generation_prompt %}<|start|>assistant{% endif %}"
+    )
+    messages = [
+        {"role": "user", "content": "Hi"},
+        {"role": "assistant", "content": "Hello"},
+        {"role": "user", "content": "Bye"},
+        {"role": "assistant", "content": "See you"},
+    ]
+    result = ChatTemplate.from_string(source).render_with_provenance(messages)
+    assert (result.end_of_turn, result.past_end_of_turn) == ("<|return|>", "<|end|>")
+    assert [result.text[a:b] for a, b in result.assistant_spans] == [
+        "<|message|>Hello<|end|>",
+        "<|message|>See you<|return|>",
+    ]
+
+
 def test_generation_blocks_win_over_the_rule():
     source = CHATML.replace(
         "{{ m.content }}<|im_end|>",

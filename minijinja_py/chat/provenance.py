@@ -11,9 +11,10 @@ inferred by one rule, the convention of hand-tagged training templates:
     an assistant turn's span starts where the template's *generation prompt* (the text that
     ``add_generation_prompt=True`` appends) ends, just before the turn's first traced character,
     and runs through the turn's last traced character and the *end-of-turn marker* that the template
-    writes after an assistant message.
+    writes after an assistant message (where that marker is not found, the one it writes after a
+    user message: gpt-oss ends the last turn with ``<|return|>`` and past ones with ``<|end|>``).
 
-Both texts are read off the template itself with two probe renders (a user turn with and without
+These texts are read off the template itself with probe renders (a user turn with and without
 the generation prompt; a user and an assistant turn).  The characters of a turn are those traced
 to the message (its content, reasoning, tool calls; not its role), up to the first character of a
 later message.  When the generation prompt does not occur before the turn (a template that writes
@@ -67,6 +68,9 @@ class ChatProvenance:
     #: The messages as the template saw them (their strings are ``str`` objects that carry
     #: their sources).
     messages: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    #: The marker looked for after a past assistant turn where ``end_of_turn`` is not found:
+    #: the one the template writes after a user message, when it is another.
+    past_end_of_turn: str = ""
 
     def sources_at(self, index: int) -> list[ChatSource]:
         """The chat sources of the character at ``index`` (empty: the template's own text)."""
@@ -127,8 +131,11 @@ def infer_assistant_spans(
     messages: Sequence[Any],
     generation_prompt: str,
     end_of_turn: str,
+    past_end_of_turn: str = "",
 ) -> list[tuple[int, int]]:
-    """The assistant spans of ``text`` by the module's rule."""
+    """The assistant spans of ``text`` by the module's rule (``past_end_of_turn``: the marker
+    looked for where ``end_of_turn`` is not found)."""
+    markers = [marker for marker in (end_of_turn, past_end_of_turn) if marker]
     assistants = [
         index
         for index, message in enumerate(messages)
@@ -152,12 +159,12 @@ def infer_assistant_spans(
                 default=len(text),
             )
             prompt_at = text.find(generation_prompt, low, high) if generation_prompt else -1
-            if prompt_at < 0 or not end_of_turn:
+            if prompt_at < 0:
                 continue
             start = prompt_at + len(generation_prompt)
-            found_at = text.find(end_of_turn, start, high)
-            if found_at >= 0:
-                spans.append((start, found_at + len(end_of_turn)))
+            found = _marker_end(text, markers, start, high)
+            if found is not None:
+                spans.append((start, found))
             continue
         first = own[0][0]
         following = len(text)  # where the next other message's text begins
@@ -172,13 +179,18 @@ def infer_assistant_spans(
                     before = end
         last = max(end for start, end in own if start < following)
         start = _after_prompt(text, before, first, generation_prompt)
-        end = last
-        if end_of_turn:
-            found_at = text.find(end_of_turn, last, following)
-            if found_at >= 0:
-                end = found_at + len(end_of_turn)
-        spans.append((start, end))
+        found = _marker_end(text, markers, last, following)
+        spans.append((start, last if found is None else found))
     return spans
+
+
+def _marker_end(text: str, markers: list[str], low: int, high: int) -> int | None:
+    # Where the first of the markers found in text[low:high] ends (the markers in order).
+    for marker in markers:
+        at = text.find(marker, low, high)
+        if at >= 0:
+            return at + len(marker)
+    return None
 
 
 def _after_prompt(text: str, low: int, first: int, generation_prompt: str) -> int:
@@ -201,8 +213,11 @@ _PROBE_USER = "Probe question 7f3a?"
 _PROBE_ASSISTANT = "Probe answer 9c1e."
 
 
-def probe_turn_texts(render: Any) -> tuple[str, str]:
-    """The template's generation prompt and its end-of-turn marker after an assistant message.
+def probe_turn_texts(render: Any) -> tuple[str, str, str]:
+    """The template's generation prompt, its end-of-turn marker after a final assistant message,
+    and the marker it writes after a user message (templates such as gpt-oss end a final turn
+    with one marker, ``<|return|>``, and every past turn with the one a user turn ends with,
+    ``<|end|>``).
 
     ``render(messages, add_generation_prompt)`` renders with the call's other inputs; a failing
     probe (a template that wants a system message first, say) is retried with one.
@@ -216,12 +231,17 @@ def probe_turn_texts(render: Any) -> tuple[str, str]:
         except Exception:  # the probe is the template's business: try the next shape
             continue
         prompt = with_prompt[len(without) :] if with_prompt.startswith(without) else ""
-        at = reply.rfind(_PROBE_ASSISTANT)
-        # what follows the answer on its line (a template may write more turns after it)
-        tail = reply[at + len(_PROBE_ASSISTANT) :] if at >= 0 else ""
-        marker = tail.lstrip("\n").split("\n", 1)[0].rstrip() if tail.strip() else ""
-        return prompt, marker
-    return "", ""
+        marker = _marker_after(reply, _PROBE_ASSISTANT)
+        past = _marker_after(without, _PROBE_USER)
+        return prompt, marker, past if past != marker else ""
+    return "", "", ""
+
+
+def _marker_after(text: str, probe: str) -> str:
+    # What follows the probe's text on its line (a template may write more turns after it).
+    at = text.rfind(probe)
+    tail = text[at + len(probe) :] if at >= 0 else ""
+    return tail.lstrip("\n").split("\n", 1)[0].rstrip() if tail.strip() else ""
 
 
 _GENERATION_TAG = re.compile(r"\{%[-+]?\s*generation\s*[-+]?%\}")
@@ -235,7 +255,7 @@ def has_generation_blocks(source: str) -> bool:
 def chat_provenance(
     traced: Provenance,
     messages: list[dict[str, Any]],
-    probes: tuple[str, str] | None,
+    probes: tuple[str, str, str] | None,
 ) -> ChatProvenance:
     """The chat view of an engine render with provenance (``probes`` None: the template's
     generation blocks give the spans)."""
@@ -247,6 +267,15 @@ def chat_provenance(
             "generation",
             messages=messages,
         )
-    prompt, marker = probes or ("", "")
-    spans = infer_assistant_spans(traced.text, traced.segments, messages, prompt, marker)
-    return ChatProvenance(traced.text, traced.segments, spans, "inferred", prompt, marker, messages)
+    prompt, marker, past = probes
+    spans = infer_assistant_spans(traced.text, traced.segments, messages, prompt, marker, past)
+    return ChatProvenance(
+        traced.text,
+        traced.segments,
+        spans,
+        "inferred",
+        prompt,
+        marker,
+        messages,
+        past_end_of_turn=past,
+    )
