@@ -25,21 +25,36 @@ _NAMING = (n.TargetName, n.Param, n.Macro)  # the nodes that put a name into a s
 
 
 class Analysis:
-    __slots__ = ("assigned", "implicit_reads", "names")
+    __slots__ = ("assigned", "implicit_reads", "names", "sizes")
     assigned: frozenset[str]
     implicit_reads: dict[int, set[str]]
     #: Every name the template reads anywhere: no other variable of a context can reach it.
     names: frozenset[str]
+    #: id of each expression a statement pays for (see _COSTED) -> its number of nodes
+    sizes: dict[int, int]
 
     def __init__(
         self,
         assigned: frozenset[str],
         implicit_reads: dict[int, set[str]],
         names: frozenset[str],
+        sizes: dict[int, int],
     ) -> None:
         self.assigned = assigned
         self.implicit_reads = implicit_reads
         self.names = names
+        self.sizes = sizes
+
+    def expression_size(self, *roots: Any) -> int:
+        """:func:`expression_size` of a statement's expressions, counted by the walk."""
+        total = 0
+        for root in roots:
+            if root is not None:
+                size = self.sizes.get(id(root))
+                if size is None:  # (not a field the walk counted)
+                    return expression_size(*roots)
+                total += size
+        return total
 
     def reads(self, owner: n.Node) -> set[str]:
         """The implicit names the body of a for, macro or call block node reads."""
@@ -53,13 +68,17 @@ def analyse(tree: n.Template, limits: Limits) -> Analysis:
     assigned = set(IMPLICIT_NAMES)
     implicit_reads: dict[int, set[str]] = {}
     names: set[str] = set()
+    sizes: dict[int, int] = {}
     frozen = n._Frozen
-    # Entries: (node, depth, the chain of bodies enclosing it as (reads, outer) pairs or None).
-    stack: list[tuple[Any, int, Any]] = [(tree, 1, None)]
+    # Entries: (node, depth, the chain of bodies enclosing it as (reads, outer) pairs or None,
+    # the id of the costed expression it belongs to or None).
+    stack: list[tuple[Any, int, Any, Any]] = [(tree, 1, None, None)]
     pop, push = stack.pop, stack.append
     while stack:
-        node, depth, owners = pop()
+        node, depth, owners, root = pop()
         if isinstance(node, frozen):
+            if root is not None:
+                sizes[root] += 1
             if depth > limit:
                 error = TemplateSyntaxError(f"the template nests deeper than max_nesting ({limit})")
                 error.offset = getattr(node, "pos", None)
@@ -82,15 +101,30 @@ def analyse(tree: n.Template, limits: Limits) -> Analysis:
                 implicit_reads[id(node)] = reads
                 body_owners = (reads, owners)
             depth += 1
+            costed = _COSTED.get(cls)
             for field in node._children:
                 value = getattr(node, field)
                 if value is not None:
-                    push((value, depth, body_owners if field == "body" else owners))
+                    within = root
+                    if costed is not None and field in costed:
+                        within = id(value)
+                        sizes[within] = 0
+                    push((value, depth, body_owners if field == "body" else owners, within))
         elif isinstance(node, (tuple, list)):
             for item in node:
                 if isinstance(item, (frozen, tuple, list)):
-                    push((item, depth, owners))
-    return Analysis(frozenset(assigned), implicit_reads, frozenset(names))
+                    push((item, depth, owners, root))
+    return Analysis(frozenset(assigned), implicit_reads, frozenset(names), sizes)
+
+
+# The fields whose expressions a statement pays a step per node for, each time it runs (see
+# compiler): their sizes are counted by the walk rather than by walking them again.
+_COSTED: dict[type, frozenset[str]] = {
+    n.Output: frozenset(["expr"]),
+    n.If: frozenset(["test"]),
+    n.For: frozenset(["iter", "target", "condition"]),
+    n.Assign: frozenset(["value", "target"]),
+}
 
 
 # Statements whose bodies run as functions of their own (a macro's, a caller's): a call inside
