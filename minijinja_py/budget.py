@@ -535,59 +535,63 @@ def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int
     containers, strings and scalars.
 
     Checked per container rather than per node: a string or scalar item is sized in place, and
-    only containers go through the stack."""
+    only containers are kept for the next level (level by level, so that the depth needs no
+    bookkeeping per container)."""
     size = 0
     nodes = 1
     cls = type(value)
     if cls is not list and cls is not tuple and cls is not dict:
         return 0, 0
-    stack = [(value, 1)]
-    pop, push = stack.pop, stack.append
-    while stack:
-        item, depth = pop()
+    level = [value]
+    depth = 1
+    while level:
         if depth > deepest:
             return 0, 0
         depth += 1
-        count = len(item)
-        if type(item) is dict:
-            nodes += count + count
-            if nodes > most:
-                return 0, 0
-            size += 2 + 4 * count
-            for key in item:
-                cls = type(key)
+        below: list[Any] = []
+        push = below.append
+        for item in level:
+            count = len(item)
+            if type(item) is dict:
+                nodes += count + count
+                if nodes > most:
+                    return 0, 0
+                size += 2 + 4 * count
+                for key in item:
+                    cls = type(key)
+                    if cls is str:
+                        size += len(key) + 2
+                    elif cls is tuple:  # (a list or dict is never a key)
+                        push(key)
+                    elif cls is int or cls is bool:
+                        size += key.bit_length() // 3 + 4
+                    elif cls is float:
+                        size += 24
+                    else:
+                        return 0, 0
+                item = item.values()
+            else:
+                nodes += count
+                if nodes > most:
+                    return 0, 0
+                size += 2 + 2 * count
+            for child in item:
+                cls = type(child)
                 if cls is str:
-                    size += len(key) + 2
-                elif cls is tuple:  # (a list or dict is never a key)
-                    push((key, depth))
+                    size += len(child) + 2
+                elif cls is dict or cls is list or cls is tuple:
+                    push(child)
                 elif cls is int or cls is bool:
-                    size += key.bit_length() // 3 + 4
+                    size += child.bit_length() // 3 + 4  # (an int prints a digit per 3.3 bits)
+                elif child is None:
+                    size += 4
                 elif cls is float:
                     size += 24
+                elif isinstance(child, str):  # markup, sourced text: sized as the full walk does
+                    size += len(child) + 2
                 else:
                     return 0, 0
-            item = item.values()
-        else:
-            nodes += count
-            if nodes > most:
-                return 0, 0
-            size += 2 + 2 * count
-        for child in item:
-            cls = type(child)
-            if cls is str:
-                size += len(child) + 2
-            elif cls is dict or cls is list or cls is tuple:
-                push((child, depth))
-            elif cls is int or cls is bool:
-                size += child.bit_length() // 3 + 4  # (an int prints a digit per 3.3 bits)
-            elif child is None:
-                size += 4
-            elif cls is float:
-                size += 24
-            elif isinstance(child, str):  # markup, sourced text: sized as the full walk does
-                size += len(child) + 2
-            else:
-                return 0, 0
+        level = below
     return (nodes, size) if size <= limit else (0, 0)
 
 
