@@ -15,7 +15,7 @@ from typing import Any
 from . import expressions as e
 from . import nodes as n
 from . import statements as s
-from .analysis import Analysis, analyse, call_depth, expression_size
+from .analysis import Analysis, analyse, call_depth
 from .budget import Limits, charge_for, enter_render, leave_render, no_charge
 from .errors import TemplateSyntaxError
 from .frames import Frame, RenderState
@@ -94,12 +94,6 @@ class Compiler:
             return s.WithTemplateReference(body, self.blocks)
         return body
 
-    def _expression_size(self, *roots: Any) -> int:
-        # (counted by the analysis walk; a tree compiled without it is walked here)
-        if self.analysis is None:
-            return expression_size(*roots)
-        return self.analysis.expression_size(*roots)
-
     def body(self, nodes_: tuple[n.Node, ...]) -> Any:
         # Text (and printed constants) stay plain strings inside a body: no evaluator each.
         items: list[Any] = []
@@ -139,7 +133,7 @@ class Compiler:
         self.folding = self.is_constant(node.expr)
         expr = self.expr(node.expr)
         self.folding = False
-        cost = 1 + self._expression_size(node.expr)
+        cost = 1 + self.analysis.expression_size(node.expr)
         return self.output(expr, node.pos, self.limits.max_output, cost)
 
     def stmt_If(self, node: n.If) -> Any:
@@ -148,7 +142,7 @@ class Compiler:
         body = self.body(node.body)
         otherwise = self.body(node.otherwise) if node.otherwise else None
         self.soft = soft
-        cost = 1 + self._expression_size(node.test)
+        cost = 1 + self.analysis.expression_size(node.test)
         if type(test) is e.CompareConst:
             return s.IfCompareConst(test, body, otherwise, node.pos, cost)
         return s.If(test, body, otherwise, node.pos, cost)
@@ -167,8 +161,8 @@ class Compiler:
         # Like Jinja, a loop whose body never reads `loop` keeps no loop object.
         uses_loop = node.recursive or "loop" in self.analysis.reads(node)
         costs = (
-            self._expression_size(node.iter, node.target),
-            self._expression_size(node.condition, node.target),
+            self.analysis.expression_size(node.iter, node.target),
+            self.analysis.expression_size(node.condition, node.target),
             call_depth(node.body) + 1 if node.recursive else 1,
         )
         return s.For(
@@ -200,7 +194,7 @@ class Compiler:
         if self.loop_depth:
             self._refuse_loop_target(node.target)
         value = self.expr(node.value)
-        cost = self._expression_size(node.value, node.target)
+        cost = self.analysis.expression_size(node.value, node.target)
         # A value read from elsewhere (a variable, an item, a slice, a filtered list) is
         # nested no deeper than what it came from: only others are measured when stored.
         nests = _may_nest(node.value)
