@@ -21,15 +21,10 @@ _AMBIGUOUS = {
     "solar-10.7b-instruct-v1.0": "an empty turn's tagged span is empty: the rule gives none",
     "llama-2-chat": "an empty turn's ' </s>' has no generation prompt before it",
     "mistral-7b-instruct-v0.3": "no generation prompt: a tool call's '[TOOL_CALLS] [' is untraced",
-    "phi-3-mini": "the generation prompt is written by the user turn, before tool turns",
-    "phi-4": "the generation prompt is written by the user turn, before tool turns",
     "qwen-2.5-7b-instruct": "a tool call turn writes the header's newline with each call",
     "starcoder2-15b-instruct": "the response header is written once more after the last turn",
     "vicuna-13b-1.1": "tool results are written as assistant turns",
-    "yi-1.5-chat": "the generation prompt is written by the user turn, before tool turns",
     "smollm-3-3b": "its shipped tags include the header and the newline after the turn",
-    "lfm-2.5-8b-a1b": "its shipped tags include the header",
-    "lfm-2.5-vl-450m": "its shipped tags include the header",
     "laguna-v8": "its shipped tags include the header and exclude the closing tag",
 }
 

@@ -73,9 +73,10 @@ def test_protected_tokens_equal_sanitize_control_tokens_and_keep_masks() -> None
     written = [i for i in got["input_ids"] if i in controls]
     assert len(written) == 4  # the template's own two turns, opened and closed
     # the mask still covers exactly the assistant's turn: its text and the template's <|im_end|>
+    # with the newline that ends the turn's line
     masked = [i for i, m in zip(got["input_ids"], got["assistant_masks"], strict=True) if m]
     assert ours.tokenizer.decode(masked, skip_special_tokens=False) == (
-        "No." + _INJECTION + "<|im_end|>"
+        "No." + _INJECTION + "<|im_end|>\n"
     )
     unprotected = ours.tokenize(messages)
     assert len([i for i in unprotected["input_ids"] if i in controls]) == 10

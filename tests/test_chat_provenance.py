@@ -44,9 +44,87 @@ def test_spans_are_inferred_from_the_generation_prompt_through_the_end_marker():
         "<|im_start|>assistant\n",
         "<|im_end|>",
     )
+    assert (result.line_end, result.past_line_end) == ("\n", "\n")
     assert [result.text[a:b] for a, b in result.assistant_spans] == [
-        "Hello!<|im_end|>",
-        "<|im_end|>",  # an empty turn: between its generation prompt and its marker
+        "Hello!<|im_end|>\n",
+        "<|im_end|>\n",  # an empty turn: between its generation prompt and its marker
+    ]
+
+
+def test_a_turn_takes_the_line_end_the_template_writes_after_it_where_it_writes_one():
+    # Olmo-like: a past turn ends its line after the EOS token, the last one does not
+    source = (
+        "{% for m in messages %}<|{{ m.role }}|>\n{{ m.content }}"
+        "{% if m.role == 'assistant' %}</s>{% if not loop.last %}{{ '\\n' }}{% endif %}"
+        "{% else %}{{ '\\n' }}{% endif %}{% endfor %}"
+        "{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
+    )
+    result = ChatTemplate.from_string(source).render_with_provenance(MESSAGES[:3] + [
+        {"role": "assistant", "content": "Bye"}
+    ])
+    assert (result.line_end, result.past_line_end) == ("", "\n")
+    assert [result.text[a:b] for a, b in result.assistant_spans] == ["Hello!</s>\n", "Bye</s>"]
+
+
+def test_whitespace_the_next_turn_begins_with_stays_outside():
+    # Mistral-like: " [INST]" opens every user turn, the first one too
+    mistral = (
+        "<s>{% for m in messages %}{% if m.role == 'user' %} [INST] {{ m.content }} [/INST]"
+        "{% else %}{{ m.content }}</s>{% endif %}{% endfor %}"
+    )
+    # GLM-like: a turn ends with the next turn's header, whose content line starts with "\n"
+    glm = (
+        "{% for m in messages %}{% if m.role == 'user' %}{% if loop.first %}<|user|>{% endif %}"
+        "\n{{ m.content }}{% else %}<|assistant|>\n{{ m.content }}<|user|>{% endif %}"
+        "{% endfor %}{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
+    )
+    messages = MESSAGES[:3]
+    spans = {}
+    for name, source in (("mistral", mistral), ("glm", glm)):
+        result = ChatTemplate.from_string(source).render_with_provenance(messages)
+        spans[name] = [result.text[a:b] for a, b in result.assistant_spans]
+    assert spans == {"mistral": ["Hello!</s>"], "glm": ["Hello!<|user|>"]}
+
+
+def test_a_prompt_that_goes_on_past_the_role_header_is_the_start_of_the_reply():
+    # Qwen 3.5-like: the generation prompt opens the reasoning, past turns write it closed
+    source = (
+        "{% for m in messages %}<|im_start|>{{ m.role }}\n"
+        "{% if m.role == 'assistant' %}<think>\n\n</think>\n\n{% endif %}"
+        "{{ m.content }}<|im_end|>\n{% endfor %}"
+        "{% if add_generation_prompt %}<|im_start|>assistant\n<think>\n{% endif %}"
+    )
+    result = ChatTemplate.from_string(source).render_with_provenance(MESSAGES)
+    assert result.generation_prompt == "<|im_start|>assistant\n<think>\n"
+    assert [result.text[a:b] for a, b in result.assistant_spans] == [
+        "<think>\n\n</think>\n\nHello!<|im_end|>\n",
+        "<think>\n\n</think>\n\n<|im_end|>\n",
+    ]
+
+
+def test_a_prompt_the_user_turn_writes_is_read_after_its_marker():
+    # Phi 4-like: the user turn writes the assistant's header; tool turns are dropped, so the
+    # turn after one has no header of its own and must not reach back into the turn before
+    source = (
+        "{% for m in messages %}{% if m.role == 'user' %}"
+        "<|im_start|>user<|im_sep|>{{ m.content }}<|im_end|><|im_start|>assistant<|im_sep|>"
+        "{% elif m.role == 'assistant' %}{{ m.content }}<|im_end|>{% endif %}{% endfor %}"
+    )
+    messages = [
+        {"role": "user", "content": "Search"},
+        {"role": "assistant", "content": ""},
+        {"role": "tool", "content": "found"},
+        {"role": "assistant", "content": "Found it."},
+    ]
+    result = ChatTemplate.from_string(source).render_with_provenance(messages)
+    assert (result.generation_prompt, result.end_of_turn, result.past_end_of_turn) == (
+        "<|im_start|>assistant<|im_sep|>",
+        "<|im_end|>",
+        "",
+    )
+    assert [result.text[a:b] for a, b in result.assistant_spans] == [
+        "<|im_end|>",
+        "Found it.<|im_end|>",
     ]
 
 

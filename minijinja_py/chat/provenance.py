@@ -8,19 +8,32 @@ paths are named as a chat caller knows them: ``("message", 3, "content")``,
 **Assistant spans.**  A template with ``{% generation %}`` blocks gives them.  Otherwise they are
 inferred by one rule, the convention of hand-tagged training templates:
 
-    an assistant turn's span starts where the template's *generation prompt* (the text that
-    ``add_generation_prompt=True`` appends) ends, just before the turn's first traced character,
-    and runs through the turn's last traced character and the *end-of-turn marker* that the template
-    writes after an assistant message (where that marker is not found, the one it writes after a
-    user message: gpt-oss ends the last turn with ``<|return|>`` and past ones with ``<|end|>``).
+    an assistant turn's span starts where the template's *role header* for the assistant ends,
+    just before the turn's first traced character, and runs through the turn's last traced
+    character, the *end-of-turn marker* that the template writes after an assistant message
+    (where that marker is not found, the one it writes after a user message: gpt-oss ends the
+    last turn with ``<|return|>`` and past ones with ``<|end|>``), and the whitespace it writes
+    after the marker to end the turn (ChatML's newline after ``<|im_end|>``).
 
 These texts are read off the template itself with probe renders (a user turn with and without
-the generation prompt; a user and an assistant turn).  The characters of a turn are those traced
-to the message (its content, reasoning, tool calls; not its role), up to the first character of a
-later message.  When the generation prompt does not occur before the turn (a template that writes
-past turns differently), its first line is looked for, then the span starts at the first traced
-character; a template that writes no marker (the next header follows at once) ends the span at the
-last traced character.  An assistant message with no traced character (empty content) has no span.
+the generation prompt; a user and an assistant turn; the same with a user turn after it).  The
+role header is the generation prompt (the text ``add_generation_prompt=True`` appends) through
+its first line that is not blank and the whitespace after it: what a prompt writes after that
+(Qwen 3.5's ``<think>\n``) starts the reply, as a past turn writes it.  A template whose user
+turn writes the prompt itself (Phi 3 and 4, Yi) has it read after the user turn's marker.  The
+whitespace after a marker is taken where it is the turn's and not the start of the next turn:
+what the next turn writes before its text must be the whole of a user turn's header (Mistral's
+``" [INST]"`` keeps its space; GLM writes the next header, ``<|user|>``, as the marker, and the
+newline after it is the user's).
+
+The characters of a turn are those traced to the message (its content, reasoning, tool calls;
+not its role), up to the first character of a later message; a turn never reaches back into the
+span before it (a template that drops tool turns writes the next assistant turn without a header).
+When the role header does not occur before the turn (a template that writes past turns
+differently), its first line is looked for, then the span starts at the first traced character;
+a template that writes no marker (the next header follows at once) ends the span at the last
+traced character.  An assistant message with no traced character (empty content) has a span
+where its role header and a marker are found between its neighbours.
 """
 
 from __future__ import annotations
@@ -29,7 +42,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..provenance import Provenance, Segment
 
@@ -71,6 +84,10 @@ class ChatProvenance:
     #: The marker looked for after a past assistant turn where ``end_of_turn`` is not found:
     #: the one the template writes after a user message, when it is another.
     past_end_of_turn: str = ""
+    #: The whitespace a turn's span takes after its marker: after the final turn, and after
+    #: a turn another message follows.
+    line_end: str = ""
+    past_line_end: str = ""
 
     def sources_at(self, index: int) -> list[ChatSource]:
         """The chat sources of the character at ``index`` (empty: the template's own text)."""
@@ -132,10 +149,13 @@ def infer_assistant_spans(
     generation_prompt: str,
     end_of_turn: str,
     past_end_of_turn: str = "",
+    line_end: str = "",
+ past_line_end: str = "",
 ) -> list[tuple[int, int]]:
-    """The assistant spans of ``text`` by the module's rule (``past_end_of_turn``: the marker
-    looked for where ``end_of_turn`` is not found)."""
+    """The assistant spans of ``text`` by the module's rule (the arguments as in
+    :class:`TurnTexts`)."""
     markers = [marker for marker in (end_of_turn, past_end_of_turn) if marker]
+    last_message = len(messages) - 1
     assistants = [
         index
         for index, message in enumerate(messages)
@@ -154,17 +174,19 @@ def infer_assistant_spans(
                 (end for other, found in regions.items() if other < index for _, end in found),
                 default=0,
             )
+            if spans:
+                low = max(low, spans[-1][1])
             high = min(
                 (start for other, found in regions.items() if other > index for start, _ in found),
                 default=len(text),
             )
-            prompt_at = text.find(generation_prompt, low, high) if generation_prompt else -1
-            if prompt_at < 0:
+            start = _prompt_end(text, low, high, generation_prompt)
+            if start is None:
                 continue
-            start = prompt_at + len(generation_prompt)
             found = _marker_end(text, markers, start, high)
             if found is not None:
-                spans.append((start, found))
+                after = line_end if index == last_message else past_line_end
+                spans.append((start, _line_end(text, found, high, after)))
             continue
         first = own[0][0]
         following = len(text)  # where the next other message's text begins
@@ -178,10 +200,24 @@ def infer_assistant_spans(
                 if before < end <= first:
                     before = end
         last = max(end for start, end in own if start < following)
+        if spans:
+            # (a turn the template writes without a header of its own, after a dropped tool
+            # turn, does not reach back into the turn before)
+            before = max(before, spans[-1][1])
         start = _after_prompt(text, before, first, generation_prompt)
         found = _marker_end(text, markers, last, following)
-        spans.append((start, last if found is None else found))
+        if found is None:
+            spans.append((start, last))
+        else:
+            after = line_end if index == last_message else past_line_end
+            spans.append((start, _line_end(text, found, following, after)))
     return spans
+
+
+def _line_end(text: str, end: int, high: int, line_end: str) -> int:
+    if line_end and end + len(line_end) <= high and text.startswith(line_end, end):
+        return end + len(line_end)
+    return end
 
 
 def _marker_end(text: str, markers: list[str], low: int, high: int) -> int | None:
@@ -193,6 +229,15 @@ def _marker_end(text: str, markers: list[str], low: int, high: int) -> int | Non
     return None
 
 
+def _prompt_end(text: str, low: int, high: int, generation_prompt: str) -> int | None:
+    # Where the first role header in text[low:high] ends.
+    for prompt in _prompt_forms(generation_prompt):
+        found = text.find(prompt, low, high)
+        if found >= 0:
+            return found + len(prompt)
+    return None
+
+
 def _after_prompt(text: str, low: int, first: int, generation_prompt: str) -> int:
     for prompt in _prompt_forms(generation_prompt):
         found = text.rfind(prompt, low, first)
@@ -201,47 +246,122 @@ def _after_prompt(text: str, low: int, first: int, generation_prompt: str) -> in
     return first
 
 
+_ROLE_HEADER = re.compile(r"\s*[^\n]*\n?\s*")
+
+
 def _prompt_forms(generation_prompt: str) -> Iterable[str]:
+    # The role header: the prompt through its first line that is not blank and the whitespace
+    # after it.  What a prompt writes after that (Qwen 3.5's "<think>\n") is the start of the
+    # reply, which a past turn writes too.
     if generation_prompt:
-        yield generation_prompt
-        line = generation_prompt.find("\n")
-        if 0 <= line < len(generation_prompt) - 1:
-            yield generation_prompt[: line + 1]
+        header = _ROLE_HEADER.match(generation_prompt).group()  # type: ignore[union-attr]
+        yield header
+        line = header.find("\n")
+        if 0 <= line < len(header) - 1:
+            yield header[: line + 1]
 
 
 _PROBE_USER = "Probe question 7f3a?"
 _PROBE_ASSISTANT = "Probe answer 9c1e."
 
 
-def probe_turn_texts(render: Any) -> tuple[str, str, str]:
-    """The template's generation prompt, its end-of-turn marker after a final assistant message,
-    and the marker it writes after a user message (templates such as gpt-oss end a final turn
-    with one marker, ``<|return|>``, and every past turn with the one a user turn ends with,
-    ``<|end|>``).
+class TurnTexts(NamedTuple):
+    """What a template writes around an assistant turn, read off probe renders."""
+
+    #: The text ``add_generation_prompt=True`` appends.
+    generation_prompt: str = ""
+    #: The marker written after a final assistant message.
+    end_of_turn: str = ""
+    #: The marker written after a user message, when it is another (gpt-oss ends the last turn
+    #: with ``<|return|>`` and every past one with ``<|end|>``).
+    past_end_of_turn: str = ""
+    #: The whitespace written after the marker of a final assistant message (``"\n"`` in ChatML).
+    line_end: str = ""
+    #: The whitespace written after the marker of an assistant message that another follows.
+    past_line_end: str = ""
+
+
+def probe_turn_texts(render: Any) -> TurnTexts:
+    """The texts a template writes around an assistant turn.
 
     ``render(messages, add_generation_prompt)`` renders with the call's other inputs; a failing
     probe (a template that wants a system message first, say) is retried with one.
     """
     for prefix in ([], [{"role": "system", "content": "Probe system."}]):
         user = [*prefix, {"role": "user", "content": _PROBE_USER}]
+        answered = [*user, {"role": "assistant", "content": _PROBE_ASSISTANT}]
         try:
             without = render(user, False)
             with_prompt = render(user, True)
-            reply = render([*user, {"role": "assistant", "content": _PROBE_ASSISTANT}], False)
+            reply = render(answered, False)
+            followed = render([*answered, {"role": "user", "content": _PROBE_USER}], False)
         except Exception:  # the probe is the template's business: try the next shape
             continue
-        prompt = with_prompt[len(without) :] if with_prompt.startswith(without) else ""
-        marker = _marker_after(reply, _PROBE_ASSISTANT)
-        past = _marker_after(without, _PROBE_USER)
-        return prompt, marker, past if past != marker else ""
-    return "", "", ""
+        marker, line_end = _marker_after(reply, _PROBE_ASSISTANT)
+        past, _ = _marker_after(without, _PROBE_USER)
+        if marker and past.startswith(marker):
+            past = ""  # (Phi 4's user line goes on with the next header)
+        if len(with_prompt) > len(without) and with_prompt.startswith(without):
+            prompt = with_prompt[len(without) :]
+        else:
+            # The user turn writes the prompt itself (Phi 3 and 4, Yi), or a conversation that
+            # ends without it ends otherwise (with the EOS token): the prompt is what follows
+            # the user turn's marker.
+            prompt = _after_user_turn(with_prompt, (marker, past))
+        past_line_end = _past_line_end(followed, without, (marker, past), line_end)
+        return TurnTexts(prompt, marker, past, line_end, past_line_end)
+    return TurnTexts()
 
 
-def _marker_after(text: str, probe: str) -> str:
-    # What follows the probe's text on its line (a template may write more turns after it).
+def _after_user_turn(text: str, markers: tuple[str, str]) -> str:
+    tail = text[text.rfind(_PROBE_USER) + len(_PROBE_USER) :].lstrip("\n")
+    for marker in markers:
+        if marker and tail.startswith(marker):
+            return tail[len(marker) :].lstrip()
+    return ""
+
+
+def _marker_after(text: str, probe: str) -> tuple[str, str]:
+    # What follows the probe's text on its line (a template may write more turns after it),
+    # and the whitespace after that.
     at = text.rfind(probe)
     tail = text[at + len(probe) :] if at >= 0 else ""
-    return tail.lstrip("\n").split("\n", 1)[0].rstrip() if tail.strip() else ""
+    if not tail.strip():
+        return "", ""
+    lead = len(tail) - len(tail.lstrip("\n"))
+    marker = tail[lead:].split("\n", 1)[0].rstrip()
+    rest = tail[lead + len(marker) :]
+    return marker, rest[: len(rest) - len(rest.lstrip())]
+
+
+def _past_line_end(followed: str, without: str, markers: tuple[str, str], line_end: str) -> str:
+    # The whitespace after the assistant probe's marker where a user turn follows.  What the
+    # next turn writes before its question must still end as the user turn's header does
+    # alone (GLM writes the next turn's header, "<|user|>", as a marker: the newline after it
+    # is the user turn's); where more than one cut does, the final turn's line end, else the
+    # shortest (Mistral's " [INST]" is the user turn's, with its space).
+    at = followed.find(_PROBE_ASSISTANT)
+    question = followed.find(_PROBE_USER, at)
+    if at < 0 or question < 0:
+        return ""
+    header = without[: without.rfind(_PROBE_USER)]
+    tail_at = at + len(_PROBE_ASSISTANT)
+    tail = followed[tail_at:question]
+    tail_at += len(tail) - len(tail.lstrip("\n"))
+    for marker in markers:
+        if marker and followed.startswith(marker, tail_at):
+            end = tail_at + len(marker)
+            between = followed[end:question]
+            space = between[: len(between) - len(between.lstrip())]
+            cuts = [
+                space[:size]
+                for size in range(len(space) + 1)
+                if between[size:] and header.endswith(between[size:])
+            ]
+            if line_end in cuts:
+                return line_end
+            return cuts[0] if cuts else ""
+    return ""
 
 
 _GENERATION_TAG = re.compile(r"\{%[-+]?\s*generation\s*[-+]?%\}")
@@ -255,7 +375,7 @@ def has_generation_blocks(source: str) -> bool:
 def chat_provenance(
     traced: Provenance,
     messages: list[dict[str, Any]],
-    probes: tuple[str, str, str] | None,
+    probes: TurnTexts | None,
 ) -> ChatProvenance:
     """The chat view of an engine render with provenance (``probes`` None: the template's
     generation blocks give the spans)."""
@@ -267,15 +387,16 @@ def chat_provenance(
             "generation",
             messages=messages,
         )
-    prompt, marker, past = probes
-    spans = infer_assistant_spans(traced.text, traced.segments, messages, prompt, marker, past)
+    spans = infer_assistant_spans(traced.text, traced.segments, messages, *probes)
     return ChatProvenance(
         traced.text,
         traced.segments,
         spans,
         "inferred",
-        prompt,
-        marker,
+        probes.generation_prompt,
+        probes.end_of_turn,
         messages,
-        past_end_of_turn=past,
+        past_end_of_turn=probes.past_end_of_turn,
+        line_end=probes.line_end,
+        past_line_end=probes.past_line_end,
     )

@@ -22,6 +22,7 @@ from .loading import (
 )
 from .provenance import (
     ChatProvenance,
+    TurnTexts,
     chat_provenance,
     has_generation_blocks,
     probe_turn_texts,
@@ -87,7 +88,7 @@ class ChatTemplate:
         self.now = now
         self._tokenizer = tokenizer
         self._compiled: dict[str, Any] = {}
-        self._probes: dict[Any, tuple[str, str, str]] = {}
+        self._probes: dict[Any, TurnTexts] = {}
         for source in self.sources.values():
             self._compile(source)
 
@@ -649,7 +650,7 @@ class _Call:
     #: The context variables whose strings a render with provenance traces.
     traced_names: list[str] = dataclasses.field(default_factory=list)
     #: The generation prompt and end-of-turn marker, probed once per call.
-    probes: tuple[str, str, str] | None = None
+    probes: TurnTexts | None = None
     #: Whether the template has {% generation %} blocks (asked once per tokenize call).
     generation: bool = False
 
