@@ -158,3 +158,56 @@ def test_generation_blocks_win_over_the_rule():
     result = ChatTemplate.from_string(source).render_with_provenance(MESSAGES)
     assert result.assistant_rule == "generation"
     assert [result.text[a:b] for a, b in result.assistant_spans] == ["Hello!", ""]
+
+
+_CALL = {
+    "id": "call_1",
+    "type": "function",
+    "function": {"name": "get_weather", "arguments": {"city": "Paris"}},
+}
+
+
+def test_a_tool_call_turn_ends_with_the_call_end_the_template_writes():
+    # gpt-oss-like: a call ends with <|call|>, and the tool result's header writes the call's
+    # name again (the tool turn's, not the assistant's)
+    source = (
+        "{% for m in messages %}{% if m.role == 'assistant' and m.tool_calls %}"
+        "{% set call = m.tool_calls[0].function %}"
+        "<|start|>assistant to={{ call.name }}<|message|>{{ call.arguments | tojson }}<|call|>"
+        "{% elif m.role == 'tool' %}<|start|>{{ messages[loop.index0 - 1].tool_calls[0].function.name }}"
+        " to=assistant<|message|>{{ m.content }}<|end|>"
+        "{% else %}<|start|>{{ m.role }}<|message|>{{ m.content }}<|end|>{% endif %}{% endfor %}"
+        "{% if add_generation_prompt %}<|start|>assistant{% endif %}"
+    )
+    messages = [
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "content": "", "tool_calls": [_CALL]},
+        {"role": "tool", "content": "sunny"},
+    ]
+    result = ChatTemplate.from_string(source).render_with_provenance(messages)
+    assert [result.text[a:b] for a, b in result.assistant_spans] == [
+        ' to=get_weather<|message|>{"city": "Paris"}<|call|>'
+    ]
+
+
+def test_a_tool_call_turn_without_a_role_header_starts_with_the_call_opening():
+    # Mistral-like: no generation prompt; a call turn opens with " [TOOL_CALLS] [" (the space
+    # between the turns is not the call's)
+    source = (
+        "<s>{% for m in messages %}{% if m.role == 'user' %} [INST] {{ m.content }} [/INST]"
+        "{% elif m.tool_calls %} [TOOL_CALLS] {{ m.tool_calls | map(attribute='function')"
+        " | list | tojson }} </s>{% elif m.role == 'tool' %} [TOOL_RESULTS] {{ m.content }}"
+        " [/TOOL_RESULTS]{% else %} {{ m.content }} </s>{% endif %}{% endfor %}"
+    )
+    messages = [
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "content": "", "tool_calls": [_CALL]},
+        {"role": "tool", "content": "sunny"},
+        {"role": "assistant", "content": "Sunny."},
+    ]
+    result = ChatTemplate.from_string(source).render_with_provenance(messages)
+    assert result.call_start == '[TOOL_CALLS] [{"name": "'
+    assert [result.text[a:b] for a, b in result.assistant_spans] == [
+        '[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris"}}] </s>',
+        "Sunny. </s>",
+    ]

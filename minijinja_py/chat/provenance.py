@@ -26,9 +26,16 @@ what the next turn writes before its text must be the whole of a user turn's hea
 ``" [INST]"`` keeps its space; GLM writes the next header, ``<|user|>``, as the marker, and the
 newline after it is the user's).
 
+A tool call's turn is probed too (a user turn and an assistant turn with one call): where no
+end-of-turn marker follows a turn, what the template wrote after the call's arguments ends it
+(gpt-oss's ``<|call|>``), and where no role header precedes it, what it wrote before the call's
+name starts it (Mistral's ``[TOOL_CALLS] [{"name": "``).
+
 The characters of a turn are those traced to the message (its content, reasoning, tool calls;
-not its role), up to the first character of a later message; a turn never reaches back into the
-span before it (a template that drops tool turns writes the next assistant turn without a header).
+not its role; a tool call's name only where it is first written, since gpt-oss and Gemma 4 write
+it again in the tool result's header), up to the first character of a later message; a turn
+never reaches back into the span before it (a template that drops tool turns writes the next
+assistant turn without a header).
 When the role header does not occur before the turn (a template that writes past turns
 differently), its first line is looked for, then the span starts at the first traced character;
 a template that writes no marker (the next header follows at once) ends the span at the last
@@ -88,6 +95,10 @@ class ChatProvenance:
     #: a turn another message follows.
     line_end: str = ""
     past_line_end: str = ""
+    #: What a tool call's turn writes after its arguments and before its name (see
+    #: :class:`TurnTexts`).
+    call_end: str = ""
+    call_start: str = ""
 
     def sources_at(self, index: int) -> list[ChatSource]:
         """The chat sources of the character at ``index`` (empty: the template's own text)."""
@@ -124,8 +135,11 @@ class ChatProvenance:
 def message_regions(
     segments: Sequence[Segment], message_count: int
 ) -> dict[int, list[tuple[int, int]]]:
-    """For each message, the spans of the characters traced to it (its role excluded)."""
+    """For each message, the spans of the characters traced to it (its role excluded; a tool
+    call's name only where it is first written: gpt-oss and Gemma 4 write it again in the tool
+    result's header, which is the tool turn's)."""
     regions: dict[int, list[tuple[int, int]]] = {}
+    names_written = set()
     for start, end, path, _, _ in segments:
         if (
             len(path) >= 3
@@ -134,6 +148,10 @@ def message_regions(
             and path[1].__class__ is int
             and path[1] < message_count
         ):
+            if path[2] == "tool_calls" and path[-1] == "name":
+                if path in names_written:
+                    continue
+                names_written.add(path)
             found = regions.get(path[1])
             if found is None:
                 regions[path[1]] = [(start, end)]
@@ -151,6 +169,8 @@ def infer_assistant_spans(
     past_end_of_turn: str = "",
     line_end: str = "",
  past_line_end: str = "",
+    call_end: str = "",
+    call_start: str = "",
 ) -> list[tuple[int, int]]:
     """The assistant spans of ``text`` by the module's rule (the arguments as in
     :class:`TurnTexts`)."""
@@ -205,7 +225,16 @@ def infer_assistant_spans(
             # turn, does not reach back into the turn before)
             before = max(before, spans[-1][1])
         start = _after_prompt(text, before, first, generation_prompt)
+        if (
+            start == first
+            and call_start
+            and first - len(call_start) >= before
+            and text.startswith(call_start, first - len(call_start))
+        ):
+            start = first - len(call_start)
         found = _marker_end(text, markers, last, following)
+        if found is None and call_end:
+            found = _call_end(text, call_end, last, following)
         if found is None:
             spans.append((start, last))
         else:
@@ -218,6 +247,17 @@ def _line_end(text: str, end: int, high: int, line_end: str) -> int:
     if line_end and end + len(line_end) <= high and text.startswith(line_end, end):
         return end + len(line_end)
     return end
+
+
+def _call_end(text: str, call_end: str, low: int, high: int) -> int | None:
+    # The call's end as the probe wrote it, else from each of its special tokens on (the
+    # probe's argument is a string; a number's JSON has no closing quote).
+    for at, char in enumerate(call_end):
+        if at == 0 or char == "<":
+            found = text.find(call_end[at:], low, high)
+            if found >= 0:
+                return found + len(call_end) - at
+    return None
 
 
 def _marker_end(text: str, markers: list[str], low: int, high: int) -> int | None:
@@ -279,6 +319,12 @@ class TurnTexts(NamedTuple):
     line_end: str = ""
     #: The whitespace written after the marker of an assistant message that another follows.
     past_line_end: str = ""
+    #: What a final tool call's turn writes after the call's arguments (gpt-oss's
+    #: ``"}<|call|>``): looked for where no end-of-turn marker follows a turn.
+    call_end: str = ""
+    #: What a tool call's turn writes before the call's name, after its role header (Mistral's
+    #: ``[TOOL_CALLS] [{"name": "``): looked for where no role header precedes a turn.
+    call_start: str = ""
 
 
 def probe_turn_texts(render: Any) -> TurnTexts:
@@ -309,7 +355,8 @@ def probe_turn_texts(render: Any) -> TurnTexts:
             # the user turn's marker.
             prompt = _after_user_turn(with_prompt, (marker, past))
         past_line_end = _past_line_end(followed, without, (marker, past), line_end)
-        return TurnTexts(prompt, marker, past, line_end, past_line_end)
+        call_start, call_end = _call_texts(render, user, without, prompt)
+        return TurnTexts(prompt, marker, past, line_end, past_line_end, call_end, call_start)
     return TurnTexts()
 
 
@@ -319,6 +366,37 @@ def _after_user_turn(text: str, markers: tuple[str, str]) -> str:
         if marker and tail.startswith(marker):
             return tail[len(marker) :].lstrip()
     return ""
+
+
+_PROBE_VALUE = "Probe value 3b8d"
+
+
+_PROBE_NAME = "probe_function"
+
+
+def _call_texts(
+    render: Any, user: list[dict[str, Any]], without: str, prompt: str
+) -> tuple[str, str]:
+    # What a tool call's turn writes before the call's name and after its arguments.
+    call = {
+        "id": "call_probe",
+        "type": "function",
+        "function": {"name": _PROBE_NAME, "arguments": {"probe_argument": _PROBE_VALUE}},
+    }
+    try:
+        text = render([*user, {"role": "assistant", "content": "", "tool_calls": [call]}], False)
+    except Exception:  # a template without tool calls: neither
+        return "", ""
+    at = text.rfind(_PROBE_VALUE)
+    name_at = text.find(_PROBE_NAME, len(without))
+    if at < 0 or name_at < 0 or not text.startswith(without):
+        return "", ""
+    start = text[len(without) : name_at]
+    header = next(iter(_prompt_forms(prompt)), "")
+    if header and start.startswith(header):
+        start = start[len(header) :]
+    # (the whitespace between the turns is not the call's: Mistral's " [TOOL_CALLS]")
+    return start.lstrip(), text[at + len(_PROBE_VALUE) :].rstrip()
 
 
 def _marker_after(text: str, probe: str) -> tuple[str, str]:
@@ -399,4 +477,6 @@ def chat_provenance(
         past_end_of_turn=probes.past_end_of_turn,
         line_end=probes.line_end,
         past_line_end=probes.past_line_end,
+        call_end=probes.call_end,
+        call_start=probes.call_start,
     )
