@@ -66,7 +66,21 @@ def compare(name: str, conversation: str) -> tuple[str, list, list] | None:
         return None
     if inferred.text != text:
         raise AssertionError(f"{name}: the tagged copy renders a different text")
-    return text, truth, inferred.assistant_spans
+    return text, mask_spans(truth), mask_spans(inferred.assistant_spans)
+
+
+def mask_spans(spans: list) -> list[tuple[int, int]]:
+    """The spans as the mask they make: empty ones dropped, touching ones joined (a template
+    may close and reopen a generation block around nothing or between two writes)."""
+    joined: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if start == end:
+            continue
+        if joined and start <= joined[-1][1]:
+            joined[-1] = (joined[-1][0], max(end, joined[-1][1]))
+        else:
+            joined.append((start, end))
+    return joined
 
 
 def agreement(name: str) -> tuple[int, int]:

@@ -13,15 +13,9 @@ from .assistant_spans import agreement, tagged_names
 from .corpus import corpus_missing
 
 _AMBIGUOUS = {
-    "deepseek-v3.1": "a past turn's '</think>' is template text after the generation prompt",
+    "deepseek-v3.1": "a past turn writes '<think></think>', the generation prompt '<think>'",
     "falcon-instruct": "an empty turn is the space after 'Falcon:'; a first turn has no newline before",
     "glm-4.6": "an empty turn's '<think></think>' has no marker; the newline before '<think>'",
-    "orion-14b-chat": "the generation prompt is written by the user turn, with the EOS after it",
-    "solar-10.7b-instruct-v1.0": "an empty turn's tagged span is empty: the rule gives none",
-    "llama-2-chat": "an empty turn's ' </s>' has no generation prompt before it",
-    "mistral-7b-instruct-v0.3": "an empty turn's ' </s>' has no generation prompt before it",
-    "starcoder2-15b-instruct": "the response header is written once more after the last turn",
-    "vicuna-13b-1.1": "tool results are written as assistant turns",
     "smollm-3-3b": "its shipped tags include the header",
     "laguna-v8": "its shipped tags include the header",
 }

@@ -211,3 +211,24 @@ def test_a_tool_call_turn_without_a_role_header_starts_with_the_call_opening():
         '[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris"}}] </s>',
         "Sunny. </s>",
     ]
+
+
+def test_an_empty_turn_without_a_role_header_is_its_marker():
+    # Orion-like: the user turn writes "Assistant: </s>" itself, an empty reply only its EOS
+    source = (
+        "{% for m in messages %}{% if m.role == 'user' %}Human: {{ m.content }}\n\n"
+        "Assistant: </s>{% else %}{{ m.content }}</s>{% endif %}{% endfor %}"
+    )
+    messages = [
+        {"role": "user", "content": "Hi"},
+        {"role": "assistant", "content": ""},
+        {"role": "user", "content": "There?"},
+        {"role": "assistant", "content": "Yes."},
+    ]
+    result = ChatTemplate.from_string(source).render_with_provenance(messages)
+    assert (result.generation_prompt, result.past_end_of_turn) == ("", "Assistant: </s>")
+    spans = result.assistant_spans
+    assert [(start, result.text[start:end]) for start, end in spans] == [
+        (26, "</s>"),  # the second EOS: the first is the user turn's
+        (60, "Yes.</s>"),
+    ]

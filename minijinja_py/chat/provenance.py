@@ -202,7 +202,16 @@ def infer_assistant_spans(
             )
             start = _prompt_end(text, low, high, generation_prompt)
             if start is None:
-                continue
+                if generation_prompt or not past_end_of_turn or not end_of_turn:
+                    continue
+                # No role header at all (Mistral, Llama 2), and a user turn ends otherwise: the
+                # turn is its marker, " </s>", after the user turn's.
+                user_end = text.find(past_end_of_turn, low, high)
+                if user_end >= 0:
+                    low = user_end + len(past_end_of_turn)
+                start = text.find(end_of_turn, low, high)
+                if start < 0:
+                    continue
             found = _marker_end(text, markers, start, high)
             if found is not None:
                 after = line_end if index == last_message else past_line_end
