@@ -1,7 +1,8 @@
 """How often the inferred assistant spans equal hand-tagged ``{% generation %}`` spans.
 
 Truth: ``conformance/tagged/*.jinja`` (corpus templates tagged by hand in this project, from the
-end of the assistant header through the end-of-turn marker) and the corpus templates that ship
+end of the assistant header through the end-of-turn marker and the line end after it; see
+conformance/FINDINGS.md for the convention) and the corpus templates that ship
 with generation blocks (their tags stripped for the inference).  Inferred: the untagged corpus
 template through ``ChatTemplate.render_with_provenance``.  Run ``python -m
 conformance.assistant_spans`` for the table by family.
