@@ -59,9 +59,9 @@ def test_a_turn_takes_the_line_end_the_template_writes_after_it_where_it_writes_
         "{% else %}{{ '\\n' }}{% endif %}{% endfor %}"
         "{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
     )
-    result = ChatTemplate.from_string(source).render_with_provenance(MESSAGES[:3] + [
-        {"role": "assistant", "content": "Bye"}
-    ])
+    result = ChatTemplate.from_string(source).render_with_provenance(
+        MESSAGES[:3] + [{"role": "assistant", "content": "Bye"}]
+    )
     assert (result.line_end, result.past_line_end) == ("", "\n")
     assert [result.text[a:b] for a, b in result.assistant_spans] == ["Hello!</s>\n", "Bye</s>"]
 

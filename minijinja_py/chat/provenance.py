@@ -168,7 +168,7 @@ def infer_assistant_spans(
     end_of_turn: str,
     past_end_of_turn: str = "",
     line_end: str = "",
- past_line_end: str = "",
+    past_line_end: str = "",
     call_end: str = "",
     call_start: str = "",
 ) -> list[tuple[int, int]]:
