@@ -16,6 +16,10 @@ MESSAGES = [
 ]
 
 
+def _span_texts(result):
+    return [result.text[start:end] for start, end in result.assistant_spans]
+
+
 def test_sources_are_named_for_the_chat_caller():
     chat = ChatTemplate.from_string(
         "{{ bos_token }}{{ tools[0].name }}:{{ messages[0].content }}{{ day }}",
@@ -40,12 +44,12 @@ def test_sources_are_named_for_the_chat_caller():
 def test_spans_are_inferred_from_the_generation_prompt_through_the_end_marker():
     result = ChatTemplate.from_string(CHATML).render_with_provenance(MESSAGES)
     assert result.assistant_rule == "inferred"
-    assert (result.generation_prompt, result.end_of_turn) == (
+    assert (result.turn_texts.generation_prompt, result.turn_texts.end_of_turn) == (
         "<|im_start|>assistant\n",
         "<|im_end|>",
     )
-    assert (result.line_end, result.past_line_end) == ("\n", "\n")
-    assert [result.text[a:b] for a, b in result.assistant_spans] == [
+    assert (result.turn_texts.line_end, result.turn_texts.past_line_end) == ("\n", "\n")
+    assert _span_texts(result) == [
         "Hello!<|im_end|>\n",
         "<|im_end|>\n",  # an empty turn: between its generation prompt and its marker
     ]
@@ -62,8 +66,8 @@ def test_a_turn_takes_the_line_end_the_template_writes_after_it_where_it_writes_
     result = ChatTemplate.from_string(source).render_with_provenance(
         MESSAGES[:3] + [{"role": "assistant", "content": "Bye"}]
     )
-    assert (result.line_end, result.past_line_end) == ("", "\n")
-    assert [result.text[a:b] for a, b in result.assistant_spans] == ["Hello!</s>\n", "Bye</s>"]
+    assert (result.turn_texts.line_end, result.turn_texts.past_line_end) == ("", "\n")
+    assert _span_texts(result) == ["Hello!</s>\n", "Bye</s>"]
 
 
 def test_whitespace_the_next_turn_begins_with_stays_outside():
@@ -82,7 +86,7 @@ def test_whitespace_the_next_turn_begins_with_stays_outside():
     spans = {}
     for name, source in (("mistral", mistral), ("glm", glm)):
         result = ChatTemplate.from_string(source).render_with_provenance(messages)
-        spans[name] = [result.text[a:b] for a, b in result.assistant_spans]
+        spans[name] = _span_texts(result)
     assert spans == {"mistral": ["Hello!</s>"], "glm": ["Hello!<|user|>"]}
 
 
@@ -95,8 +99,8 @@ def test_a_prompt_that_goes_on_past_the_role_header_is_the_start_of_the_reply():
         "{% if add_generation_prompt %}<|im_start|>assistant\n<think>\n{% endif %}"
     )
     result = ChatTemplate.from_string(source).render_with_provenance(MESSAGES)
-    assert result.generation_prompt == "<|im_start|>assistant\n<think>\n"
-    assert [result.text[a:b] for a, b in result.assistant_spans] == [
+    assert result.turn_texts.generation_prompt == "<|im_start|>assistant\n<think>\n"
+    assert _span_texts(result) == [
         "<think>\n\n</think>\n\nHello!<|im_end|>\n",
         "<think>\n\n</think>\n\n<|im_end|>\n",
     ]
@@ -117,12 +121,16 @@ def test_a_prompt_the_user_turn_writes_is_read_after_its_marker():
         {"role": "assistant", "content": "Found it."},
     ]
     result = ChatTemplate.from_string(source).render_with_provenance(messages)
-    assert (result.generation_prompt, result.end_of_turn, result.past_end_of_turn) == (
+    assert (
+        result.turn_texts.generation_prompt,
+        result.turn_texts.end_of_turn,
+        result.turn_texts.past_end_of_turn,
+    ) == (
         "<|im_start|>assistant<|im_sep|>",
         "<|im_end|>",
         "",
     )
-    assert [result.text[a:b] for a, b in result.assistant_spans] == [
+    assert _span_texts(result) == [
         "<|im_end|>",
         "Found it.<|im_end|>",
     ]
@@ -142,8 +150,11 @@ def test_a_past_turn_ends_with_the_marker_a_user_turn_ends_with():
         {"role": "assistant", "content": "See you"},
     ]
     result = ChatTemplate.from_string(source).render_with_provenance(messages)
-    assert (result.end_of_turn, result.past_end_of_turn) == ("<|return|>", "<|end|>")
-    assert [result.text[a:b] for a, b in result.assistant_spans] == [
+    assert (result.turn_texts.end_of_turn, result.turn_texts.past_end_of_turn) == (
+        "<|return|>",
+        "<|end|>",
+    )
+    assert _span_texts(result) == [
         "<|message|>Hello<|end|>",
         "<|message|>See you<|return|>",
     ]
@@ -157,7 +168,7 @@ def test_generation_blocks_win_over_the_rule():
     )
     result = ChatTemplate.from_string(source).render_with_provenance(MESSAGES)
     assert result.assistant_rule == "generation"
-    assert [result.text[a:b] for a, b in result.assistant_spans] == ["Hello!", ""]
+    assert _span_texts(result) == ["Hello!", ""]
 
 
 _CALL = {
@@ -185,9 +196,7 @@ def test_a_tool_call_turn_ends_with_the_call_end_the_template_writes():
         {"role": "tool", "content": "sunny"},
     ]
     result = ChatTemplate.from_string(source).render_with_provenance(messages)
-    assert [result.text[a:b] for a, b in result.assistant_spans] == [
-        ' to=get_weather<|message|>{"city": "Paris"}<|call|>'
-    ]
+    assert _span_texts(result) == [' to=get_weather<|message|>{"city": "Paris"}<|call|>']
 
 
 def test_a_tool_call_turn_without_a_role_header_starts_with_the_call_opening():
@@ -206,8 +215,8 @@ def test_a_tool_call_turn_without_a_role_header_starts_with_the_call_opening():
         {"role": "assistant", "content": "Sunny."},
     ]
     result = ChatTemplate.from_string(source).render_with_provenance(messages)
-    assert result.call_start == '[TOOL_CALLS] [{"name": "'
-    assert [result.text[a:b] for a, b in result.assistant_spans] == [
+    assert result.turn_texts.call_start == '[TOOL_CALLS] [{"name": "'
+    assert _span_texts(result) == [
         '[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris"}}] </s>',
         "Sunny. </s>",
     ]
@@ -226,7 +235,10 @@ def test_an_empty_turn_without_a_role_header_is_its_marker():
         {"role": "assistant", "content": "Yes."},
     ]
     result = ChatTemplate.from_string(source).render_with_provenance(messages)
-    assert (result.generation_prompt, result.past_end_of_turn) == ("", "Assistant: </s>")
+    assert (result.turn_texts.generation_prompt, result.turn_texts.past_end_of_turn) == (
+        "",
+        "Assistant: </s>",
+    )
     spans = result.assistant_spans
     assert [(start, result.text[start:end]) for start, end in spans] == [
         (26, "</s>"),  # the second EOS: the first is the user turn's

@@ -35,8 +35,7 @@ The characters of a turn are those traced to the message (its content, reasoning
 not its role; a tool call's name only where it is first written, since gpt-oss and Gemma 4 write
 it again in the tool result's header), up to the first character of a later message; a turn
 never reaches back into the span before it (a template that drops tool turns writes the next
-assistant turn without a header).
-When the role header does not occur before the turn (a template that writes past turns
+assistant turn without a header).  When the role header does not occur before the turn (a template that writes past turns
 differently), its first line is looked for, then the span starts at the first traced character;
 a template that writes no marker (the next header follows at once) ends the span at the last
 traced character.  An assistant message with no traced character (empty content) has a span
@@ -53,7 +52,7 @@ from typing import Any, NamedTuple
 
 from ..provenance import Provenance, Segment
 
-__all__ = ["ChatProvenance", "chat_source", "infer_assistant_spans"]
+__all__ = ["ChatProvenance", "TurnTexts", "chat_source", "infer_assistant_spans"]
 
 ChatSource = tuple[Any, ...]
 
@@ -71,6 +70,28 @@ def chat_source(path: tuple[Any, ...]) -> ChatSource:
     return (kind, *path[1:2])
 
 
+class TurnTexts(NamedTuple):
+    """What a template writes around an assistant turn, read off probe renders."""
+
+    #: The text ``add_generation_prompt=True`` appends.
+    generation_prompt: str = ""
+    #: The marker written after a final assistant message.
+    end_of_turn: str = ""
+    #: The marker written after a user message, when it is another (gpt-oss ends the last turn
+    #: with ``<|return|>`` and every past one with ``<|end|>``).
+    past_end_of_turn: str = ""
+    #: The whitespace written after the marker of a final assistant message (``"\n"`` in ChatML).
+    line_end: str = ""
+    #: The whitespace written after the marker of an assistant message that another follows.
+    past_line_end: str = ""
+    #: What a final tool call's turn writes after the call's arguments (gpt-oss's
+    #: ``"}<|call|>``): looked for where no end-of-turn marker follows a turn.
+    call_end: str = ""
+    #: What a tool call's turn writes before the call's name, after its role header (Mistral's
+    #: ``[TOOL_CALLS] [{"name": "``): looked for where no role header precedes a turn.
+    call_start: str = ""
+
+
 @dataclass(frozen=True)
 class ChatProvenance:
     """A rendered conversation with the origin of each character and the assistant spans."""
@@ -83,22 +104,11 @@ class ChatProvenance:
     assistant_spans: list[tuple[int, int]]
     #: "generation" or "inferred": where ``assistant_spans`` came from.
     assistant_rule: str
-    generation_prompt: str = ""
-    end_of_turn: str = ""
     #: The messages as the template saw them (their strings are ``str`` objects that carry
     #: their sources).
     messages: list[dict[str, Any]] = field(default_factory=list, repr=False)
-    #: The marker looked for after a past assistant turn where ``end_of_turn`` is not found:
-    #: the one the template writes after a user message, when it is another.
-    past_end_of_turn: str = ""
-    #: The whitespace a turn's span takes after its marker: after the final turn, and after
-    #: a turn another message follows.
-    line_end: str = ""
-    past_line_end: str = ""
-    #: What a tool call's turn writes after its arguments and before its name (see
-    #: :class:`TurnTexts`).
-    call_end: str = ""
-    call_start: str = ""
+    #: What the probes read off the template for the rule (empty for generation blocks).
+    turn_texts: TurnTexts = TurnTexts()
 
     def sources_at(self, index: int) -> list[ChatSource]:
         """The chat sources of the character at ``index`` (empty: the template's own text)."""
@@ -312,28 +322,8 @@ def _prompt_forms(generation_prompt: str) -> Iterable[str]:
 
 _PROBE_USER = "Probe question 7f3a?"
 _PROBE_ASSISTANT = "Probe answer 9c1e."
-
-
-class TurnTexts(NamedTuple):
-    """What a template writes around an assistant turn, read off probe renders."""
-
-    #: The text ``add_generation_prompt=True`` appends.
-    generation_prompt: str = ""
-    #: The marker written after a final assistant message.
-    end_of_turn: str = ""
-    #: The marker written after a user message, when it is another (gpt-oss ends the last turn
-    #: with ``<|return|>`` and every past one with ``<|end|>``).
-    past_end_of_turn: str = ""
-    #: The whitespace written after the marker of a final assistant message (``"\n"`` in ChatML).
-    line_end: str = ""
-    #: The whitespace written after the marker of an assistant message that another follows.
-    past_line_end: str = ""
-    #: What a final tool call's turn writes after the call's arguments (gpt-oss's
-    #: ``"}<|call|>``): looked for where no end-of-turn marker follows a turn.
-    call_end: str = ""
-    #: What a tool call's turn writes before the call's name, after its role header (Mistral's
-    #: ``[TOOL_CALLS] [{"name": "``): looked for where no role header precedes a turn.
-    call_start: str = ""
+_PROBE_NAME = "probe_function"
+_PROBE_VALUE = "Probe value 3b8d"
 
 
 def probe_turn_texts(render: Any) -> TurnTexts:
@@ -375,12 +365,6 @@ def _after_user_turn(text: str, markers: tuple[str, str]) -> str:
         if marker and tail.startswith(marker):
             return tail[len(marker) :].lstrip()
     return ""
-
-
-_PROBE_VALUE = "Probe value 3b8d"
-
-
-_PROBE_NAME = "probe_function"
 
 
 def _call_texts(
@@ -475,17 +459,4 @@ def chat_provenance(
             messages=messages,
         )
     spans = infer_assistant_spans(traced.text, traced.segments, messages, *probes)
-    return ChatProvenance(
-        traced.text,
-        traced.segments,
-        spans,
-        "inferred",
-        probes.generation_prompt,
-        probes.end_of_turn,
-        messages,
-        past_end_of_turn=probes.past_end_of_turn,
-        line_end=probes.line_end,
-        past_line_end=probes.past_line_end,
-        call_end=probes.call_end,
-        call_start=probes.call_start,
-    )
+    return ChatProvenance(traced.text, traced.segments, spans, "inferred", messages, probes)
