@@ -339,9 +339,12 @@ def probe_turn_texts(render: Any) -> TurnTexts:
             without = render(user, False)
             with_prompt = render(user, True)
             reply = render(answered, False)
-            followed = render([*answered, {"role": "user", "content": _PROBE_USER}], False)
         except Exception:  # the probe is the template's business: try the next shape
             continue
+        try:
+            followed = render([*answered, {"role": "user", "content": _PROBE_USER}], False)
+        except Exception:  # (then no line end is read for past turns)
+            followed = ""
         marker, line_end = _marker_after(reply, _PROBE_ASSISTANT)
         past, _ = _marker_after(without, _PROBE_USER)
         if marker and past.startswith(marker):
