@@ -244,3 +244,35 @@ def test_an_empty_turn_without_a_role_header_is_its_marker():
         (26, "</s>"),  # the second EOS: the first is the user turn's
         (60, "Yes.</s>"),
     ]
+
+
+def test_a_reply_written_after_the_tool_results_it_holds_is_the_turns():
+    # Gemma 4-like: a tool-calling turn holds its results and writes its text after them; the
+    # result repeats the call's id, which stays the tool turn's
+    source = (
+        "{% for m in messages %}{% if m.role == 'user' %}<user>{{ m.content }}<end>\n"
+        "{% elif m.role == 'assistant' %}"
+        "{% if loop.first or messages[loop.index0 - 1].role != 'tool' %}<model>{% endif %}"
+        "{% for c in m.tool_calls or [] %}"
+        "<call>{{ c.function.name }}{{ c.function.arguments | tojson }}</call>{% endfor %}"
+        "{% if m.tool_calls %}{% for r in messages[loop.index0 + 1:] if r.role == 'tool' %}"
+        "<result id={{ m.tool_calls[0].id }}>{{ r.content }}</result>{% endfor %}{% endif %}"
+        "{{ m.content }}{% if not m.tool_calls %}<end>\n{% endif %}{% endif %}{% endfor %}"
+        "{% if add_generation_prompt %}<model>{% endif %}"
+    )
+    messages = [
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "content": "Checking.", "tool_calls": [_CALL]},
+        {"role": "tool", "content": "sunny"},
+        {"role": "assistant", "content": "Sunny."},
+    ]
+    result = ChatTemplate.from_string(source).render_with_provenance(messages)
+    assert result.text == (
+        '<user>Weather?<end>\n<model><call>get_weather{"city": "Paris"}</call>'
+        "<result id=call_1>sunny</result>Checking.Sunny.<end>\n"
+    )
+    assert _span_texts(result) == [
+        '<call>get_weather{"city": "Paris"}</call>',
+        "Checking.",
+        "Sunny.<end>\n",
+    ]

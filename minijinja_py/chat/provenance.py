@@ -31,15 +31,17 @@ end-of-turn marker follows a turn, what the template wrote after the call's argu
 (gpt-oss's ``<|call|>``), and where no role header precedes it, what it wrote before the call's
 name starts it (Mistral's ``[TOOL_CALLS] [{"name": "``).
 
-The characters of a turn are those traced to the message (its content, reasoning, tool calls;
-not its role; a tool call's name only where it is first written, since gpt-oss and Gemma 4 write
-it again in the tool result's header), up to the first character of a later message; a turn
-never reaches back into the span before it (a template that drops tool turns writes the next
-assistant turn without a header).  When the role header does not occur before the turn (a template that writes past turns
-differently), its first line is looked for, then the span starts at the first traced character;
-a template that writes no marker (the next header follows at once) ends the span at the last
-traced character.  An assistant message with no traced character (empty content) has a span
-where its role header and a marker are found between its neighbours.
+The characters of a turn are those traced to the message (its content, reasoning, tool calls; not
+its role or its tool calls' ids; a tool call's name only where it is first written, since gpt-oss
+and Gemma 4 write it again in the tool result's header), up to the first character of a later
+message; a turn never reaches back into the span before it (a template that drops tool turns writes
+the next assistant turn without a header). When the role header does not occur before the turn (a
+template that writes past turns differently), its first line is looked for, then the span starts at
+the first traced character; a template that writes no marker (the next header follows at once) ends
+the span at the last traced character. An assistant message with no traced character (empty
+content) has a span where its role header and a marker are found between its neighbours. A turn's
+content or reasoning written after a later message's text (Gemma 4 writes a tool-calling turn's
+text after the results it holds) makes a span of its own.
 """
 
 from __future__ import annotations
@@ -145,11 +147,12 @@ class ChatProvenance:
 def message_regions(
     segments: Sequence[Segment], message_count: int
 ) -> dict[int, list[tuple[int, int]]]:
-    """For each message, the spans of the characters traced to it (its role excluded; a tool
-    call's name only where it is first written: gpt-oss and Gemma 4 write it again in the tool
-    result's header, which is the tool turn's)."""
+    """For each message, the spans of the characters traced to it (its role and its tool calls'
+    ids excluded, which a tool result may repeat; a tool call's name only where it is first
+    written: gpt-oss and Gemma 4 write it again in the tool result's header, which is the tool
+    turn's)."""
     regions: dict[int, list[tuple[int, int]]] = {}
-    names_written = set()
+    calls_written = set()
     for start, end, path, _, _ in segments:
         if (
             len(path) >= 3
@@ -158,10 +161,10 @@ def message_regions(
             and path[1].__class__ is int
             and path[1] < message_count
         ):
-            if path[2] == "tool_calls" and path[-1] == "name":
-                if path in names_written:
+            if path[2] == "tool_calls":
+                if path[-1] == "id" or path in calls_written:
                     continue
-                names_written.add(path)
+                calls_written.add(path)
             found = regions.get(path[1])
             if found is None:
                 regions[path[1]] = [(start, end)]
@@ -195,6 +198,7 @@ def infer_assistant_spans(
         return []
     regions = message_regions(segments, len(messages))
     spans: list[tuple[int, int]] = []
+    later: list[tuple[int, int]] = []  # (see _later_reply)
     for index in assistants:
         own = sorted(regions.get(index, ()))
         if not own:
@@ -259,7 +263,39 @@ def infer_assistant_spans(
         else:
             after = line_end if index == last_message else past_line_end
             spans.append((start, _line_end(text, found, following, after)))
+        if own[-1][0] >= following:
+            later.extend(_later_reply(segments, index, spans[-1][1]))
+    if later:
+        return _disjoint(sorted(spans + later))
     return spans
+
+
+_REPLY_FIELDS = frozenset(["content", "reasoning_content", "reasoning", "thinking"])
+
+
+def _later_reply(segments: Sequence[Segment], index: int, low: int) -> list[tuple[int, int]]:
+    # A turn's reply written after other messages' text: Gemma 4 writes a tool-calling turn's
+    # content after the tool results it holds.  Its text and reasoning only (a tool result may
+    # repeat a call's id).
+    found: list[tuple[int, int]] = []
+    for start, end, path, _, _ in segments:
+        if start >= low and len(path) >= 3 and path[1] == index and path[0] == "messages":
+            if path[2] in _REPLY_FIELDS:
+                if found and start <= found[-1][1]:
+                    found[-1] = (found[-1][0], max(end, found[-1][1]))
+                else:
+                    found.append((start, end))
+    return found
+
+
+def _disjoint(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    joined: list[tuple[int, int]] = []
+    for start, end in spans:
+        if joined and start < joined[-1][1]:
+            joined[-1] = (joined[-1][0], max(end, joined[-1][1]))
+        else:
+            joined.append((start, end))
+    return joined
 
 
 def _line_end(text: str, end: int, high: int, line_end: str) -> int:
