@@ -276,3 +276,23 @@ def test_a_reply_written_after_the_tool_results_it_holds_is_the_turns():
         "Checking.",
         "Sunny.<end>\n",
     ]
+
+
+def test_a_template_that_prints_only_typed_content_is_probed_with_typed_content():
+    # Idefics-like: string contents print nothing, so the probes retry with typed ones
+    source = (
+        "{% for m in messages %}{{ m.role | capitalize }}:"
+        "{% for part in m.content if part is mapping and part.type == 'text' %}"
+        " {{ part.text }}{% endfor %}<end_of_utterance>\n{% endfor %}"
+        "{% if add_generation_prompt %}Assistant:{% endif %}"
+    )
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": "What is this?"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "A cat."}]},
+    ]
+    result = ChatTemplate.from_string(source).render_with_provenance(messages)
+    assert (result.turn_texts.generation_prompt, result.turn_texts.end_of_turn) == (
+        "Assistant:",
+        "<end_of_utterance>",
+    )
+    assert _span_texts(result) == [" A cat.<end_of_utterance>\n"]

@@ -366,36 +366,56 @@ def probe_turn_texts(render: Any) -> TurnTexts:
     """The texts a template writes around an assistant turn.
 
     ``render(messages, add_generation_prompt)`` renders with the call's other inputs; a failing
-    probe (a template that wants a system message first, say) is retried with one.
+    probe (a template that wants a system message first, say) is retried with one, and one that
+    does not print string contents (a vision template) with typed contents.
     """
-    for prefix in ([], [{"role": "system", "content": "Probe system."}]):
-        user = [*prefix, {"role": "user", "content": _PROBE_USER}]
-        answered = [*user, {"role": "assistant", "content": _PROBE_ASSISTANT}]
-        try:
-            without = render(user, False)
-            with_prompt = render(user, True)
-            reply = render(answered, False)
-        except Exception:  # the probe is the template's business: try the next shape
-            continue
-        try:
-            followed = render([*answered, {"role": "user", "content": _PROBE_USER}], False)
-        except Exception:  # (then no line end is read for past turns)
-            followed = ""
-        marker, line_end = _marker_after(reply, _PROBE_ASSISTANT)
-        past, _ = _marker_after(without, _PROBE_USER)
-        if marker and past.startswith(marker):
-            past = ""  # (Phi 4's user line goes on with the next header)
-        if len(with_prompt) > len(without) and with_prompt.startswith(without):
-            prompt = with_prompt[len(without) :]
-        else:
-            # The user turn writes the prompt itself (Phi 3 and 4, Yi), or a conversation that
-            # ends without it ends otherwise (with the EOS token): the prompt is what follows
-            # the user turn's marker.
-            prompt = _after_user_turn(with_prompt, (marker, past))
-        past_line_end = _past_line_end(followed, without, (marker, past), line_end)
-        call_start, call_end = _call_texts(render, user, without, prompt)
-        return TurnTexts(prompt, marker, past, line_end, past_line_end, call_end, call_start)
-    return TurnTexts()
+    found = None
+    for typed in (False, True):
+        for system in (False, True):
+            texts = _probe_shape(render, typed, system)
+            if texts is None:
+                continue
+            if texts[1]:  # (the answer was printed: its marker read)
+                return texts[0]
+            found = found or texts[0]
+    return found or TurnTexts()
+
+
+def _text(text: str, typed: bool) -> Any:
+    return [{"type": "text", "text": text}] if typed else text
+
+
+def _probe_shape(render: Any, typed: bool, system: bool) -> tuple[TurnTexts, bool] | None:
+    prefix = [{"role": "system", "content": _text("Probe system.", typed)}] if system else []
+    user = [*prefix, {"role": "user", "content": _text(_PROBE_USER, typed)}]
+    answered = [*user, {"role": "assistant", "content": _text(_PROBE_ASSISTANT, typed)}]
+    try:
+        without = render(user, False)
+        with_prompt = render(user, True)
+        reply = render(answered, False)
+    except Exception:  # the probe is the template's business: try the next shape
+        return None
+    try:
+        followed = render(
+            [*answered, {"role": "user", "content": _text(_PROBE_USER, typed)}], False
+        )
+    except Exception:  # (then no line end is read for past turns)
+        followed = ""
+    marker, line_end = _marker_after(reply, _PROBE_ASSISTANT)
+    past, _ = _marker_after(without, _PROBE_USER)
+    if marker and past.startswith(marker):
+        past = ""  # (Phi 4's user line goes on with the next header)
+    if len(with_prompt) > len(without) and with_prompt.startswith(without):
+        prompt = with_prompt[len(without) :]
+    else:
+        # The user turn writes the prompt itself (Phi 3 and 4, Yi), or a conversation that
+        # ends without it ends otherwise (with the EOS token): the prompt is what follows
+        # the user turn's marker.
+        prompt = _after_user_turn(with_prompt, (marker, past))
+    past_line_end = _past_line_end(followed, without, (marker, past), line_end)
+    call_start, call_end = _call_texts(render, user, without, prompt)
+    texts = TurnTexts(prompt, marker, past, line_end, past_line_end, call_end, call_start)
+    return texts, _PROBE_ASSISTANT in reply
 
 
 def _after_user_turn(text: str, markers: tuple[str, str]) -> str:
