@@ -580,7 +580,7 @@ COMPILE = [
     T(
         CT,
         "huge-source",
-        Make("'x' * 200_000_000"),
+        Make("'x' * 20_000_000"),  # (40 times max_source)
         Limit("max_source", kinds=("LimitError", "TemplateSyntaxError")),
     ),
     T(
