@@ -23,7 +23,7 @@ from .errors import (
     TemplateRuntimeError,
     capped_message,
 )
-from .runtime import Cycler, Joiner, Undefined
+from .runtime import PLAIN_NAMESPACES, Cycler, Joiner, Undefined
 from .sandbox import AttributePolicy, SandboxedDict, SandboxedNamespace, check_pairs
 
 if TYPE_CHECKING:
@@ -57,6 +57,7 @@ class Environment:
         >>> env.from_string(source).render(items="abcd")
         'A! B! '
     """
+
     extensions: tuple[Any, ...]
     limits: Limits
     policy: AttributePolicy
@@ -526,6 +527,7 @@ class ChatNamespace(SandboxedNamespace):
 
 # Python's type errors ("argument of type ... is not iterable") name it as transformers' class.
 ChatNamespace.__name__ = "TemplateNamespace"
+PLAIN_NAMESPACES.add(ChatNamespace)  # (it refuses private names only)
 
 
 def _refuse_private_name(name: Any) -> None:

@@ -10,6 +10,7 @@ calls as fast.
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import BuiltinMethodType as BUILTIN_METHOD
 from typing import Any
 
 from .budget import CHARS_PER_STEP as SHORT
@@ -406,7 +407,9 @@ class Arguments:
     dstar: Any
     free: bool
 
-    def __init__(self, positional: tuple[Any, ...], keywords: tuple[Any, ...], star: Any, dstar: Any) -> None:
+    def __init__(
+        self, positional: tuple[Any, ...], keywords: tuple[Any, ...], star: Any, dstar: Any
+    ) -> None:
         self.positional = positional
         self.keywords = keywords
         self.star = star
@@ -418,15 +421,17 @@ class Arguments:
             and dstar is None
             and all(a.__class__ is Const for a in positional)
             and all(v.__class__ is Const for _, v in keywords)
-            and argument_units(
-                [a.value for a in positional], {k: v.value for k, v in keywords}
-            )
+            and argument_units([a.value for a in positional], {k: v.value for k, v in keywords})
             == 0
         )
 
     def eval(self, frame: Frame) -> tuple[list[Any], dict[str, Any]]:
-        # Literal arguments (`f(x, "", 0)`) are read, not called.
-        args = [a.value if a.__class__ is Const else a.eval(frame) for a in self.positional]
+        # Literal arguments (`f(x, "", 0)`) are read, not called.  (A loop, not comprehensions:
+        # a comprehension is a function call of its own, dearer than the one or two arguments
+        # most calls have.)
+        args = []
+        for a in self.positional:
+            args.append(a.value if a.__class__ is Const else a.eval(frame))
         if self.star is not None:
             extra = self.star.eval(frame)
             if hasattr(extra, "__len__"):
@@ -436,7 +441,7 @@ class Arguments:
             except TypeError:
                 kind = type(extra).__name__
                 raise TypeError(f"Value after * must be an iterable, not {kind}") from None
-        kwargs = {k: v.eval(frame) for k, v in self.keywords}
+        kwargs = {k: v.eval(frame) for k, v in self.keywords} if self.keywords else {}
         if self.dstar is not None:
             mapping = self.dstar.eval(frame)
             if not hasattr(mapping, "keys"):
@@ -515,7 +520,8 @@ class Call:
                 # charged before it runs, by their sizes.
                 if not self.arguments.free and (args or kwargs):
                     charge_arguments(args, kwargs)
-                if wants_environment(target):
+                # (a str or dict method, the usual callee, carries no marker: not looked for)
+                if target.__class__ is not BUILTIN_METHOD and wants_environment(target):
                     args.insert(0, self.environment)
                 if GUARDED:
                     result = call_guarded(target, args, kwargs)

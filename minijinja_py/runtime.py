@@ -330,6 +330,12 @@ class Namespace:
         return f"<Namespace {self._attrs!r}>"
 
 
+# The namespace classes whose ``set`` stores a name that does not start with an underscore
+# as it is: ``{% set ns.count = ... %}`` writes their attributes directly.  A class whose
+# ``set`` does more (a caller's own subclass) is not here, and is called.
+PLAIN_NAMESPACES: set[type] = {Namespace}
+
+
 class LoopContext:
     """The ``loop`` variable of a for loop.
 
@@ -348,7 +354,11 @@ class LoopContext:
     depth0: int
 
     def __init__(
-        self, values: list[Any] | Iterator[Any], depth0: int, recurse: Callable[..., Any] | None, max_items: int = 0
+        self,
+        values: list[Any] | Iterator[Any],
+        depth0: int,
+        recurse: Callable[..., Any] | None,
+        max_items: int = 0,
     ) -> None:
         if values.__class__ is list:
             self._items: list | None = values
@@ -421,9 +431,7 @@ class LoopContext:
             for item in self._iterator:  # type: ignore[union-attr]
                 rest.append(item)
                 if limit and len(rest) > limit:
-                    raise LimitError(
-                        f"an iterable of more than {limit} items exceeds max_items"
-                    )
+                    raise LimitError(f"an iterable of more than {limit} items exceeds max_items")
             self._iterator = iter(rest)
             self._length = len(rest) + self.index0 + 1 + (self._after is not MISSING)
         return self._length

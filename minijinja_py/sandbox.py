@@ -37,7 +37,16 @@ from .budget import (  # noqa: F401
 )
 from .errors import LimitError, SecurityError
 from .methods import DICT_METHODS, STR_METHODS, get_method, is_mutating_method
-from .runtime import MISSING, Cycler, Joiner, LoopContext, Macro, Namespace, Undefined
+from .runtime import (
+    MISSING,
+    PLAIN_NAMESPACES,
+    Cycler,
+    Joiner,
+    LoopContext,
+    Macro,
+    Namespace,
+    Undefined,
+)
 
 
 def unsafe(obj: Any, name: Any) -> Undefined:
@@ -287,8 +296,6 @@ class AttributePolicy:
         return undefined(obj=obj, name=name)
 
 
-
-
 def check_pairs(args: tuple[Any, ...]) -> tuple[Any, ...]:
     """``dict(pairs)`` and ``namespace(pairs)`` hash the first item of each pair: check those
     keys, and charge the walk, before they do.  Returns the arguments to pass on (an iterator
@@ -340,8 +347,10 @@ class SandboxedNamespace(Namespace):
     __slots__ = ()
 
     def __init__(self, /, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*check_pairs(args), **kwargs)
+        # (keywords only, the usual call, have no pairs to check)
+        self._attrs = dict(*check_pairs(args), **kwargs) if args else kwargs
 
 
 # Python's type errors name it as Jinja2's class ("argument of type 'Namespace' ...").
 SandboxedNamespace.__name__ = "Namespace"
+PLAIN_NAMESPACES.add(SandboxedNamespace)

@@ -24,7 +24,15 @@ from .errors import LimitError, TemplateRuntimeError
 from .expressions import CompareConst
 from .frames import SCALARS, BreakLoop, ContinueLoop, Frame, located
 from .ops import to_string
-from .runtime import MISSING, LoopContext, Macro, Namespace, TemplateReference, Undefined
+from .runtime import (
+    MISSING,
+    PLAIN_NAMESPACES,
+    LoopContext,
+    Macro,
+    Namespace,
+    TemplateReference,
+    Undefined,
+)
 
 
 class Nothing:
@@ -362,6 +370,12 @@ class For:
             otherwise.run(Frame({}, frame, state), out)
 
 
+# What a loop copies whole, its size known first (`tool.items()`, `d.keys()`, a set).
+SIZED_TYPES = (
+    dict, str, tuple, range, set, frozenset, type({}.keys()), type({}.values()), type({}.items())
+)  # fmt: skip
+
+
 def _loop_source(values: Any, limits: Limits, pos: int) -> Any:
     """What a for loop walks: a list for anything with a size (a dict's keys, a string's
     characters; nothing for undefined), else the values one at a time, as they come."""
@@ -369,7 +383,7 @@ def _loop_source(values: Any, limits: Limits, pos: int) -> Any:
         return values
     if isinstance(values, Undefined):
         return list(iter(values))
-    if isinstance(values, (dict, str, tuple, range)):
+    if isinstance(values, SIZED_TYPES):
         if len(values) >= 64:
             check_length(len(values), limits, "list")  # (copied: counted as made)
         return list(values)
@@ -399,12 +413,19 @@ def _one_at_a_time(iterator: Any, pos: int) -> Any:
 
 def _kept(source: Any, condition: Any, cost: int, target: Any, frame: Frame) -> Any:
     state = frame.state
+    # One scope for every test: a condition is an expression, which can declare nothing, and
+    # each item rebinds the loop's variables.
+    variables: dict[str, Any] = {}
+    test_frame = Frame(variables, frame, state)
+    name = target.name if target.__class__ is AssignName else None
     for item in source:
         state.steps += cost  # an item the `if` rejects costs as much as one kept
         if state.steps >= state.next_clock:
             state.check()
-        test_frame = Frame({}, frame, state)
-        target.assign(test_frame, item)
+        if name is not None:
+            variables[name] = item
+        else:
+            target.assign(test_frame, item)
         if condition.eval(test_frame):
             yield item
 
@@ -461,18 +482,25 @@ class AssignTuple:
 class AssignAttr:
     """``{% set ns.attr = value %}``."""
 
-    __slots__ = ("lookup", "attr", "pos")
+    __slots__ = ("lookup", "attr", "pos", "stored")
     lookup: Any
     attr: str
     pos: int
+    stored: set[type]
 
     def __init__(self, lookup: Any, attr: str, pos: int) -> None:
         self.lookup = lookup
         self.attr = attr
         self.pos = pos
+        # The namespaces written without their `set` call (a private name is always passed
+        # to it, which may refuse it).
+        self.stored = PLAIN_NAMESPACES if attr[:1] != "_" else set()
 
     def assign(self, frame: Frame, value: Any) -> None:
         namespace = self.lookup.eval(frame)
+        if namespace.__class__ in self.stored:
+            namespace._attrs[self.attr] = value
+            return
         if not isinstance(namespace, Namespace):
             raise located(
                 TemplateRuntimeError("cannot assign attribute on non-namespace object"), self.pos
@@ -813,7 +841,8 @@ class MacroDefinition:
                 frame = self.bind(definition_frame, args, kwargs)
             else:
                 # Positional arguments only, no varargs/kwargs to collect: most macro calls.
-                variables = dict(zip(names, args, strict=False))  # fewer args than names is fine
+                # (fewer args than names is fine; zip without its keyword is a cheaper call)
+                variables = dict(zip(names, args))  # noqa: B905
                 frame = Frame(variables, definition_frame, state)
                 for index in range(len(args), len(names)):
                     self.bind_missing(frame, index)

@@ -400,3 +400,80 @@ def test_containment_charges_as_before(item, container, op):
         return result, budget.steps
 
     assert outcome(COMPARISONS[op]) == outcome(reference)
+
+
+# ---------------------------------------------------------------------------------------------
+# namespaces written in place, loop conditions tested in one scope, sized loop sources copied
+
+
+def test_namespace_attributes_written_in_place():
+    source = (
+        "{% set ns = namespace(a=1, b=[1]) %}{% set ns.a = ns.a + 1 %}{% set ns.c = 3 %}"
+        "{{ ns.a }} {{ ns.b }} {{ ns.c }}"
+    )
+    assert mj.chat_environment().from_string(source).render() == "2 [1] 3"
+    assert mj.Environment().from_string(source).render() == "2 [1] 3"
+
+
+def test_chat_namespace_still_refuses_a_private_attribute():
+    template = mj.chat_environment().from_string("{% set ns = namespace(a=1) %}{% set ns._a = 2 %}")
+    with pytest.raises(SecurityError) as caught:
+        template.render()
+    assert str(caught.value).startswith(
+        "Chat templates cannot store underscore-prefixed attributes on a namespace, but got '_a'."
+    )
+
+
+class _CountingNamespace(mj.runtime.Namespace):
+    """A caller's own namespace whose set does more than store: it must still be called."""
+
+    __slots__ = ("calls",)
+
+    def __init__(self) -> None:
+        super().__init__(a=0)
+        self.calls = 0
+
+    def set(self, name, value):
+        self.calls += 1
+        super().set(name, value)
+
+
+def test_a_callers_namespace_subclass_has_its_set_called():
+    ns = _CountingNamespace()
+    mj.Environment().from_string("{% set ns.a = 5 %}{% set ns.b = 6 %}").render(ns=ns)
+    assert (ns.calls, ns.get("a"), ns.get("b")) == (2, 5, 6)
+
+
+def test_loop_condition_sees_each_item_in_one_scope():
+    source = (
+        "{% for a, b in pairs if a > 1 %}{{ a }}{{ b }} {% endfor %}|"
+        "{% for m in ms if m.role == 'user' %}{{ m.content }}{{ loop.length }} {% endfor %}|"
+        "{% set ns = namespace(seen=0) %}{% for x in xs if x > ns.seen %}"
+        "{% set ns.seen = x + 1 %}{{ x }}{% endfor %}"
+    )
+    context = {
+        "pairs": [(1, "a"), (2, "b"), (3, "c")],
+        "ms": [{"role": "user", "content": "u"}, {"role": "x", "content": "-"}] * 2,
+        "xs": [0, 1, 2, 3, 4],
+    }
+    # The last loop's condition reads what the body wrote for the item before: lazy, as Jinja2
+    # (which renders the same text).
+    assert mj.Environment().from_string(source).render(context) == "2b 3c |u2 u2 |13"
+
+
+def test_sized_loop_sources_are_copied_whole():
+    source = (
+        "{% for k, v in d.items() %}{{ k }}={{ v }} {% endfor %}|"
+        "{% for k in d.keys() %}{{ k }}{% endfor %}|{% for v in d.values() %}{{ v }}{% endfor %}|"
+        "{% for x in s|sort %}{{ x }}{% endfor %}"
+    )
+    context = {"d": {"a": 1, "b": 2}, "s": {3, 1, 2}}
+    assert mj.Environment().from_string(source).render(context) == "a=1 b=2 |ab|12|123"
+
+
+def test_a_long_dict_view_is_refused_by_max_items():
+    env = mj.Environment(limits=Limits(max_items=100))
+    template = env.from_string("{% for k, v in d.items() %}{% endfor %}")
+    with pytest.raises(LimitError) as caught:
+        template.render(d={i: i for i in range(101)})
+    assert caught.value.message == "a list of 101 items exceeds max_items (100)"
