@@ -130,8 +130,17 @@ _COSTED: dict[type, frozenset[str]] = {
 # Statements whose bodies run as functions of their own (a macro's, a caller's): a call inside
 # them is not made when the statement runs, but when the function is called.
 _FUNCTIONS = (n.Macro, n.CallBlock)
-_STATEMENTS = (n.If, n.For, n.Macro, n.CallBlock, n.FilterBlock, n.With, n.Generation, n.Block,
-               n.AssignBlock)
+_STATEMENTS = (
+    n.If,
+    n.For,
+    n.Macro,
+    n.CallBlock,
+    n.FilterBlock,
+    n.With,
+    n.Generation,
+    n.Block,
+    n.AssignBlock,
+)
 
 
 _LEAVES = frozenset([n.Name, n.Const])
@@ -165,22 +174,40 @@ def call_depth(*roots: Any) -> int:
     deepest = 1
     stack: list[tuple[Any, int]] = [(root, 1) for root in roots]
     pop, push = stack.pop, stack.append
-    frozen = n._Frozen
+    shapes = _CALL_DEPTH_SHAPES
     while stack:
         node, depth = pop()
-        if isinstance(node, frozen):
-            if isinstance(node, (n.Call, n.CallBlock)) and depth > deepest:
-                deepest = depth
-            # A statement (a for loop and its iteration) holds two levels of Python code.
-            depth += 2 if isinstance(node, _STATEMENTS) else 1
-            for field in node._children:
-                if field in ("body", "params") and isinstance(node, _FUNCTIONS):
-                    continue
-                value = getattr(node, field)
-                if value is not None:
-                    push((value, depth))
-        elif isinstance(node, (tuple, list)):
-            for item in node:
-                if isinstance(item, (frozen, tuple, list)):
-                    push((item, depth))
+        shape = shapes.get(node.__class__)
+        if shape is None:
+            if node.__class__ is tuple or node.__class__ is list:
+                for item in node:
+                    push((item, depth))  # (anything but a node, tuple or list is passed over)
+                continue
+            if not isinstance(node, n._Frozen):
+                continue
+            shape = _call_depth_shape(node.__class__)
+        is_call, levels, fields = shape
+        if is_call and depth > deepest:
+            deepest = depth
+        depth += levels
+        for field in fields:
+            value = getattr(node, field)
+            if value is not None:
+                push((value, depth))
     return deepest
+
+
+# Per node class: whether it is a call, the levels of Python code it holds (a statement, as a
+# for loop and its iteration: two), and the fields call_depth walks.
+_CALL_DEPTH_SHAPES: dict[type, tuple[bool, int, tuple[str, ...]]] = {}
+
+
+def _call_depth_shape(cls: type) -> tuple[bool, int, tuple[str, ...]]:
+    skipped = ("body", "params") if issubclass(cls, _FUNCTIONS) else ()
+    shape = (
+        issubclass(cls, (n.Call, n.CallBlock)),
+        2 if issubclass(cls, _STATEMENTS) else 1,
+        tuple(field for field in cls._children if field not in skipped),
+    )
+    _CALL_DEPTH_SHAPES[cls] = shape
+    return shape

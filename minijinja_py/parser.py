@@ -28,6 +28,7 @@ _CONSTANT_NAMES = {
 # Python's own default bound on the digits int() converts (sys.get_int_max_str_digits).
 _MAX_INT_LITERAL = 4300
 
+
 class _ParseFailure(Exception):
     def __init__(self, token: Token, expected: Iterable[str]) -> None:
         super().__init__(token)
@@ -74,6 +75,7 @@ class _Machine:
         the state stack without touching it."""
         states = self.states
         rules = self.rules
+        unit_chains = self.unit_chains
         depth = len(stack)
         pushed: list[int] = []
         while True:
@@ -83,7 +85,19 @@ class _Machine:
                 return False
             if action >= 0:
                 return True
-            origin, size = rules[-1 - action][:2]
+            origin, size, _, unit = rules[-1 - action]
+            if unit:
+                # The precedence ladder's unit reductions in one step, as run takes them.
+                if pushed:
+                    pushed.pop()
+                else:
+                    depth -= 1
+                below = pushed[-1] if pushed else stack[depth - 1]
+                chained = unit_chains.get((below, top, kind))
+                if chained is None:
+                    chained = self._unit_chain(below, top, kind)
+                pushed.append(chained)
+                continue
             if size <= len(pushed):
                 del pushed[len(pushed) - size :]
             else:
@@ -338,7 +352,9 @@ def _describe_parse_error(error: _ParseFailure, source: str, tokens: list) -> Te
 
 # After these a Jinja tag parses a tuple of expressions, where nothing at all is reported as
 # "Expected an expression" (elsewhere a missing operand is an "unexpected" token).
-_TUPLE_STARTS = frozenset(["_VAR_BEGIN", "TAG_IF", "TAG_ELIF", "TAG_SET", "TAG_FOR", "_ASSIGN", "IN"])
+_TUPLE_STARTS = frozenset(
+    ["_VAR_BEGIN", "TAG_IF", "TAG_ELIF", "TAG_SET", "TAG_FOR", "_ASSIGN", "IN"]
+)
 _TAG_ENDS = frozenset(["_VAR_END", "_BLOCK_END"])
 _OPENERS = {"_LPAR": "_RPAR", "_LSQB": "_RSQB", "_LBRACE": "_RBRACE"}
 _ELEMENT_STARTS = frozenset([*_OPENERS, "_COMMA"])
@@ -377,8 +393,10 @@ def _unexpected_message(token: Token, expected: set[str], before: list[Token]) -
             return f"unexpected {got!r}"  # Jinja parses the call as an expression
     if previous is not None and previous.type in ("TAG_SET", "TAG_FOR") and "NAME" in expected:
         return f"unexpected {got!r}"  # Jinja parses a target as an expression first
-    if previous is not None and token.type != "_LPAR" and (
-        previous.type == "TAG_CALL" or (tag == "TAG_CALL" and _after_call_signature(before))
+    if (
+        previous is not None
+        and token.type != "_LPAR"
+        and (previous.type == "TAG_CALL" or (tag == "TAG_CALL" and _after_call_signature(before)))
     ):
         return f"unexpected {got!r}"  # Jinja parses the call as an expression
     if (
@@ -448,8 +466,10 @@ def _signature_message(token: Token, before: list[Token], tag: str | None) -> st
     previous = before[-1] if before else None
     if opened is not None and before[opened].type == "_LPAR" and previous is not None:
         inside = before[opened + 1 :]
-        parameters = opened > 0 and before[opened - 1].type in ("TAG_CALL",) or (
-            opened > 1 and before[opened - 2].type == "TAG_MACRO"
+        parameters = (
+            opened > 0
+            and before[opened - 1].type in ("TAG_CALL",)
+            or (opened > 1 and before[opened - 2].type == "TAG_MACRO")
         )
         top = _top_level(inside)
         if parameters:
@@ -816,9 +836,7 @@ class _AstBuilder:
             del allowed[: allowed.index(flag) + 1]
         closing = [t for t in c if getattr(t, "type", None) == "NAME" and t is not c[1]]
         if closing and str(closing[-1]) != name:
-            raise _syntax_failure(
-                f"'{name}' expected, got '{closing[-1]}'", closing[-1].start_pos
-            )
+            raise _syntax_failure(f"'{name}' expected, got '{closing[-1]}'", closing[-1].start_pos)
         body = next(item for item in c if isinstance(item, tuple))
         required = "required" in flags
         if required and not all(isinstance(i, n.Data) and i.text.isspace() for i in body):
