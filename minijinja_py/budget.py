@@ -136,9 +136,9 @@ class Budget:
         self._budget = budget = limits.max_steps
         self._memory_budget = limits.max_memory
         self._context: Any = None
-        # The nesting depth of containers already measured, by id (the container is held,
-        # so that its id stays its own): see nesting().
-        self.depths: dict[int, tuple[Any, int]] | None = None
+        # The containers already measured, by id, with their depth and the items a walk of
+        # them reaches (the container is held, so that its id stays its own): see _nesting.
+        self.depths: dict[int, tuple[Any, int, int]] | None = None
         # min(CLOCK_EVERY, budget + 1): once per render, where min() is felt
         self.next_clock = CLOCK_EVERY if budget >= CLOCK_EVERY - 1 else budget + 1
 
@@ -358,6 +358,23 @@ def charge_arguments(args: Any, kwargs: dict[str, Any]) -> None:
             budget.charge(units)
 
 
+def charge_compared_arguments(args: Any, kwargs: dict[str, Any], receiver: Any) -> None:
+    """Charge the walk of a method or global that compares or hashes a container it is given
+    recursively (``items.count(value)``, ``d.get(key)``, ``dict.fromkeys(keys)``): once, or
+    once per item of the list or tuple ``receiver`` whose method it is.  (Filters and tests
+    measure what they compare themselves, and the others do not walk their arguments.)"""
+    times = 0
+    for arg in (*args, *kwargs.values()) if kwargs else args:
+        if arg.__class__ in _CONTAINERS:
+            if not times:
+                kind = receiver.__class__
+                times = len(receiver) if (kind is list or kind is tuple) and receiver else 1
+            check_compared(arg, times)
+
+
+_CONTAINERS = frozenset([list, tuple, dict, set, frozenset])
+
+
 def argument_units(args: Any, kwargs: dict[str, Any]) -> int:
     """The steps :func:`charge_arguments` charges for these arguments (zero for short strings,
     small containers and scalars, which is what the compiler checks literal arguments for)."""
@@ -407,7 +424,14 @@ def _charge_recursing(value: Any, result: Any) -> None:
     # need them nested within bounds; the others only move items about, and whoever compares
     # or prints what they return measures it then.
     if value is not None and type(value) is not str and isinstance(value, NESTED_TYPES):
-        check_nesting(value)
+        check_compared(value)
+    _charge_walking(value, result)
+
+
+def _charge_sorting(value: Any, result: Any) -> None:
+    # Sorting compares each item with about log2(n) others.
+    if value is not None and type(value) is not str and isinstance(value, NESTED_TYPES):
+        check_compared(value, len(value).bit_length())
     _charge_walking(value, result)
 
 
@@ -619,26 +643,60 @@ CHECKED_LEVELS = 3
 
 def check_nesting(value: Any) -> Any:
     """Refuse ``value`` if it nests deeper than max_recursion; return it."""
-    budget = _CURRENT.get()
-    if budget is None:
-        _nesting(value, _DEFAULT_LIMITS.max_recursion, {}, None)
-        return value
-    memo = budget.depths
-    if memo is None:
-        memo = budget.depths = {}
-    _nesting(value, budget.limits.max_recursion, memo, budget)
+    _measure(value)
     return value
 
 
-def _nesting(value: Any, limit: int, memo: dict, budget: Budget | None) -> int:
-    # Post-order, without recursion: every container met is remembered with its depth, so
-    # that a list grown by one item at a time (``items + [item]``) costs its new items only.
+def check_compared(value: Any, times: int = 1) -> Any:
+    """:func:`check_nesting`, and charge the walk Python makes to compare, hash or sort
+    ``value`` ``times`` times: every item of every container it holds, counted each time it
+    is reached.  A value can share a container between its items, so that this walk is far
+    longer than the value is big: ``[a, a]`` forty times over holds 80 lists and is walked
+    over a trillion times.  Returns ``value``."""
+    walked = _measure(value)[2] * times
+    if walked >= ITEMS_PER_STEP:
+        budget = _CURRENT.get()
+        if budget is not None:
+            budget.charge(walked // ITEMS_PER_STEP)
+    return value
+
+
+def check_compared_pair(a: Any, b: Any) -> None:
+    """:func:`check_nesting` of both operands of a comparison, and charge its walk: Python
+    stops at the first difference, so it reaches at most the items of the smaller one (and
+    only the first level of a value compared with itself: items that are the same object
+    are equal without a look inside)."""
+    if a is b:
+        _measure(a)
+        return
+    walked = min(_measure(a)[2], _measure(b)[2])
+    if walked >= ITEMS_PER_STEP:
+        budget = _CURRENT.get()
+        if budget is not None:
+            budget.charge(walked // ITEMS_PER_STEP)
+
+
+def _measure(value: Any) -> tuple[Any, int, int]:
+    budget = _CURRENT.get()
+    if budget is None:
+        return _nesting(value, _DEFAULT_LIMITS.max_recursion, {}, None)
+    memo = budget.depths
+    if memo is None:
+        memo = budget.depths = {}
+    return _nesting(value, budget.limits.max_recursion, memo, budget)
+
+
+def _nesting(value: Any, limit: int, memo: dict, budget: Budget | None) -> tuple[Any, int, int]:
+    # Post-order, without recursion: every container met is remembered as (itself, its depth,
+    # the items a recursive walk of it reaches), so that a list grown by one item at a time
+    # (``items + [item]``) costs its new items only.
     known = memo.get(id(value))
     if known is not None:
-        return known[1]
+        return known
     # The usual case first: children that are plain values or already measured.
     deepest = 0
     walked = len(value)
+    reached = walked
     plain = PLAIN_TYPES
     for child in value.values() if isinstance(value, dict) else value:
         if child.__class__ in plain:
@@ -655,25 +713,30 @@ def _nesting(value: Any, limit: int, memo: dict, budget: Budget | None) -> int:
             ) or (
                 (kind is list or kind is tuple) and all(item.__class__ in plain for item in child)
             ):
-                memo[id(child)] = (child, 1)
-                walked += len(child)
+                size = len(child)
+                memo[id(child)] = (child, 1, size)
+                walked += size
+                reached += size
                 if not deepest:
                     deepest = 1
                 continue
             if isinstance(child, NESTED_TYPES):
                 break
-        elif known[1] > deepest:
-            deepest = known[1]
+        else:
+            reached += known[2]
+            if known[1] > deepest:
+                deepest = known[1]
     else:
         # (A dict's keys were hashed when it was made: a tuple among them is within bounds.)
         if deepest >= limit:
             raise LimitError(f"a value nested deeper than max_recursion ({limit})")
         if budget is not None and walked >= ITEMS_PER_STEP:
             budget.charge(walked // ITEMS_PER_STEP)
-        memo[id(value)] = (value, deepest + 1)
-        return deepest + 1
+        known = memo[id(value)] = (value, deepest + 1, reached)
+        return known
     nodes = walked  # (with the flat children measured above)
-    stack = [[value, iter(_children(value)), 0]]
+    # [container, its children still to look at, deepest child, items reached below it]
+    stack = [[value, iter(_children(value)), 0, len(value)]]
     while stack:
         top = stack[-1]
         for child in top[1]:
@@ -683,23 +746,27 @@ def _nesting(value: Any, limit: int, memo: dict, budget: Budget | None) -> int:
             if known is not None:
                 if known[1] > top[2]:
                     top[2] = known[1]
+                top[3] += known[2]
                 continue
             if len(stack) >= limit:
                 raise LimitError(f"a value nested deeper than max_recursion ({limit})")
             nodes += len(child)
-            stack.append([child, iter(_children(child)), 0])
+            stack.append([child, iter(_children(child)), 0, len(child)])
             break
         else:
             stack.pop()
             depth = top[2] + 1
             if depth > limit:
                 raise LimitError(f"a value nested deeper than max_recursion ({limit})")
-            memo[id(top[0])] = (top[0], depth)
-            if stack and depth > stack[-1][2]:
-                stack[-1][2] = depth
+            memo[id(top[0])] = (top[0], depth, top[3])
+            if stack:
+                parent = stack[-1]
+                if depth > parent[2]:
+                    parent[2] = depth
+                parent[3] += top[3]
     if budget is not None and nodes >= ITEMS_PER_STEP:
         budget.charge(nodes // ITEMS_PER_STEP)
-    return memo[id(value)][1]
+    return memo[id(value)]
 
 
 # Values that hold no other value: never measured for nesting.
@@ -710,7 +777,6 @@ def _children(value: Any) -> Any:
     if isinstance(value, dict):
         return chain(value.keys(), value.values()) if value else ()
     return value
-
 
 
 def no_charge(value: Any, result: Any) -> None:
@@ -724,9 +790,10 @@ _WALKING_FILTERS = frozenset(
 )
 # (sort, unique and the like compare or hash the items; join and the text filters print them)
 _RECURSING_FILTERS = frozenset(
-    """sort dictsort unique groupby min max join title urlize wordcount striptags indent
-    wordwrap xmlattr urlencode""".split()
+    """unique min max join title urlize wordcount striptags indent wordwrap xmlattr
+    urlencode""".split()
 )
+_SORTING_FILTERS = frozenset(["sort", "dictsort", "groupby"])
 _SERIALISING_FILTERS = frozenset(["tojson", "pprint", "string"])
 # Tests that look at a value's type or identity only; every other test may scan its input
 # (``lower`` and ``upper`` read every character) and pays for its size.
@@ -745,6 +812,8 @@ def charge_for(kind: str, name: str) -> Callable[[Any, Any], None]:
             return _charge_walking
         if name in _RECURSING_FILTERS:
             return _charge_recursing
+        if name in _SORTING_FILTERS:
+            return _charge_sorting
         if name == "pprint":
             return _charge_pprint
         if name in _SERIALISING_FILTERS:
@@ -810,14 +879,17 @@ def recursion_error(limits: Limits | None = None) -> LimitError:
 
 
 def check_key(key: Any) -> Any:
-    """Refuse a tuple nested deeper than max_recursion before it is hashed.
+    """Refuse a tuple nested deeper than max_recursion before it is hashed, and charge the
+    walk of hashing it.
 
-    Python hashes nested tuples recursively in C without any depth check, so hashing a tuple
-    nested a hundred thousand levels deep (which a loop over a namespace can build) crashes the
-    process.  (A groupby result is a tuple too.)
+    Python hashes nested tuples recursively in C, without any depth check and without keeping
+    a tuple's hash: hashing a tuple nested a hundred thousand levels deep (which a loop over a
+    namespace can build) crashes the process, and one that holds the same tuple twice on each
+    of forty levels takes days.  (A groupby result is a tuple too.)
     """
-    if not isinstance(key, tuple):
-        return key
+    if isinstance(key, tuple):
+        check_compared(key)
+    return key
     limit = current_limits().max_recursion
     stack = [(key, 1)]
     while stack:

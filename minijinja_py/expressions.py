@@ -19,6 +19,7 @@ from .budget import (
     argument_units,
     charge_arguments,
     charge_built,
+    charge_compared_arguments,
     check_key,
     check_length,
 )
@@ -520,6 +521,9 @@ class Call:
                 # charged before it runs, by their sizes.
                 if not self.arguments.free and (args or kwargs):
                     charge_arguments(args, kwargs)
+                    # (a list's or tuple's own method compares an argument with its items)
+                    receiver = target.__self__ if target.__class__ is BUILTIN_METHOD else None
+                    charge_compared_arguments(args, kwargs, receiver)
                 # (a str or dict method, the usual callee, carries no marker: not looked for)
                 if target.__class__ is not BUILTIN_METHOD and wants_environment(target):
                     args.insert(0, self.environment)

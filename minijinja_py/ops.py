@@ -22,9 +22,10 @@ from .budget import (
     charge_built,
     charge_size,
     charge_steps,
+    check_compared,
+    check_compared_pair,
     check_int,
     check_length,
-    check_nesting,
     check_printable,
     printed_size,
 )
@@ -156,11 +157,12 @@ def make_binops(limits: Limits) -> dict[str, Callable[[Any, Any], Any]]:
 
 
 def _in(item: Any, container: Any) -> bool:
+    cls = type(container)
     if item.__class__ is not str and isinstance(item, NESTED_TYPES):
-        check_nesting(item)  # compared with each item, or hashed
+        # compared with each item of a list or tuple, or hashed once
+        check_compared(item, len(container) if cls is list or cls is tuple else 1)
     # A list or string is searched from one end: a big one costs steps (what charge_size
     # charges; it charges nothing for a dict, a short one, or any other container).
-    cls = type(container)
     if cls is str:
         if len(container) >= CHARS_PER_STEP:
             charge_size(container)
@@ -185,7 +187,6 @@ _FREE_SIZE = {
 }
 
 
-
 def _charge_operands(a: Any, b: Any) -> None:
     free = _FREE_SIZE.get(type(a))
     if free is not None and len(a) >= free:
@@ -195,8 +196,7 @@ def _charge_operands(a: Any, b: Any) -> None:
         charge_size(b)
     # Python compares nested values recursively, in C: both sides within max_recursion.
     if isinstance(a, NESTED_TYPES) and isinstance(b, NESTED_TYPES):
-        check_nesting(a)
-        check_nesting(b)
+        check_compared_pair(a, b)
 
 
 def _eq(a: Any, b: Any) -> bool:
@@ -227,7 +227,6 @@ def _gt(a: Any, b: Any) -> bool:
 def _ge(a: Any, b: Any) -> bool:
     _charge_operands(a, b)
     return a >= b
-
 
 
 COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {

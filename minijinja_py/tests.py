@@ -7,7 +7,7 @@ from collections import abc
 from numbers import Number
 from typing import Any
 
-from .budget import NESTED_TYPES, check_nesting
+from .budget import NESTED_TYPES, check_compared, check_compared_pair
 from .runtime import Undefined, pass_environment
 from .sandbox import check_key
 
@@ -144,7 +144,8 @@ def test_in(value: Any, seq: Any) -> bool:
     if type(value) is tuple:
         check_key(value)  # a dict or set hashes it; see sandbox.check_key
     if isinstance(value, NESTED_TYPES):
-        check_nesting(value)  # compared with each item, recursively
+        # compared with each item of a list or tuple, recursively
+        check_compared(value, len(seq) if type(seq) is list or type(seq) is tuple else 1)
     return value in seq
 
 
@@ -152,8 +153,7 @@ def test_in(value: Any, seq: Any) -> bool:
 # select and selectattr for each item) measure containers as the operators do.
 def _measure_operands(args: tuple[Any, ...]) -> None:
     if len(args) == 2 and isinstance(args[0], NESTED_TYPES) and isinstance(args[1], NESTED_TYPES):
-        check_nesting(args[0])
-        check_nesting(args[1])
+        check_compared_pair(args[0], args[1])
 
 
 def test_eq(*args: Any, **kwargs: Any) -> bool:

@@ -225,6 +225,7 @@ def test_comparisons_charge_big_operands(a, b, op):
     steps = sum(len(v) // sizes[type(v)] for v in (a, b) if type(v) in sizes)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         steps += len(a) // 64 + len(b) // 64  # their nesting measured (see check_nesting)
+        steps += min(len(a), len(b)) // 64  # and the comparison's walk (check_compared_pair)
     assert budget.steps == steps
 
 
@@ -477,3 +478,58 @@ def test_a_long_dict_view_is_refused_by_max_items():
     with pytest.raises(LimitError) as caught:
         template.render(d={i: i for i in range(101)})
     assert caught.value.message == "a list of 101 items exceeds max_items (100)"
+
+
+# ---------------------------------------------------------------------------------------------
+# shared structure: comparing, hashing and sorting pay for the tree a value stands for
+
+
+def _doubled(levels: int, leaf: object) -> object:
+    value = leaf
+    for _ in range(levels):
+        value = [value, value] if isinstance(leaf, list) else (value, value)
+    return value
+
+
+def _steps_of(action) -> int:
+    budget = Budget(Limits())
+    token = sandbox.enter_render(budget)
+    try:
+        action()
+    finally:
+        sandbox.leave_render(token)
+    return budget.steps
+
+
+def test_compared_walk_counts_shared_containers_each_time_reached():
+    # 20 levels of [x, x]: 40 lists' worth of memory, 2**21 - 2 items reached by a walk.
+    value = _doubled(20, [])
+    assert _steps_of(lambda: budget_module.check_compared(value)) == (2**21 - 2) // 64
+    assert _steps_of(lambda: budget_module.check_compared(value, 3)) == 3 * (2**21 - 2) // 64
+    # Only its depth is measured where it is kept, not compared: no walk charged.
+    assert _steps_of(lambda: budget_module.check_nesting(value)) == 0
+
+
+def test_compared_pair_charges_the_smaller_walk_and_nothing_for_one_value():
+    big, small = _doubled(20, []), _doubled(12, [])
+    assert _steps_of(lambda: budget_module.check_compared_pair(big, small)) == (2**13 - 2) // 64
+    assert _steps_of(lambda: budget_module.check_compared_pair(big, big)) == 0
+
+
+def test_a_flat_list_pays_its_measure_once_and_each_walk():
+    flat = list(range(640))
+
+    def twice():
+        budget_module.check_compared(flat)
+        budget_module.check_compared(flat)
+
+    # 10 steps to measure it (remembered for the render), 10 for each walk
+    assert _steps_of(twice) == 30
+
+
+def test_hashing_a_shared_tuple_is_charged_before_it_runs():
+    value = _doubled(40, ())
+    env = mj.Environment()
+    with pytest.raises(LimitError) as caught:
+        env.from_string("{{ {key: 1}|length }}").render(key=value)
+    assert caught.value.message.startswith("the render exceeded its budget of")

@@ -6,6 +6,7 @@ from .cases_bare import BARE_EXCEPTIONS
 from .cases_crashes import CRASHES
 from .cases_escapes import ESCAPES, MUTATIONS
 from .cases_python import PYTHON
+from .cases_shared import SHARED
 from .cases_work import COMPILE, MEMORY, WORK
 from .model import Attack
 
@@ -14,6 +15,7 @@ ATTACKS: list[Attack] = [
     *MUTATIONS,
     *CRASHES,
     *WORK,
+    *SHARED,
     *MEMORY,
     *COMPILE,
     *PYTHON,

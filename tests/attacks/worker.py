@@ -72,9 +72,36 @@ class AttackRunner:
                 "ok",
                 output[:MAX_TEXT] if len(output) <= MAX_TEXT else f"<{len(output)} characters>",
             )
-        if context != before:
+        if not _unchanged(context, before):
             return ("mutated", f"the caller's data changed; the render gave {outcome!r:.200}")
         return outcome
+
+
+def _unchanged(now: object, before: object) -> bool:
+    """``now == before`` for the caller's data and its deep copy, walked as the graph it is:
+    a pair of containers met again is not compared again, so that a value sharing its
+    containers (a trillion items as a tree, eighty lists as built) compares in eighty steps."""
+    seen: set[tuple[int, int]] = set()
+    stack = [(now, before)]
+    while stack:
+        a, b = stack.pop()
+        if (id(a), id(b)) in seen:
+            continue
+        seen.add((id(a), id(b)))
+        if type(a) is not type(b):
+            return False
+        if isinstance(a, dict):
+            if len(a) != len(b):
+                return False
+            for (key_a, value_a), (key_b, value_b) in zip(a.items(), b.items(), strict=True):
+                stack += ((key_a, key_b), (value_a, value_b))
+        elif isinstance(a, (list, tuple)):
+            if len(a) != len(b):
+                return False
+            stack.extend(zip(a, b, strict=True))
+        elif a != b:
+            return False
+    return True
 
 
 def _warm(self: AttackRunner) -> int:
