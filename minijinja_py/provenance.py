@@ -27,12 +27,13 @@ import operator
 import re
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache, partial
+from json.encoder import c_make_encoder  # type: ignore[attr-defined]
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from .budget import CHARS_PER_STEP, check_length
+from .budget import CHARS_PER_STEP, check_length, current_limits
 from .expressions import AddChain, Const
-from .filters import FILTERS
+from .filters import FILTERS, chat_tojson
 from .frames import located
 from .methods import STR_METHODS
 from .ops import to_string
@@ -464,9 +465,7 @@ def percent_format(template: str, args: Any) -> Any:
     return _checked(join_text(parts), result, (template, args))
 
 
-def str_format(
-    template: str, result: str, args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> Any:
+def str_format(template: str, result: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``template.format(...)``'s result, exact for plain ``{}``, ``{0}`` and ``{name}`` fields."""
     import string
 
@@ -529,41 +528,11 @@ def _json_segments(
     value: Any, indent: int | None, level: int, result: str, at: int, segments: list, depth: int
 ) -> int:
     # Appends the segments of ``value`` written at ``at``; returns where its text ends.
-    if depth > 200:
+    if depth > 200:  # (see _JSON_WALK_DEPTH)
         raise RecursionError
     cls = value.__class__
     if cls is Sourced:
-        width = len(value)
-        if len(_encode_string(value)) == width + 2:  # nothing escaped: the characters themselves
-            if not result.startswith(value, at + 1):
-                raise _Misplaced
-            own = value.segments
-            if len(own) == 1 and own[0][0] == 0 and own[0][1] == width:  # (one value's text)
-                _, _, path, offset, verbatim = own[0]
-                segments.append((at + 1, at + 1 + width, path, offset, verbatim))
-            else:
-                segments += _clip(own, 0, width, at + 1)
-            return at + width + 2
-        # JSON escapes character by character: the runs between escapes are the source's own.
-        at += 1
-        position = 0
-        for match in _JSON_ESCAPED.finditer(value):
-            start = match.start()
-            run = str.__getitem__(value, slice(position, start))
-            if not result.startswith(run, at):
-                raise _Misplaced
-            segments += _clip(value.segments, position, start, at - position)
-            at += start - position
-            width = len(_JSON_STRING(match.group())) - 2
-            segments += [
-                (at, at + width, path, None, False) for path in paths_of((value[start],))
-            ]
-            at += width
-            position = match.end()
-        if not result.startswith(str.__getitem__(value, slice(position, None)), at):
-            raise _Misplaced
-        segments += _clip(value.segments, position, len(value), at - position)
-        return at + len(value) - position + 1
+        return _json_string(value, _encode_string(value), result, at, segments)
     if isinstance(value, str):
         return at + len(_encode_string(value))
     if isinstance(value, dict):
@@ -594,6 +563,87 @@ def _json_segments(
             at += len(name) + 2  # and ": "
         at = _json_segments(item, indent, level + 1, result, at, segments, depth + 1)
     return at + (1 if empty else after + 1)
+
+
+def _json_string(value: Sourced, code: str, result: str, at: int, segments: list) -> int:
+    # Appends the segments of ``value``, encoded as ``code``, written at ``at``; returns where
+    # its text ends.
+    width = len(value)
+    if len(code) == width + 2:  # nothing escaped: the characters themselves
+        if not result.startswith(value, at + 1):
+            raise _Misplaced
+        own = value.segments
+        if len(own) == 1 and own[0][0] == 0 and own[0][1] == width:  # (one value's text)
+            _, _, path, offset, verbatim = own[0]
+            segments.append((at + 1, at + 1 + width, path, offset, verbatim))
+        else:
+            segments += _clip(own, 0, width, at + 1)
+        return at + width + 2
+    # JSON escapes character by character: the runs between escapes are the source's own.
+    at += 1
+    position = 0
+    for match in _JSON_ESCAPED.finditer(value):
+        start = match.start()
+        run = str.__getitem__(value, slice(position, start))
+        if not result.startswith(run, at):
+            raise _Misplaced
+        segments += _clip(value.segments, position, start, at - position)
+        at += start - position
+        width = len(_JSON_STRING(match.group())) - 2
+        segments += [(at, at + width, path, None, False) for path in paths_of((value[start],))]
+        at += width
+        position = match.end()
+    if not result.startswith(str.__getitem__(value, slice(position, None)), at):
+        raise _Misplaced
+    segments += _clip(value.segments, position, len(value), at - position)
+    return at + len(value) - position + 1
+
+
+def scanned_json_text(value: Any, result: str) -> Any:
+    """:func:`json_text` of a ``result`` that is json's own text of ``value`` (ensure_ascii
+    off, any indent, keys in order); None where that cannot be read off it.
+
+    Every ``"`` outside a string is escaped in JSON, and the encoder writes the strings (keys
+    and values) in the order it is handed them: each string starts at the first ``"`` after
+    the one before.  A second, compact encoding hands them over, as the C encoder meets them,
+    instead of walking the value in Python."""
+    if c_make_encoder is None:
+        return None
+    strings: list[str] = []
+    codes: list[str] = []
+
+    def encode(text: str) -> str:
+        code = _encode_string(text)
+        strings.append(text)
+        codes.append(code)
+        return code
+
+    try:
+        c_make_encoder({}, _not_serialisable, encode, None, ": ", ", ", False, False, True)(
+            value, 0
+        )
+    except Exception:  # (what the filter serialised, this serialises alike)
+        return None
+    segments: list[tuple] = []
+    find = result.find
+    position = 0
+    try:
+        for text, code in zip(strings, codes, strict=True):
+            at = find('"', position)
+            if at < 0 or not result.startswith(code, at):
+                return None
+            if text.__class__ is Sourced:
+                _json_string(text, code, result, at, segments)  # type: ignore[arg-type]
+            position = at + len(code)
+    except _Misplaced:
+        return None
+    if find('"', position) >= 0:
+        return None
+    return _make(result, segments)
+
+
+def _not_serialisable(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 def _json_key(key: Any) -> str:
@@ -845,6 +895,8 @@ def tracked_filter(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
     if name in _PASSING and func is FILTERS.get(name):
         return func
     exact = _EXACT_FILTERS.get(name)
+    if name == "tojson" and func is chat_tojson:
+        exact = _exact_chat_tojson
     takes_environment = wants_environment(func)
 
     def apply(*args: Any, **kwargs: Any) -> Any:
@@ -919,6 +971,30 @@ def _exact_tojson(result: str, value: Any, *args: Any, **kwargs: Any) -> Any:
     if kwargs.get("ensure_ascii", False) is not False:
         return derived(result, (value,))
     return json_text(value, indent, result)
+
+
+def _exact_chat_tojson(result: str, value: Any, *args: Any, **kwargs: Any) -> Any:
+    # The chat preset's tojson writes json's own text for these arguments, found by a scan
+    # (see scanned_json_text).  Elsewhere, and where a value nests deeper than the walk goes
+    # (limits that allow it), the walk decides as for any tojson.
+    indent = kwargs.get("indent", args[1] if len(args) > 1 else None)
+    if (
+        len(args) <= 2
+        and args[:1] in ((), (False,))
+        and kwargs.keys() <= {"indent", "ensure_ascii"}
+        and kwargs.get("ensure_ascii", False) is False
+        and (indent is None or (indent.__class__ is int and indent >= 0))
+        and current_limits().max_recursion < _JSON_WALK_DEPTH
+    ):
+        scanned = scanned_json_text(value, result)
+        if scanned is not None:
+            return scanned
+    return _exact_tojson(result, value, *args, **kwargs)
+
+
+# The nesting that the walk of json_text follows (it attributes a deeper value as a whole),
+# with a margin below it for the limits under which the scan stands in for it.
+_JSON_WALK_DEPTH = 190
 
 
 def _exact_method(method: str) -> Callable[..., Any]:

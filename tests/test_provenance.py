@@ -114,3 +114,56 @@ def test_errors_and_their_messages_are_render_s():
 
 def test_numbers_print_without_a_source():
     assert traced("{{ n }}{{ s }}", n=3, s="x").segments == (Segment(1, 2, ("s",), 0, True),)
+
+
+def test_tojson_with_an_indent_traces_each_string():
+    result = traced("{{ d|tojson(indent=2) }}", d={"k": ["a", 'b"c'], "n": None})
+    assert result.text == '{\n  "k": [\n    "a",\n    "b\\"c"\n  ],\n  "n": null\n}'
+    assert spans(result) == [
+        ("a", ("d", "k", 0), 0, True),
+        ("b", ("d", "k", 1), 0, True),
+        ('\\"', ("d", "k", 1), None, False),
+        ("c", ("d", "k", 1), 2, True),
+    ]
+
+
+JSON_VALUES = [
+    {"k": 'say "hi"', "n": 1, "f": 1.5, "t": True, "z": None},
+    [["a", "a"], {"a": "a"}, "\\", "\n\t", "", "é\u2028"],
+    {1: "one", 2.5: "x", False: "y", None: "z", 'q"k': ['"', "{}"]},
+    {"deep": [[[[{"x": ["y"]}]]]], "empty": [{}, []]},
+]
+
+
+@pytest.mark.parametrize("value", JSON_VALUES)
+@pytest.mark.parametrize("indent", [None, 0, 3])
+def test_the_json_scan_places_strings_as_the_walk_does(value, indent):
+    import json
+
+    from minijinja_py.provenance import json_text, scanned_json_text, track_value
+
+    sourced = track_value(value, ("v",))
+    result = json.dumps(value, ensure_ascii=False, indent=indent)
+    scanned = scanned_json_text(sourced, result)
+    walked = json_text(sourced, indent, result)
+    assert scanned == result and scanned.segments == walked.segments
+
+
+def test_the_json_scan_refuses_text_that_is_not_the_values_json():
+    from minijinja_py.provenance import scanned_json_text, track_value
+
+    sourced = track_value({"a": "x", "b": "y"}, ("v",))
+    assert scanned_json_text(sourced, '{"b": "y", "a": "x"}') is None  # (sorted otherwise)
+    assert scanned_json_text(sourced, '{"a": "x", "b": "y", "c": ""}') is None
+
+
+def test_json_nested_deeper_than_the_walk_goes_is_attributed_as_a_whole():
+    # (limits that let data nest so deep: the scan must not trace what the walk would not)
+    from minijinja_py import Limits
+
+    deep: object = 1
+    for _ in range(250):
+        deep = [deep]
+    env = chat_environment(Limits(max_recursion=400))
+    result = traced("{{ d|tojson }}", env, d=["s", deep])
+    assert result.segments == (Segment(0, len(result.text), ("d", 0), None, False),)
