@@ -626,20 +626,57 @@ def scanned_json_text(value: Any, result: str) -> Any:
         return None
     segments: list[tuple] = []
     find = result.find
+    startswith = result.startswith
     position = 0
     try:
         for text, code in zip(strings, codes, strict=True):
             at = find('"', position)
-            if at < 0 or not result.startswith(code, at):
+            if at < 0 or not startswith(code, at):
                 return None
-            if text.__class__ is Sourced:
-                _json_string(text, code, result, at, segments)  # type: ignore[arg-type]
             position = at + len(code)
+            if text.__class__ is Sourced:
+                own = text.segments  # type: ignore[attr-defined]
+                width = len(text)
+                if len(own) != 1 or own[0][:2] != (0, width):
+                    _json_string(text, code, result, at, segments)  # type: ignore[arg-type]
+                    continue
+                # One value's text (most strings), its code already found in place.
+                _, _, path, offset, verbatim = own[0]
+                if len(code) == width + 2:  # nothing escaped
+                    segments.append((at + 1, position - 1, path, offset, verbatim))
+                else:
+                    _escaped_segments(text, at + 1, path, offset, verbatim, segments)
     except _Misplaced:
         return None
     if find('"', position) >= 0:
         return None
     return _make(result, segments)
+
+
+def _escaped_segments(
+    text: str, at: int, path: Path, offset: int | None, verbatim: bool, segments: list
+) -> None:
+    # The segments of one value's ``text`` written with escapes at ``at`` (as _json_string
+    # makes them): the runs between escapes are the source's own characters, and each escape
+    # is attributed to the source without an offset.
+    position = 0
+    for match in _JSON_ESCAPED.finditer(text):
+        start = match.start()
+        if start > position:
+            at_offset = None if offset is None else offset + position
+            segments.append((at, at + start - position, path, at_offset, verbatim))
+            at += start - position
+        width = _ESCAPE_WIDTHS[match.group()]
+        segments.append((at, at + width, path, None, False))
+        at += width
+        position = start + 1
+    if position < len(text):
+        at_offset = None if offset is None else offset + position
+        segments.append((at, at + len(text) - position, path, at_offset, verbatim))
+
+
+# What each character that JSON escapes takes in its text.
+_ESCAPE_WIDTHS = {char: len(_encode_string(char)) - 2 for char in [*map(chr, range(32)), "\\", '"']}
 
 
 def _not_serialisable(value: Any) -> Any:
