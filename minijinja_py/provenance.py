@@ -26,7 +26,8 @@ import json
 import operator
 import re
 from collections.abc import Callable, Iterable, Iterator
-from functools import lru_cache, partial
+from functools import lru_cache
+from itertools import repeat
 from json.encoder import c_make_encoder  # type: ignore[attr-defined]
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -767,7 +768,7 @@ def track_operations(compiler: Any) -> None:
     compiler.track_filter = tracked_filter
     compiler.track_printed = Printed
     compiler.add_chain = SourcedAddChain
-    compiler.output = SourcedOutput
+    compiler.output = sourced_output
 
 
 def _short_text_first(
@@ -796,6 +797,12 @@ class SourcedAddChain(AddChain):
         self.short = min(CHARS_PER_STEP, self.limits.max_string + 1)
 
     def eval(self, frame: Any) -> Any:
+        total, parts = self.parts(frame)
+        return total if parts is None else join_text(parts)
+
+    def parts(self, frame: Any) -> tuple[Any, list[Any] | None]:
+        """The sum, as ``(None, strings)`` while every operand is a string (the strings to
+        join), else as ``(value, None)``."""
         total = self.first.eval(frame)
         text = _TEXT
         parts = None  # the strings added so far, while every operand is one
@@ -830,7 +837,7 @@ class SourcedAddChain(AddChain):
                 total = self.add(total, value)
             except Exception as error:
                 raise located(error, pos) from None
-        return total if parts is None else join_text(parts)
+        return (total, None) if parts is None else (None, parts)
 
 
 def printed_text(value: Any) -> Any:
@@ -851,6 +858,35 @@ class SourcedOutput(Output):
 
     __slots__ = ()
     printed = staticmethod(printed_text)
+
+
+class SourcedSumOutput(SourcedOutput):
+    """``{{ a + b + c }}`` of a template compiled with provenance: a sum of strings is printed
+    as its strings, which the output joins anyway, instead of being joined first."""
+
+    __slots__ = ()
+    expr: SourcedAddChain
+
+    def run(self, frame: Any, out: list[Any]) -> None:
+        value, parts = self.expr.parts(frame)
+        if parts is None:  # (what Output.run does with the value)
+            if value.__class__ is not str:
+                try:
+                    value = printed_text(value)
+                except Exception as error:
+                    raise located(error, self.pos) from None
+            parts = [value]
+        state = frame.state
+        state.size += sum(map(len, parts))
+        if state.size > self.max_output:
+            state.grow(0)
+        out += parts
+
+
+def sourced_output(expr: Any, pos: int, max_output: int, cost: int = 1) -> Output:
+    """The statement ``{{ expr }}`` of a template compiled with provenance."""
+    kind = SourcedSumOutput if expr.__class__ is SourcedAddChain else SourcedOutput
+    return kind(expr, pos, max_output, cost)
 
 
 class Printed:
@@ -1134,12 +1170,26 @@ class Provenance(NamedTuple):
 
 def collect(parts: list[Any], spans: list[tuple[int, int]]) -> Provenance:
     """The result of a render whose top-level output is ``parts``."""
-    joined = join_text(parts)
-    segments = joined.segments if joined.__class__ is Sourced else ()
-    text = str.__str__(joined)
-    ordered = sorted(segments, key=_START_END)
-    return Provenance(text, tuple(map(_AS_SEGMENT, ordered)), list(spans))
+    # (join_text's placing, without making a sourced string of the whole text)
+    segments: list[tuple] = []
+    position = 0
+    for part in parts:
+        kind = part.__class__
+        if kind is Sourced or kind is SourcedMarkup:
+            own = part.segments
+            if len(own) == 1:
+                start, end, path, offset, verbatim = own[0]
+                segments.append((start + position, end + position, path, offset, verbatim))
+            else:
+                segments += [
+                    (start + position, end + position, path, offset, verbatim)
+                    for start, end, path, offset, verbatim in own
+                ]
+        position += len(part)
+    segments.sort(key=_START_END)
+    # (what Segment._make does, without its check)
+    placed = tuple(map(tuple.__new__, repeat(Segment), segments))
+    return Provenance("".join(parts), placed, list(spans))
 
 
 _START_END = itemgetter(0, 1)
-_AS_SEGMENT = partial(tuple.__new__, Segment)  # (what Segment._make does, without its check)
