@@ -151,16 +151,22 @@ class Sourced(str):
 
     # ---------------------------------------------------------------- str methods
 
+    # (Most texts have nothing to strip: they are their own result, not a copy of it.)
+
     def strip(self, chars: Any = None) -> Any:
         result = str.strip(self, chars)
+        if len(result) == len(self):
+            return self
         left = len(self) - len(str.lstrip(self, chars))
         return self[left : left + len(result)]
 
     def lstrip(self, chars: Any = None) -> Any:
-        return self[len(self) - len(str.lstrip(self, chars)) :]
+        cut = len(self) - len(str.lstrip(self, chars))
+        return self[cut:] if cut else self
 
     def rstrip(self, chars: Any = None) -> Any:
-        return self[: len(str.rstrip(self, chars))]
+        kept = len(str.rstrip(self, chars))
+        return self[:kept] if kept != len(self) else self
 
     def removeprefix(self, prefix: Any) -> Any:
         return self[len(self) - len(str.removeprefix(self, prefix)) :]
@@ -1018,16 +1024,30 @@ def _completed(result: Any, inputs: Iterable[Any]) -> Any:
         return derived(result, inputs)
     if result.__class__ is not Sourced:
         return result
-    covered = bytearray(len(result))
-    for start, end, *_ in result.segments:
-        covered[start:end] = b"\x01" * (end - start)
-    if all(covered):
+    gaps = _uncovered(result.segments, len(result))
+    if not gaps:
         return result
     paths = paths_of(inputs)
-    extra = []
-    for match in re.finditer(b"\x00+", bytes(covered)):
-        extra += [(match.start(), match.end(), path, None, False) for path in paths]
+    extra = [(start, end, path, None, False) for start, end in gaps for path in paths]
     return _make(result, (*result.segments, *extra))
+
+
+def _uncovered(segments: tuple[tuple, ...], length: int) -> list[tuple[int, int]]:
+    # The maximal runs of [0, length) that no segment covers, in order.
+    if len(segments) == 1 and segments[0][0] == 0 and segments[0][1] >= length:
+        return []  # (one value's text, the whole of it: the usual case)
+    gaps = []
+    reached = 0
+    for start, end in sorted(segment[:2] for segment in segments):
+        if end <= start:
+            continue
+        if start > reached:
+            gaps.append((reached, start))
+        if end > reached:
+            reached = end
+    if reached < length:
+        gaps.append((reached, length))
+    return gaps
 
 
 def _exact_join(result: str, value: Any, d: Any = "", attribute: Any = None) -> Any:

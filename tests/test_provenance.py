@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from minijinja_py import Environment, TemplateRuntimeError, chat_environment
 from minijinja_py.provenance import Segment
@@ -167,3 +169,28 @@ def test_json_nested_deeper_than_the_walk_goes_is_attributed_as_a_whole():
     env = chat_environment(Limits(max_recursion=400))
     result = traced("{{ d|tojson }}", env, d=["s", deep])
     assert result.segments == (Segment(0, len(result.text), ("d", 0), None, False),)
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), max_size=6),
+    st.integers(1, 12),
+)
+def test_the_uncovered_runs_are_the_characters_no_segment_covers(bounds, length):
+    from minijinja_py.provenance import _uncovered
+
+    segments = tuple((start, min(end, length), ("p",), None, False) for start, end in bounds)
+    covered = [any(s <= i < e for s, e, *_ in segments) for i in range(length)]
+    expected = []
+    for index, is_covered in enumerate(covered):
+        if is_covered:
+            continue
+        if expected and expected[-1][1] == index:
+            expected[-1] = (expected[-1][0], index + 1)
+        else:
+            expected.append((index, index + 1))
+    assert _uncovered(segments, length) == expected
+
+
+def test_text_with_nothing_to_strip_keeps_its_sources():
+    result = traced("{{ c|trim }}|{{ c.lstrip() }}|{{ c.rstrip() }}|{{ c|string }}", c="a b")
+    assert spans(result) == [("a b", ("c",), 0, True)] * 4
