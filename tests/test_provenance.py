@@ -194,3 +194,26 @@ def test_the_uncovered_runs_are_the_characters_no_segment_covers(bounds, length)
 def test_text_with_nothing_to_strip_keeps_its_sources():
     result = traced("{{ c|trim }}|{{ c.lstrip() }}|{{ c.rstrip() }}|{{ c|string }}", c="a b")
     assert spans(result) == [("a b", ("c",), 0, True)] * 4
+
+
+def test_a_printed_sum_keeps_its_sources_in_captured_output_and_spans():
+    result = traced(
+        "{% set s %}{{ '<' + x + '>' }}{% endset %}{{ s + '|' }}"
+        "{% generation %}{{ '[' + x + ']' }}{% endgeneration %}{{ 1 + 2 }}",
+        x="hi",
+    )
+    assert result.text == "<hi>|[hi]3"
+    assert spans(result) == [("hi", ("x",), 0, True), ("hi", ("x",), 0, True)]
+    assert [s.start for s in result.segments] == [1, 6]
+    assert result.generation_spans == [(5, 9)]
+
+
+def test_a_printed_sum_counts_towards_max_output_as_render_does():
+    from minijinja_py import LimitError, Limits
+
+    template = chat_environment(Limits(max_output=10)).from_string("{{ 'abcdef' + x }}")
+    with pytest.raises(LimitError) as plain:
+        template.render(x="123456")
+    with pytest.raises(LimitError) as sourced:
+        template.render_with_provenance(x="123456")
+    assert str(sourced.value) == str(plain.value)
