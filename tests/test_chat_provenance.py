@@ -296,3 +296,49 @@ def test_a_template_that_prints_only_typed_content_is_probed_with_typed_content(
         "<end_of_utterance>",
     )
     assert _span_texts(result) == [" A cat.<end_of_utterance>\n"]
+
+
+TOOLS_TEMPLATE = (
+    "{% for t in tools %}{{ t|tojson }}|{{ t.function.name }}|"
+    "{% for k, v in t.function.parameters.items() %}{{ k }}={{ v }};{% endfor %}\n{% endfor %}"
+    "{{ messages[0].content }}"
+)
+
+
+def _tool(name, parameters):
+    return {"type": "function", "function": {"name": name, "parameters": parameters}}
+
+
+def test_traced_tools_kept_between_calls_are_those_of_the_call():
+    kept = ChatTemplate.from_string(TOOLS_TEMPLATE)
+    # tools whose data differ only in a type (1 and True, a key 1 and "1", a list and a tuple)
+    # must not be taken for one another
+    calls = [
+        [_tool("f", {"a": 1})],
+        [_tool("f", {"a": True})],
+        [_tool("f", {1: "x"})],
+        [_tool("f", {"1": "x"})],
+        [_tool("f", {"a": ["x", "y"]})],
+        [_tool("f", {"a": ("x", "y")})],
+        [_tool("f", {"a": 1})],
+        [_tool("g", {"a": 'q"r'}), _tool("f", {"a": 1})],
+    ]
+    for tools in calls:
+        result = kept.render_with_provenance(MESSAGES, tools=tools)
+        fresh = ChatTemplate.from_string(TOOLS_TEMPLATE).render_with_provenance(
+            MESSAGES, tools=tools
+        )
+        assert result.text == fresh.text == kept.render(MESSAGES, tools=tools)
+        assert result.segments == fresh.segments
+    assert kept.render_with_provenance(MESSAGES, tools=calls[1]).text.startswith(
+        '{"type": "function", "function": {"name": "f", "parameters": {"a": true}}}|f|a=True;'
+    )
+
+
+def test_the_traced_tools_kept_are_bounded():
+    from minijinja_py.chat.template import _TRACED_TOOLS_KEPT
+
+    chat = ChatTemplate.from_string(TOOLS_TEMPLATE)
+    for index in range(3 * _TRACED_TOOLS_KEPT):
+        chat.render_with_provenance(MESSAGES, tools=[_tool(f"f{index}", {})])
+    assert 0 < len(chat._traced_tools) <= _TRACED_TOOLS_KEPT

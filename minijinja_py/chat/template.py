@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from ..errors import TemplateError
+from ..provenance import track_value
 from ..sandbox import Limits
 from .capabilities import ChatCapabilities, probe_capabilities
 from .inputs import REASONING_FIELDS, normalise_conversations, to_template_data
@@ -89,6 +90,7 @@ class ChatTemplate:
         self._tokenizer = tokenizer
         self._compiled: dict[str, Any] = {}
         self._probes: dict[Any, TurnTexts] = {}
+        self._traced_tools: dict[str, Any] = {}
         for source in self.sources.values():
             self._compile(source)
 
@@ -154,10 +156,12 @@ class ChatTemplate:
         state = self.__dict__.copy()
         state["_compiled"] = {}
         state["_probes"] = {}
+        state["_traced_tools"] = {}
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update({"limits": None, "now": None, **state})  # pickles of 0.1.0 lack them
+        # (pickles of 0.1.0 lack the limits and the clock; older ones the traced tools)
+        self.__dict__.update({"limits": None, "now": None, "_traced_tools": {}, **state})
 
     def __repr__(self) -> str:
         names = ", ".join(self.sources)
@@ -421,8 +425,12 @@ class ChatTemplate:
 
     def _traced(self, call: _Call, chat: list[dict[str, Any]]) -> ChatProvenance:
         names = call.traced_names or ["messages", "tools", "documents"]
+        context = {**call.context, "messages": chat}
+        if context.get("tools") is not None and "tools" in names:
+            context["tools"] = self._sourced_tools(context["tools"])
+            names = [name for name in names if name != "tools"]
         # (the call's data and chat are copies made by this object: traced in place)
-        traced = call.compiled.trace({**call.context, "messages": chat}, names, private=True)
+        traced = call.compiled.trace(context, names, private=True)
         probes = None
         if not has_generation_blocks(call.source):
             if call.probes is None:
@@ -446,6 +454,24 @@ class ChatTemplate:
                     self._probes[key] = call.probes
             probes = call.probes
         return chat_provenance(traced, chat, probes)
+
+    def _sourced_tools(self, tools: Any) -> Any:
+        """``tools`` (this call's template data) with its strings traced, from the last calls'
+        when they passed the same tools.
+
+        Tools repeat from call to call (every row of a dataset may offer the same ones), and
+        tracing a schema's strings is much of what provenance costs a call with tools.  The
+        key is the data's ``repr``, which tells apart every value template data holds (``1``,
+        ``True``, ``"1"``, a tuple and a list); a template cannot change what it is given, so
+        the traced copy is shared."""
+        key = repr(tools)
+        sourced = self._traced_tools.get(key)
+        if sourced is None:
+            sourced = track_value(tools, ("tools",), in_place=True)  # (this call's own copy)
+            if len(self._traced_tools) >= _TRACED_TOOLS_KEPT:
+                self._traced_tools.clear()
+            self._traced_tools[key] = sourced
+        return sourced
 
     # tokens ------------------------------------------------------------------------------------
 
@@ -653,6 +679,10 @@ class _Call:
     probes: TurnTexts | None = None
     #: Whether the template has {% generation %} blocks (asked once per tokenize call).
     generation: bool = False
+
+
+# The distinct tool lists whose traced copies a ChatTemplate keeps.
+_TRACED_TOOLS_KEPT = 16
 
 
 def _option_key(context: dict[str, Any]) -> tuple:
