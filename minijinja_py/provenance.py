@@ -1079,10 +1079,43 @@ def _exact_chat_tojson(result: str, value: Any, *args: Any, **kwargs: Any) -> An
         and (indent is None or (indent.__class__ is int and indent >= 0))
         and current_limits().max_recursion < _JSON_WALK_DEPTH
     ):
-        scanned = scanned_json_text(value, result)
+        kept = _KEPT.get(id(value))
+        if kept is not None and kept[0] is value:  # (see keep_traced)
+            scanned = kept[1].get(result)
+            if scanned is None:
+                scanned = kept[1][result] = scanned_json_text(value, result)
+        else:
+            scanned = scanned_json_text(value, result)
         if scanned is not None:
             return scanned
     return _exact_tojson(result, value, *args, **kwargs)
+
+
+# Traced containers that outlive a render unchanged (see keep_traced), by id: the container
+# itself (which keeps its id its own) and the traced tojson texts of it, by text.
+_KEPT: dict[int, tuple[Any, dict[str, Any]]] = {}
+_KEPT_MOST = 4096
+
+
+def keep_traced(value: Any) -> None:
+    """Note that the containers of ``value``, traced data, are rendered again unchanged (a
+    ``ChatTemplate`` keeps its callers' tools traced): tojson of one is then read off once.
+
+    A template cannot change the data it is given, so a container's JSON text and its sources
+    are the same at every render."""
+    if len(_KEPT) >= _KEPT_MOST:
+        _KEPT.clear()
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        kind = item.__class__
+        if kind is dict:
+            pending.extend(item.values())
+        elif kind is list or kind is tuple:
+            pending.extend(item)
+        else:
+            continue
+        _KEPT[id(item)] = (item, {})
 
 
 # The nesting that the walk of json_text follows (it attributes a deeper value as a whole),

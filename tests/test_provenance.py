@@ -217,3 +217,29 @@ def test_a_printed_sum_counts_towards_max_output_as_render_does():
     with pytest.raises(LimitError) as sourced:
         template.render_with_provenance(x="123456")
     assert str(sourced.value) == str(plain.value)
+
+
+def test_tojson_of_kept_data_is_read_off_once_and_the_same_at_every_render():
+    from minijinja_py import provenance
+    from minijinja_py.provenance import keep_traced, track_value
+
+    data = track_value({"f": {"name": "x", "d": 'a "b"'}, "n": [1, "y"]}, ("tools",))
+    keep_traced(data)
+    template = chat_environment().from_string("{{ t|tojson }}|{{ t.f|tojson(indent=1) }}")
+    first = template.trace({"t": data}, [])  # (already traced: passed through as it is)
+    again = template.trace({"t": data}, [])
+    fresh = template.trace({"t": {"f": {"name": "x", "d": 'a "b"'}, "n": [1, "y"]}}, ["t"])
+    assert first == again
+    assert [tuple(s) for s in first.segments] == [
+        (s.start, s.end, ("tools", *s.path[1:]), s.offset, s.verbatim) for s in fresh.segments
+    ]
+    assert len(provenance._KEPT[id(data)][1]) == 1  # the text of t, remembered
+
+
+def test_the_kept_containers_are_bounded():
+    from minijinja_py import provenance
+    from minijinja_py.provenance import keep_traced
+
+    for _ in range(3):
+        keep_traced([[] for _ in range(provenance._KEPT_MOST // 2)])
+    assert 0 < len(provenance._KEPT) <= provenance._KEPT_MOST

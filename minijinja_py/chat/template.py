@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from ..errors import TemplateError
-from ..provenance import track_value
+from ..provenance import keep_traced, track_value
 from ..sandbox import Limits
 from .capabilities import ChatCapabilities, probe_capabilities
 from .inputs import REASONING_FIELDS, normalise_conversations, to_template_data
@@ -460,14 +460,15 @@ class ChatTemplate:
         when they passed the same tools.
 
         Tools repeat from call to call (every row of a dataset may offer the same ones), and
-        tracing a schema's strings is much of what provenance costs a call with tools.  The
-        key is the data's ``repr``, which tells apart every value template data holds (``1``,
-        ``True``, ``"1"``, a tuple and a list); a template cannot change what it is given, so
-        the traced copy is shared."""
+        tracing a schema's strings (and placing them in its JSON) is much of what provenance
+        costs a call with tools.  The key is the data's ``repr``, which tells apart every value
+        template data holds (``1``, ``True``, ``"1"``, a tuple and a list); a template cannot
+        change what it is given, so the traced copy is shared."""
         key = repr(tools)
         sourced = self._traced_tools.get(key)
         if sourced is None:
             sourced = track_value(tools, ("tools",), in_place=True)  # (this call's own copy)
+            keep_traced(sourced)
             if len(self._traced_tools) >= _TRACED_TOOLS_KEPT:
                 self._traced_tools.clear()
             self._traced_tools[key] = sourced
