@@ -94,10 +94,15 @@ class Sourced(str):
             return self
         shift = len(other)
         result = str.__new__(Sourced, str.__add__(other, self))
-        result.segments = tuple(
-            (start + shift, end + shift, path, offset, verbatim)
-            for start, end, path, offset, verbatim in self.segments
-        )
+        own = self.segments
+        if len(own) == 1:  # (one value's text: most strings)
+            start, end, path, offset, verbatim = own[0]
+            result.segments = ((start + shift, end + shift, path, offset, verbatim),)
+        else:
+            result.segments = tuple(
+                (start + shift, end + shift, path, offset, verbatim)
+                for start, end, path, offset, verbatim in own
+            )
         return result
 
     def __mul__(self, count: Any) -> Any:

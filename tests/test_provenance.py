@@ -243,3 +243,13 @@ def test_the_kept_containers_are_bounded():
     for _ in range(3):
         keep_traced([[] for _ in range(provenance._KEPT_MOST // 2)])
     assert 0 < len(provenance._KEPT) <= provenance._KEPT_MOST
+
+
+def test_text_added_before_a_sourced_string_shifts_its_sources():
+    result = traced("{{ '<' + c }}|{{ '<<' + (c ~ d) }}", c="ab", d="x")
+    assert result.text == "<ab|<<abx"
+    assert [tuple(s) for s in result.segments] == [
+        (1, 3, ("c",), 0, True),
+        (6, 8, ("c",), 0, True),
+        (8, 9, ("d",), 0, True),
+    ]
