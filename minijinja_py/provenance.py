@@ -367,18 +367,23 @@ def join_text(parts: Iterable[Any]) -> Any:
             own = part.segments
             if segments is None:
                 segments = []
-            if not position:
-                segments += own
-            elif len(own) == 1:  # (the usual case: one value's text)
-                start, end, path, offset, verbatim = own[0]
-                segments.append((start + position, end + position, path, offset, verbatim))
-            else:
-                segments += [
-                    (start + position, end + position, path, offset, verbatim)
-                    for start, end, path, offset, verbatim in own
-                ]
+            _place(segments, own, position)
         position += len(part)
     return text if segments is None else _make(text, segments)
+
+
+def _place(segments: list[Any], own: Any, position: int) -> None:
+    """Add a part's segments to ``segments``, moved to where the part starts in the text."""
+    if not position:
+        segments += own
+    elif len(own) == 1:  # (the usual case: one value's text)
+        start, end, path, offset, verbatim = own[0]
+        segments.append((start + position, end + position, path, offset, verbatim))
+    else:
+        segments += [
+            (start + position, end + position, path, offset, verbatim)
+            for start, end, path, offset, verbatim in own
+        ]
 
 
 def _interleave(separator: str, items: list[Any]) -> Any:
@@ -1234,15 +1239,7 @@ def collect(parts: list[Any], spans: list[tuple[int, int]]) -> Provenance:
     for part in parts:
         kind = part.__class__
         if kind is Sourced or kind is SourcedMarkup:
-            own = part.segments
-            if len(own) == 1:
-                start, end, path, offset, verbatim = own[0]
-                segments.append((start + position, end + position, path, offset, verbatim))
-            else:
-                segments += [
-                    (start + position, end + position, path, offset, verbatim)
-                    for start, end, path, offset, verbatim in own
-                ]
+            _place(segments, part.segments, position)
         position += len(part)
     segments.sort(key=_START_END)
     # (what Segment._make does, without its check)
