@@ -653,11 +653,7 @@ def check_compared(value: Any, times: int = 1) -> Any:
     is reached.  A value can share a container between its items, so that this walk is far
     longer than the value is big: ``[a, a]`` forty times over holds 80 lists and is walked
     over a trillion times.  Returns ``value``."""
-    walked = _measure(value)[2] * times
-    if walked >= ITEMS_PER_STEP:
-        budget = _CURRENT.get()
-        if budget is not None:
-            budget.charge(walked // ITEMS_PER_STEP)
+    charge_steps(_measure(value)[2] * times // ITEMS_PER_STEP)
     return value
 
 
@@ -669,11 +665,7 @@ def check_compared_pair(a: Any, b: Any) -> None:
     if a is b:
         _measure(a)
         return
-    walked = min(_measure(a)[2], _measure(b)[2])
-    if walked >= ITEMS_PER_STEP:
-        budget = _CURRENT.get()
-        if budget is not None:
-            budget.charge(walked // ITEMS_PER_STEP)
+    charge_steps(min(_measure(a)[2], _measure(b)[2]) // ITEMS_PER_STEP)
 
 
 def _measure(value: Any) -> tuple[Any, int, int]:
@@ -889,16 +881,6 @@ def check_key(key: Any) -> Any:
     """
     if isinstance(key, tuple):
         check_compared(key)
-    return key
-    limit = current_limits().max_recursion
-    stack = [(key, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if depth > limit:
-            raise LimitError(f"a tuple nested deeper than max_recursion ({limit})")
-        for item in value:
-            if isinstance(item, tuple):
-                stack.append((item, depth + 1))
     return key
 
 
