@@ -12,8 +12,8 @@ from .errors import (
     TemplateSyntaxError,
     UndefinedError,
 )
-from .runtime import ChainableUndefined, StrictUndefined, Undefined, pass_environment
-from .sandbox import Limits
+from .sandbox.limits import Limits
+from .values.runtime import ChainableUndefined, StrictUndefined, Undefined, pass_environment
 
 __all__ = [
     "ChainableUndefined",

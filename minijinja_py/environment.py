@@ -5,9 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .budget import (
+from .builtins.policy import AttributePolicy, SandboxedDict, SandboxedNamespace, check_pairs
+from .errors import (
+    LimitError,
+    SecurityError,
+    TemplateError,
+    TemplateRuntimeError,
+    capped_message,
+)
+from .sandbox.budget import (
     FILTER_ITEMS_PER_STEP,
-    Limits,
     charge_steps,
     check_key,
     check_length,
@@ -16,19 +23,12 @@ from .budget import (
     leave_render,
     recursion_error,
 )
-from .errors import (
-    LimitError,
-    SecurityError,
-    TemplateError,
-    TemplateRuntimeError,
-    capped_message,
-)
-from .runtime import PLAIN_NAMESPACES, Cycler, Joiner, Undefined
-from .sandbox import AttributePolicy, SandboxedDict, SandboxedNamespace, check_pairs
+from .sandbox.limits import Limits
+from .values.runtime import PLAIN_NAMESPACES, Cycler, Joiner, Undefined
 
 if TYPE_CHECKING:
-    from .nodes import Template as TemplateNode
     from .provenance import Provenance
+    from .syntax.nodes import Template as TemplateNode
 
 # The lexer, parser, compiler, filters and tests are imported by the first environment or
 # template that needs them: `import minijinja_py` stays cheap for tools that may not render.
@@ -76,9 +76,11 @@ class Environment:
         self.keep_trailing_newline = keep_trailing_newline
         self.undefined = undefined
         self.extensions = tuple(extensions)
-        from .filters import FILTERS
-        from .lexer import LexOptions
-        from .tests import TESTS
+        from .builtins.filters import FILTERS, use_environment
+        from .builtins.tests import TESTS
+        from .syntax.lexer import LexOptions
+
+        use_environment(Environment)  # (the filters sit below: they learn of it from here)
 
         enabled: set[str] = set()
         for extension in self.extensions:
@@ -153,7 +155,7 @@ class Environment:
         args: Iterable[Any],
         kwargs: Mapping[str, Any] | None,
     ) -> Any:
-        from .runtime import wants_environment
+        from .values.runtime import wants_environment
 
         func = registry.get(check_key(name))
         if func is None:
@@ -242,9 +244,9 @@ class Template:
     def _compile(
         cls, environment: Environment, source: str, globals: Mapping[str, Any] | None
     ) -> Template:
-        from .compiler import Compiler
-        from .frames import Frame, RenderState
-        from .parser import parse
+        from .compile.compiler import Compiler
+        from .run.frames import Frame, RenderState
+        from .syntax.parser import parse
 
         limit = environment.limits.max_source
         if isinstance(source, str) and len(source) > limit:
@@ -272,7 +274,7 @@ class Template:
     @property
     def tree(self) -> TemplateNode:
         """The syntax tree the template was compiled from."""
-        from .parser import parse
+        from .syntax.parser import parse
 
         return parse(self.source, self.environment._lex_options)[1]
 
@@ -342,7 +344,7 @@ class Template:
             >>> sorted(Template("{% set x = 1 %}{{ x }}{{ y }}{{ range(n)|list }}").undeclared_variables())
             ['n', 'y']
         """
-        from .meta import undeclared_variables
+        from .compile.meta import undeclared_variables
 
         return undeclared_variables(self.tree) - set(self.environment.globals) - set(self.globals)
 
@@ -391,9 +393,9 @@ class Template:
         run = self.__dict__.get("_provenance_run")
         if run is None:
             from . import provenance
-            from .compiler import Compiler
+            from .compile.compiler import Compiler
 
-            compiler = Compiler(self.environment, provenance=True)
+            compiler = Compiler(self.environment, instrument=provenance.track_operations)
             run = self._provenance_run = _ProvenanceRun(
                 compiler.template(self.tree), compiler.analysis.names, provenance
             )
@@ -401,7 +403,7 @@ class Template:
 
     def _placed(self, error: TemplateError) -> TemplateError:
         if error.source is None:
-            from .lexer import normalise_newlines
+            from .syntax.lexer import normalise_newlines
 
             error.source = normalise_newlines(self.source, self.environment._lex_options)
         return error
@@ -483,7 +485,7 @@ def raise_exception(message: Any) -> None:
     """``raise_exception(message)``: abort rendering with a TemplateError carrying ``message``."""
     # The message becomes text when the error is shown: measured and counted as printing it
     # would be (``raise_exception([big] * 1000)`` would otherwise make gigabytes of it).
-    from .budget import check_printable
+    from .sandbox.budget import check_printable
 
     check_printable(message)
     raise TemplateError(message)
@@ -497,7 +499,7 @@ def _strftime_now(format: str) -> str:
     """``strftime_now(format)``: the current local time, formatted by ``datetime.strftime``."""
     from datetime import datetime
 
-    from .budget import charge_memory, current_limits
+    from .sandbox.budget import charge_memory, current_limits
 
     if isinstance(format, str):
         size = len(format) * _STRFTIME_WIDTH
@@ -574,7 +576,7 @@ def chat_environment(limits: Limits | None = None) -> Environment:
         extensions=("loopcontrols", "generation"),
         limits=limits,
     )
-    from .filters import chat_tojson
+    from .builtins.filters import chat_tojson
 
     environment.filters["tojson"] = chat_tojson
     environment.globals.update(

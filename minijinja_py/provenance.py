@@ -3,7 +3,7 @@
 ``Template.render_with_provenance`` wraps every string of the caller's context in a
 :class:`Sourced` string: a ``str`` whose segments name the path of the value each of its characters
 came from (``("messages", 3, "content")``).  The template compiled for provenance (see
-``Compiler(..., provenance=True)``) runs the very same evaluators; only its filters, operators,
+``Compiler(..., instrument=track_operations)``) runs the same evaluators; only its filters, operators,
 ``str`` methods and the joins of captured output go through :func:`track_operations`, which keeps
 the segments:
 
@@ -32,14 +32,14 @@ from json.encoder import c_make_encoder  # type: ignore[attr-defined]
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from .budget import CHARS_PER_STEP, check_length, current_limits
-from .expressions import AddChain, Const
-from .filters import FILTERS, chat_tojson
-from .frames import located
-from .methods import STR_METHODS
-from .ops import to_string
-from .runtime import Markup, Undefined, wants_environment
-from .statements import Output
+from .builtins.filters import FILTERS, chat_tojson
+from .builtins.methods import STR_METHODS
+from .builtins.ops import to_string
+from .run.expressions import AddChain, Const
+from .run.frames import located
+from .run.statements import Output
+from .sandbox.budget import CHARS_PER_STEP, check_length, current_limits
+from .values.runtime import Markup, Undefined, wants_environment
 
 Path = tuple[Any, ...]
 

@@ -952,7 +952,7 @@ def test_user_callables_through_map_select_and_objects():
     reference_env = _install_callables(ImmutableSandboxedEnvironment(), markupsafe.Markup)
     assert reference_env.from_string(source).render() == expected
     for factory in (Environment, chat_environment):
-        env = _install_callables(factory(), minijinja_py.runtime.Markup)
+        env = _install_callables(factory(), minijinja_py.values.runtime.Markup)
         assert env.from_string(source).render() == expected
 
 

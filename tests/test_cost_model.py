@@ -246,7 +246,7 @@ def test_parsing_a_long_body_is_linear():
     """80,000 statements in one body: the parser used to copy the body's list at each one."""
     import time
 
-    from minijinja_py.parser import parse
+    from minijinja_py.syntax.parser import parse
 
     env = mj.Environment()
     timings = []
@@ -268,7 +268,7 @@ def test_break_and_continue_raise_fresh_exceptions():
         "{% if i == 2 %}{% break %}{% endif %}{% endfor %}"
     )
     assert template.render() == "02"
-    from minijinja_py import frames
+    from minijinja_py.run import frames
 
     assert not hasattr(frames, "BREAK") and not hasattr(frames, "CONTINUE")
 

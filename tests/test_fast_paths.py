@@ -8,12 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import minijinja_py as mj
-from minijinja_py import Limits, sandbox
-from minijinja_py import budget as budget_module
+from minijinja_py import Limits
+from minijinja_py.builtins.ops import COMPARISONS, make_add
+from minijinja_py.builtins.policy import AttributePolicy
 from minijinja_py.errors import LimitError, SecurityError, UndefinedError
-from minijinja_py.ops import COMPARISONS, make_add
-from minijinja_py.runtime import LoopContext, Markup, Undefined, escape
-from minijinja_py.sandbox import AttributePolicy, Budget, check_printable
+from minijinja_py.sandbox import budget as budget_module
+from minijinja_py.sandbox.budget import Budget, check_printable
+from minijinja_py.values.runtime import LoopContext, Markup, Namespace, Undefined, escape
 
 # ---------------------------------------------------------------------------------------------
 # check_printable: the quick measure of small structures against the full walk
@@ -41,14 +42,14 @@ def _outcome(value, limits: Limits, full_walk: bool, monkeypatch) -> tuple:
     if full_walk:
         monkeypatch.setattr(budget_module, "_SMALL_NODES", 0)
     budget = Budget(limits)
-    token = sandbox.enter_render(budget)
+    token = budget_module.enter_render(budget)
     try:
         check_printable(value)
         result: tuple = ("ok", budget.steps)
     except LimitError as error:
         result = ("error", str(error), budget.steps)
     finally:
-        sandbox.leave_render(token)
+        budget_module.leave_render(token)
         monkeypatch.undo()
     return result
 
@@ -157,11 +158,11 @@ def test_getattr_namespace(policy):
 
 def test_getattr_charges_a_long_string_as_before():
     budget = Budget(Limits())
-    token = sandbox.enter_render(budget)
+    token = budget_module.enter_render(budget)
     try:
         AttributePolicy(mj.Environment()).getattr("x" * 5000, "strip")
     finally:
-        sandbox.leave_render(token)
+        budget_module.leave_render(token)
     assert budget.steps == 4
 
 
@@ -206,14 +207,14 @@ def test_comparisons_charge_big_operands(a, b, op):
     import operator
 
     budget = Budget(Limits())
-    token = sandbox.enter_render(budget)
+    token = budget_module.enter_render(budget)
     try:
         try:
             got: object = COMPARISONS[op](a, b)
         except TypeError as error:
             got = str(error)
     finally:
-        sandbox.leave_render(token)
+        budget_module.leave_render(token)
     python = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
               ">": operator.gt, ">=": operator.ge}[op]  # fmt: skip
     try:
@@ -231,7 +232,7 @@ def test_comparisons_charge_big_operands(a, b, op):
 
 def _checked_add(limits: Limits):
     # The operator as first written: every sum of sized values through check_length.
-    from minijinja_py.budget import charge_built, check_int, check_length
+    from minijinja_py.sandbox.budget import charge_built, check_int, check_length
 
     def add(a, b):
         sized = isinstance(a, (str, list, tuple)) and isinstance(b, (str, list, tuple))
@@ -249,13 +250,13 @@ def _checked_add(limits: Limits):
 
 def _add_outcome(add, limits, a, b) -> tuple:
     budget = Budget(limits)
-    token = sandbox.enter_render(budget)
+    token = budget_module.enter_render(budget)
     try:
         result: object = add(a, b)
     except (LimitError, TypeError) as error:
         result = f"{type(error).__name__}: {error}"
     finally:
-        sandbox.leave_render(token)
+        budget_module.leave_render(token)
     return result, type(result), budget.steps
 
 
@@ -305,7 +306,7 @@ def test_escape(value):
 def test_chat_tojson_as_json_dumps(kwargs):
     import json
 
-    from minijinja_py.filters import chat_tojson
+    from minijinja_py.builtins.filters import chat_tojson
 
     value = {"b": ["é", 1.5, None, True, {"c": (1, 2)}], "a": "<&>"}
     expected = json.dumps(value, **{"ensure_ascii": False, **kwargs})
@@ -380,7 +381,7 @@ def test_registered_lookups(source, per_item):
 )
 @pytest.mark.parametrize("op", ["in", "notin"])
 def test_containment_charges_as_before(item, container, op):
-    from minijinja_py.sandbox import charge_size, check_key
+    from minijinja_py.sandbox.budget import charge_size, check_key
 
     def reference(a, b):  # as first written: every container but a dict charged by size
         if type(a) is tuple:
@@ -391,13 +392,13 @@ def test_containment_charges_as_before(item, container, op):
 
     def outcome(compare):
         budget = Budget(Limits())
-        token = sandbox.enter_render(budget)
+        token = budget_module.enter_render(budget)
         try:
             result: object = compare(item, container)
         except TypeError as error:
             result = str(error)
         finally:
-            sandbox.leave_render(token)
+            budget_module.leave_render(token)
         return result, budget.steps
 
     assert outcome(COMPARISONS[op]) == outcome(reference)
@@ -425,7 +426,7 @@ def test_chat_namespace_still_refuses_a_private_attribute():
     )
 
 
-class _CountingNamespace(mj.runtime.Namespace):
+class _CountingNamespace(Namespace):
     """A caller's own namespace whose set does more than store: it must still be called."""
 
     __slots__ = ("calls",)
@@ -493,11 +494,11 @@ def _doubled(levels: int, leaf: object) -> object:
 
 def _steps_of(action) -> int:
     budget = Budget(Limits())
-    token = sandbox.enter_render(budget)
+    token = budget_module.enter_render(budget)
     try:
         action()
     finally:
-        sandbox.leave_render(token)
+        budget_module.leave_render(token)
     return budget.steps
 
 

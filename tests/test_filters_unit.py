@@ -15,11 +15,11 @@ import jinja2
 import pytest
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from minijinja_py import filters as F
-from minijinja_py import methods
-from minijinja_py import tests as T
+from minijinja_py.builtins import filters as F
+from minijinja_py.builtins import methods
+from minijinja_py.builtins import tests as T
 from minijinja_py.errors import FilterArgumentError, SecurityError, TemplateRuntimeError
-from minijinja_py.runtime import MISSING, Markup, Undefined, wants_environment
+from minijinja_py.values.runtime import MISSING, Markup, Undefined, wants_environment
 
 
 class FakeEnv:

@@ -632,7 +632,7 @@ def test_security_md_lists_every_limit_with_its_default():
 
 
 def test_step_budget_growth_is_capped():
-    from minijinja_py.sandbox import Budget
+    from minijinja_py.sandbox.budget import Budget
 
     budget = Budget(Limits())
     budget.scale_to({"messages": [{}] * 100_000})

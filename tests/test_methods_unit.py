@@ -15,9 +15,10 @@ import pytest
 from jinja2.sandbox import ImmutableSandboxedEnvironment, modifies_known_mutable
 from markupsafe import Markup as JinjaMarkup
 
-from minijinja_py import methods as M
+from minijinja_py.builtins import methods as M
 from minijinja_py.errors import LimitError, SecurityError, UndefinedError
-from minijinja_py.runtime import MISSING, Markup, Undefined
+from minijinja_py.sandbox.budget import MAX_WIDTH
+from minijinja_py.values.runtime import MISSING, Markup, Undefined
 
 JINJA = ImmutableSandboxedEnvironment()
 
@@ -393,7 +394,7 @@ def test_markup_percent_escapes_arguments() -> None:
     [
         ("x", "center", (10**9,)),
         ("x", "ljust", (10**8, "x")),
-        ("x", "rjust", (M.MAX_WIDTH + 1,)),
+        ("x", "rjust", (MAX_WIDTH + 1,)),
         ("x", "zfill", (10**9,)),
         ("\t", "expandtabs", (10**9,)),
         (Markup("x"), "center", (10**9,)),
@@ -411,7 +412,7 @@ def test_huge_widths_are_refused(value: Any, name: str, args: tuple) -> None:
 def test_named_tuple_fields_are_data() -> None:
     from collections import namedtuple
 
-    from minijinja_py.filters import do_groupby
+    from minijinja_py.builtins.filters import do_groupby
 
     group = do_groupby(ENV, [{"a": 1}], "a")[0]
     assert M.get_method(group, "grouper") == 1
@@ -480,7 +481,7 @@ def test_join_takes_any_iterable_once() -> None:
 
 def test_markup_escape_is_bound_to_the_class() -> None:
     assert repr(M.get_method(Markup("x"), "escape")) == (
-        "<bound method Markup.escape of <class 'minijinja_py.runtime.Markup'>>"
+        "<bound method Markup.escape of <class 'minijinja_py.values.runtime.Markup'>>"
     )
 
 

@@ -7,9 +7,9 @@ what they do: the same rules, as many states, and the same trees for the same te
 import json
 from pathlib import Path
 
-from minijinja_py.lexer import Lexer, LexOptions
-from minijinja_py.parser import _Machine, _machinery
-from minijinja_py.table import TABLE_PATH, _read, build_table, grammar_path
+from minijinja_py.syntax.lexer import Lexer, LexOptions
+from minijinja_py.syntax.parser import _Machine, _machinery
+from minijinja_py.syntax.table import TABLE_PATH, _read, build_table, grammar_path
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SAMPLES = [
@@ -25,7 +25,7 @@ def test_stored_table_belongs_to_this_grammar():
     grammar = _read(grammar_path())
     stored = json.loads(_read(TABLE_PATH))
     assert stored["grammar"] == grammar, (
-        "grammar/jinja.lark changed: run `python -m minijinja_py.table` to rewrite the table"
+        "grammar/jinja.lark changed: run `python -m minijinja_py.syntax.table` to rewrite the table"
     )
 
 

@@ -9,10 +9,10 @@ import jinja2
 import pytest
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from minijinja_py import filters as F
-from minijinja_py import tests as T
+from minijinja_py.builtins import filters as F
+from minijinja_py.builtins import tests as T
 from minijinja_py.errors import TemplateRuntimeError, UndefinedError
-from minijinja_py.runtime import MISSING, Markup, Namespace, Undefined, wants_environment
+from minijinja_py.values.runtime import MISSING, Markup, Namespace, Undefined, wants_environment
 
 JINJA = ImmutableSandboxedEnvironment()
 

@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, groupby
 from typing import Any, NamedTuple
 
-from .budget import (
+from ..errors import FilterArgumentError, LimitError
+from ..sandbox.budget import (
     PLAIN_TYPES,
     charge_big_int,
     charge_for,
@@ -23,21 +24,21 @@ from .budget import (
     check_key,
     check_length,
     check_printable,
+    check_size,
+    costly,
     current_limits,
     no_charge,
 )
-from .errors import FilterArgumentError, LimitError
-from .frames import costly
+from ..values.runtime import Markup, Undefined, pass_environment, wants_environment
+from ..values.runtime import escape as html_escape
 from .methods import (
     check_join,
     check_percent_format,
     check_replace,
-    check_size,
     check_width,
+    do_striptags,
     markup_mod,
 )
-from .runtime import Markup, Undefined, pass_environment, wants_environment
-from .runtime import escape as html_escape
 from .tests import test_eq, test_ne
 
 # Jinja2's defaults for the policies a bare environment may not carry.
@@ -338,41 +339,6 @@ def do_wordwrap(
             for line in s.splitlines()
         ]
     )
-
-
-def _strip_markup(text: str) -> str:
-    """Remove comments and tags in one left-to-right scan, as current markupsafe does: a
-    "<!--" runs to the next "-->", any other "<" to the next ">", and an unclosed one keeps
-    the rest of the text."""
-    kept: list[str] = []
-    pos = 0
-    while (start := text.find("<", pos)) != -1:
-        if text.startswith("<!--", start):
-            stop = text.find("-->", start + 4)
-            if stop == -1:
-                break
-            end = stop + 3
-        else:
-            stop = text.find(">", start)
-            if stop == -1:
-                break
-            end = stop + 1
-        kept.append(text[pos:start])
-        pos = end
-    if not kept:
-        return text
-    kept.append(text[pos:])
-    return "".join(kept)
-
-
-def do_striptags(value: Any) -> str:
-    """``{{ "<b>a</b>  &amp; b"|striptags }}`` -> ``a & b``"""
-    import html
-
-    if hasattr(value, "__html__"):
-        value = value.__html__()
-    text = _strip_markup(str(value))
-    return html.unescape(" ".join(text.split()))
 
 
 def do_filesizeformat(value: Any, binary: bool = False) -> str:
@@ -1051,7 +1017,8 @@ def _own_function(env: Any, kind: str, name: Any) -> Any:
     method = "call_filter" if kind == "filter" else "call_test"
     environment = _environment_class()
     if (
-        getattr(type(env), method, None) is not getattr(environment, method)
+        environment is None
+        or getattr(type(env), method, None) is not getattr(environment, method)
         or getattr(type(env), "_call_registered", None) is not environment._call_registered
     ):
         return None
@@ -1077,14 +1044,17 @@ def _lookup_registered(
     return lambda item: func(item, *args, **kwargs)
 
 
-def _environment_class() -> type:
-    # environment imports this module's FILTERS when it first builds an environment
-    global _ENVIRONMENT
-    if _ENVIRONMENT is None:
-        from .environment import Environment
-
-        _ENVIRONMENT = Environment
+def _environment_class() -> type | None:
+    # The Environment class, registered by environment.py (which sits above this module) when
+    # it builds its first environment: None before, when no environment of ours exists.
     return _ENVIRONMENT
+
+
+def use_environment(environment: type) -> None:
+    """Let map, select and their kin call the filters and tests of ``environment``'s
+    instances directly when their class calls them as ``environment`` does."""
+    global _ENVIRONMENT
+    _ENVIRONMENT = environment
 
 
 _ENVIRONMENT: type | None = None

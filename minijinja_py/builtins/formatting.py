@@ -10,9 +10,8 @@ import string
 from _string import formatter_field_name_split  # type: ignore[import-not-found]
 from typing import Any
 
-from .budget import printed_size
-from .methods import _check_format_spec, _fallback_getattr, _fallback_getitem, check_size
-from .runtime import Markup, escape
+from ..sandbox.budget import check_format_spec, check_size, printed_size
+from ..values.runtime import Markup, escape
 
 _DIGITS = re.compile(r"\d+")
 
@@ -21,11 +20,13 @@ class SandboxedFormatter(string.Formatter):
     """``str.format`` whose ``{0.attr}`` and ``{0[key]}`` lookups obey the sandbox."""
     made: int
 
-    def __init__(self, env: Any = None) -> None:
+    def __init__(self, env: Any) -> None:
+        # ``env``: the environment, or the str methods' stand-in with the sandbox's own
+        # lookups when none is at hand (this module sits below methods.py).
         super().__init__()
         self._env = env
-        self._getattr = env.getattr if env is not None else _fallback_getattr
-        self._getitem = env.getitem if env is not None else _fallback_getitem
+        self._getattr = env.getattr
+        self._getitem = env.getitem
         # Characters the fields of the current format() call may make, together.
         self.made = 0
 
@@ -37,7 +38,7 @@ class SandboxedFormatter(string.Formatter):
     def _count_field(self, value: Any, format_spec: str) -> None:
         # A field makes its value's text, padded to the widths in its spec: measured before
         # it is made, and added to what the call's other fields make (``'{:9999999}' * 9``).
-        _check_format_spec(format_spec, self._env)
+        check_format_spec(format_spec, self._env)
         widths = sum(int(d) for d in _DIGITS.findall(format_spec)) if format_spec else 0
         self.made += printed_size(value) + widths
         check_size(self.made, self._env)

@@ -21,16 +21,9 @@ from collections import abc, deque
 from collections.abc import Callable
 from typing import Any
 
-from .budget import charge_memory, printed_size
-from .errors import LimitError, SecurityError
-from .runtime import MISSING, Markup, Undefined, escape
-
-#: The longest string a filter or method may build when no environment (with its
-#: ``limits.max_string``) is at hand; the default of ``Limits.max_string``.  Checked *before*
-#: building: ``"x".center(10**10)`` would otherwise allocate gigabytes in one call, before any
-#: later limit could see the result.
-MAX_STRING = 10_000_000
-MAX_WIDTH = MAX_STRING
+from ..errors import LimitError, SecurityError
+from ..sandbox.budget import check_size, max_string, printed_size
+from ..values.runtime import MISSING, Markup, Undefined, escape, use_markup_mod
 
 STR_METHODS = frozenset(
     """capitalize casefold center count endswith expandtabs find format format_map index
@@ -83,34 +76,10 @@ def is_mutating_method(obj: Any, name: str) -> bool:
     return False
 
 
-def max_string(env: Any = None) -> int:
-    """The longest string the environment lets a template build."""
-    return getattr(getattr(env, "limits", None), "max_string", MAX_STRING)
-
-
-def check_size(size: int, env: Any = None) -> None:
-    """Refuse, before building it, a string of ``size`` characters beyond ``max_string``;
-    count a big one's building and bytes to the running render's budgets."""
-    limit = max_string(env)
-    if size > limit:
-        raise LimitError(f"a string of {size} characters exceeds max_string ({limit})")
-    charge_memory(size)
-
-
 def check_width(width: Any, env: Any = None) -> None:
     """Refuse a padding width (or count) that would build an enormous value in one step."""
     if isinstance(width, int):
         check_size(width, env)
-
-
-_SPEC_NUMBER_RE = re.compile(r"\d+")
-
-
-def _check_format_spec(spec: str, env: Any) -> None:
-    limit = max_string(env)
-    for digits in _SPEC_NUMBER_RE.findall(spec):
-        if len(digits) > 18 or int(digits) > limit:
-            raise LimitError(f"a format width of {digits} exceeds max_string ({limit})")
 
 
 def check_replace(text: Any, old: Any, new: Any, count: Any = -1, env: Any = None) -> None:
@@ -208,11 +177,25 @@ def _fallback_getitem(obj: Any, key: Any) -> Any:
     return Undefined(obj=obj, name=key)
 
 
+class _NoEnvironment:
+    """What the sandboxed str.format looks fields up with when no environment is at hand: the
+    fallbacks above, and no limits (the defaults apply)."""
+
+    limits = None
+    getattr = staticmethod(_fallback_getattr)
+    getitem = staticmethod(_fallback_getitem)
+
+
+_NO_ENVIRONMENT = _NoEnvironment()
+
+
 def _format_method(obj: str, name: str, env: Any) -> Callable[..., str]:
     # The formatters subclass string.Formatter: imported when a template first formats.
     from .formatting import SandboxedEscapeFormatter, SandboxedFormatter
 
     is_markup = isinstance(obj, Markup)
+    if env is None:
+        env = _NO_ENVIRONMENT
     formatter = SandboxedEscapeFormatter(env) if is_markup else SandboxedFormatter(env)
     result_type = Markup if is_markup else str
     is_format_map = name == "format_map"
@@ -245,6 +228,9 @@ def markup_mod(template: Markup, value: Any, env: Any = None) -> Markup:
     else:
         value = (_EscapeHelper(value),)
     return Markup(str.__mod__(template, value))
+
+
+use_markup_mod(markup_mod)
 
 
 class _EscapeHelper:
@@ -367,6 +353,44 @@ def _join(self: Markup, iterable: Any, /) -> Markup:
     return Markup(str.join(self, map(escape, iterable)))
 
 
+# The striptags filter, kept here because Markup.striptags is the same function.
+
+
+def _strip_markup(text: str) -> str:
+    """Remove comments and tags in one left-to-right scan, as current markupsafe does: a
+    "<!--" runs to the next "-->", any other "<" to the next ">", and an unclosed one keeps
+    the rest of the text."""
+    kept: list[str] = []
+    pos = 0
+    while (start := text.find("<", pos)) != -1:
+        if text.startswith("<!--", start):
+            stop = text.find("-->", start + 4)
+            if stop == -1:
+                break
+            end = stop + 3
+        else:
+            stop = text.find(">", start)
+            if stop == -1:
+                break
+            end = stop + 1
+        kept.append(text[pos:start])
+        pos = end
+    if not kept:
+        return text
+    kept.append(text[pos:])
+    return "".join(kept)
+
+
+def do_striptags(value: Any) -> str:
+    """``{{ "<b>a</b>  &amp; b"|striptags }}`` -> ``a & b``"""
+    import html
+
+    if hasattr(value, "__html__"):
+        value = value.__html__()
+    text = _strip_markup(str(value))
+    return html.unescape(" ".join(text.split()))
+
+
 def _unescape(self: Markup, /) -> str:
     import html
 
@@ -374,8 +398,6 @@ def _unescape(self: Markup, /) -> str:
 
 
 def _striptags(self: Markup, /) -> str:
-    from .filters import do_striptags  # filters imports this module
-
     return do_striptags(self)
 
 

@@ -12,12 +12,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .budget import (
+from ..errors import LimitError
+from ..sandbox.budget import (
     CHARS_PER_STEP,
     ITEMS_PER_STEP,
     NESTED_TYPES,
     PRINTED_NESTED_TYPES,
-    Limits,
     charge_big_int,
     charge_built,
     charge_size,
@@ -29,8 +29,8 @@ from .budget import (
     check_printable,
     printed_size,
 )
-from .errors import LimitError
-from .runtime import Undefined
+from ..sandbox.limits import Limits
+from ..values.runtime import Undefined
 
 _SIZED = (str, list, tuple)
 _PERCENT_WIDTH = re.compile(r"%(?:\([^)]*\))?[-+ #0]*(\d+|\*)?(?:\.(\d+|\*))?")

@@ -1,4 +1,4 @@
-"""What a template may reach and how much it may spend.
+"""What a template may reach: the attribute policy over values, methods and runtime objects.
 
 Templates see data, not objects.  Attribute access follows Jinja2's sandbox (attribute first,
 then item, for ``x.y``; item first, then attribute, for ``x['y']``) with one difference: instead
@@ -11,33 +11,15 @@ from __future__ import annotations
 import types
 from typing import Any
 
-# The budget's names are re-exported: this was their home, and callers import them from here.
-from .budget import (  # noqa: F401
+from ..errors import LimitError, SecurityError
+from ..sandbox.budget import (
     CHARS_PER_STEP,
-    FILTER_ITEMS_PER_STEP,
-    ITEMS_PER_STEP,
-    Budget,
-    Limits,
-    charge_for,
-    charge_io,
     charge_size,
-    charge_steps,
-    charge_work,
-    check_int,
     check_key,
     check_length,
-    check_printable,
-    check_string,
-    current_budget,
     current_limits,
-    enter_render,
-    leave_render,
-    no_charge,
-    recursion_error,
 )
-from .errors import LimitError, SecurityError
-from .methods import DICT_METHODS, STR_METHODS, get_method, is_mutating_method
-from .runtime import (
+from ..values.runtime import (
     MISSING,
     PLAIN_NAMESPACES,
     Cycler,
@@ -47,6 +29,7 @@ from .runtime import (
     Namespace,
     Undefined,
 )
+from .methods import DICT_METHODS, STR_METHODS, get_method, is_mutating_method
 
 
 def unsafe(obj: Any, name: Any) -> Undefined:

@@ -7,9 +7,8 @@ from collections import abc
 from numbers import Number
 from typing import Any
 
-from .budget import NESTED_TYPES, check_compared, check_compared_pair
-from .runtime import Undefined, pass_environment
-from .sandbox import check_key
+from ..sandbox.budget import NESTED_TYPES, check_compared, check_compared_pair, check_key
+from ..values.runtime import Undefined, pass_environment
 
 
 def test_odd(value: Any) -> bool:

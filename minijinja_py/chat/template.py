@@ -11,7 +11,7 @@ from typing import Any, overload
 
 from ..errors import TemplateError
 from ..provenance import keep_traced, track_value
-from ..sandbox import Limits
+from ..sandbox.limits import Limits
 from .capabilities import ChatCapabilities, probe_capabilities
 from .inputs import REASONING_FIELDS, normalise_conversations, to_template_data
 from .loading import (

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import nodes as n
-from .errors import TemplateSyntaxError
-from .sandbox import Limits
+from ..errors import TemplateSyntaxError
+from ..sandbox.limits import Limits
+from ..syntax import nodes as n
 
 # Names a scope receives without an assignment in the template's text.
 IMPLICIT_NAMES = frozenset(["loop", "caller", "varargs", "kwargs"])

@@ -8,20 +8,23 @@ source code is generated and nothing is ``exec``-ed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from . import expressions as e
-from . import nodes as n
-from . import statements as s
+from ..builtins.methods import DICT_METHODS, STR_METHODS
+from ..builtins.ops import COMPARISONS, make_binops, to_string
+from ..errors import TemplateSyntaxError
+from ..run import expressions as e
+from ..run import macros as m
+from ..run import statements as s
+from ..run.frames import Frame, RenderState
+from ..sandbox.budget import charge_for, enter_render, leave_render, no_charge
+from ..sandbox.limits import Limits
+from ..syntax import nodes as n
+from ..values.runtime import MISSING, Markup, wants_environment
 from .analysis import Analysis, analyse, call_depth
-from .budget import Limits, charge_for, enter_render, leave_render, no_charge
-from .errors import TemplateSyntaxError
-from .frames import Frame, RenderState
-from .methods import DICT_METHODS, STR_METHODS
-from .ops import COMPARISONS, make_binops, to_string
-from .runtime import MISSING, Markup, wants_environment
 
 # The checked operators depend only on the limits: one set per Limits, shared by templates
 # (bounded, so that a caller making new Limits per request does not grow it forever).
@@ -41,7 +44,9 @@ class Compiler:
     soft: bool
     undefined: type[Any]
 
-    def __init__(self, environment: Any, provenance: bool = False) -> None:
+    def __init__(
+        self, environment: Any, instrument: Callable[[Compiler], None] | None = None
+    ) -> None:
         self.environment = environment
         self.limits: Limits = environment.limits
         # Bound once: each `policy.getattr` read would make a new method object to keep.
@@ -75,15 +80,15 @@ class Compiler:
         # What one walk of the tree found (see analysis.py); set by template().
         self.analysis: Analysis | None = None
         # Wrap each filter and each printed value for a template compiled with provenance
-        # (see provenance.py).
+        # (see provenance.py).  These attributes are the interface: ``instrument`` (the
+        # provenance layer's track_operations, passed in by the environment, since the
+        # compiler sits below it) replaces them before anything is compiled.
         self.track_filter: Any = None
         self.track_printed: Any = None
         self.add_chain: Any = e.AddChain
         self.output: Any = s.Output
-        if provenance:
-            from .provenance import track_operations
-
-            track_operations(self)
+        if instrument is not None:
+            instrument(self)
 
     # ------------------------------------------------------------ statements
 
@@ -210,13 +215,13 @@ class Compiler:
 
     def stmt_Macro(self, node: n.Macro) -> Any:
         definition = self.macro(node, node.name)
-        return s.DefineMacro(node.name, definition)
+        return m.DefineMacro(node.name, definition)
 
     def stmt_CallBlock(self, node: n.CallBlock) -> Any:
         caller = self.macro(node, None)
         call = node.call
         func = self.expr(call.func)
-        return s.CallBlock(caller, func, self.arguments(call.arguments), node.pos)
+        return m.CallBlock(caller, func, self.arguments(call.arguments), node.pos)
 
     def stmt_FilterBlock(self, node: n.FilterBlock) -> Any:
         soft, self.soft = self.soft, False  # an inner scope in Jinja, even inside an if
@@ -278,7 +283,7 @@ class Compiler:
 
     # ------------------------------------------------------------ macros
 
-    def macro(self, node: n.Macro | n.CallBlock, name: str | None) -> s.MacroDefinition:
+    def macro(self, node: n.Macro | n.CallBlock, name: str | None) -> m.MacroDefinition:
         params = node.params
         _check_parameters(params, node.pos)
         soft, self.soft = self.soft, False
@@ -295,7 +300,7 @@ class Compiler:
         # A call binds each parameter; a default is evaluated inside the call's level.
         defaults_nodes = tuple(p.default for p in params if p.default is not None)
         costs = (1 + len(names), call_depth(node.body, defaults_nodes) + 1)
-        return s.MacroDefinition(name, names, defaults, body, catch, self.undefined, costs)
+        return m.MacroDefinition(name, names, defaults, body, catch, self.undefined, costs)
 
     # ------------------------------------------------------------ assignment
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import nodes as n
+from ..syntax import nodes as n
 
 _IMPLICIT = frozenset(["loop", "varargs", "kwargs", "caller"])
 

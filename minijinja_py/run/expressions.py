@@ -13,9 +13,11 @@ from collections.abc import Callable
 from types import BuiltinMethodType as BUILTIN_METHOD
 from typing import Any
 
-from .budget import CHARS_PER_STEP as SHORT
-from .budget import (
-    Limits,
+from ..builtins.ops import to_string
+from ..errors import TemplateError, TemplateRuntimeError
+from ..sandbox.budget import CHARS_PER_STEP as SHORT
+from ..sandbox.budget import (
+    SCALARS,
     argument_units,
     charge_arguments,
     charge_built,
@@ -23,11 +25,10 @@ from .budget import (
     check_key,
     check_length,
 )
-from .callguard import GUARDED, call_guarded
-from .errors import TemplateError, TemplateRuntimeError
-from .frames import SCALARS, Frame, located
-from .ops import to_string
-from .runtime import MISSING, Macro, Undefined, wants_environment
+from ..sandbox.callguard import GUARDED, call_guarded
+from ..sandbox.limits import Limits
+from ..values.runtime import MISSING, Macro, Undefined, wants_environment
+from .frames import Frame, located
 
 Charge = Callable[[Any, Any], None]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .budget import CHARS_PER_STEP as SHORT
-from .budget import Budget, Limits, recursion_error
-from .errors import LimitError, TemplateError, TemplateRuntimeError, capped_message
+from ..errors import LimitError, TemplateError, TemplateRuntimeError, capped_message
+from ..sandbox.budget import Budget, recursion_error
+from ..sandbox.limits import Limits
 
 
 class RenderState(Budget):
@@ -53,16 +53,6 @@ class BreakLoop(Exception):
 class ContinueLoop(Exception):
     pass
 
-
-
-# Values whose comparison, truth and printing take bounded time whatever they hold.
-SCALARS = frozenset([int, float, bool, type(None)])
-
-
-def costly(value: Any) -> bool:
-    """Whether a filter's input or output is big enough to be charged (see sandbox)."""
-    kind = value.__class__
-    return not ((kind is str and len(value) < SHORT) or kind in SCALARS)
 
 
 def located(error: BaseException, pos: int | None) -> TemplateError:

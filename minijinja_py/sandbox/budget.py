@@ -8,74 +8,15 @@ attribute policy (sandbox.py) sits on top.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from contextvars import ContextVar, Token
-from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
-from .errors import LimitError
-from .runtime import Namespace
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Resource bounds of one render; exceeding one raises :class:`LimitError` naming it.
-
-    The defaults let every template of the real chat-template corpus render conversations of
-    thousands of messages, and stop each known denial-of-service pattern within about a second
-    on a slow machine.  Pass your own ``Limits(...)`` to ``Environment(limits=...)`` to change
-    them; SECURITY.md explains each one.
-
-    Examples:
-        >>> from minijinja_py import Environment, LimitError
-        >>> env = Environment(limits=Limits(max_steps=1_000))
-        >>> try:
-        ...     env.from_string("{% for i in range(10000) %}{{ i }}{% endfor %}").render()
-        ... except LimitError as error:
-        ...     print(error.message)
-        the render exceeded max_steps (1000)
-    """
-
-    #: work of one render: every statement (one step plus one per node of its expressions),
-    #: loop iteration (also those a ``for ... if`` rejects), macro and function call; every
-    #: built-in operation is charged before it runs by the sizes it reads and makes
-    max_steps: int = 200_000
-    #: extra steps per squared item of the context: a render whose context holds n items
-    #: (the entries of its top-level lists and dicts, such as the messages) may take
-    #: ``max_steps + max_steps_growth * n**2`` steps, because real chat templates walk the
-    #: messages inside a walk over the messages (2,000 messages: 12.2 million steps)
-    max_steps_growth: int = 3
-    #: characters of output, the final text and any captured block alike
-    max_output: int = 50_000_000
-    #: nesting of macro calls and recursive loops (counted by the engine, never read off
-    #: Python's stack), and of data: every value a template stores, prints, compares, hashes
-    #: or sorts
-    max_recursion: int = 100
-    #: nesting depth of the syntax tree: brackets, operators, filters and blocks
-    max_nesting: int = 100
-    #: characters of any string a template builds
-    max_string: int = 10_000_000
-    #: items of any list or tuple a template builds
-    max_items: int = 1_000_000
-    #: bits of any integer a template builds
-    max_int_bits: int = 65_536
-    #: length of a ``range()``; 100,000 as in Jinja2's sandbox
-    max_range: int = 100_000
-    #: wall-clock seconds one render may take, checked with the step count; ``None`` (the
-    #: default) for none, since a deadline makes the outcome depend on the machine's load
-    max_seconds: float | None = None
-    #: bytes of strings, lists, tuples and dicts one render may create, counted when each is
-    #: made (copies, folded constants and error messages too) and never given back; values
-    #: under a kilobyte are not counted (their number is bounded by the step budget).  Grows
-    #: like the step budget: ``max_memory_growth`` more bytes per squared item of the context
-    max_memory: int = 256_000_000
-    #: extra bytes of max_memory per squared item of the context (see max_steps_growth)
-    max_memory_growth: int = 256
-    #: characters of a template's source; longer sources are refused before they are parsed
-    max_source: int = 500_000
-
+from ..errors import LimitError
+from .limits import Limits
 
 # Bulk work is charged to the step budget at one step per this many characters or items: a
 # step of template code costs a few microseconds, as does scanning a kilobyte in C or
@@ -87,6 +28,16 @@ FILTER_ITEMS_PER_STEP = 2
 MAX_GROWTH_ITEMS = 5000
 # How often (in steps) the wall clock is read: reading it costs more than counting a step.
 CLOCK_EVERY = 1024
+
+
+# Values whose comparison, truth and printing take bounded time whatever they hold.
+SCALARS = frozenset([int, float, bool, type(None)])
+
+
+def costly(value: Any) -> bool:
+    """Whether a filter's input or output is big enough to be charged (see charge_for)."""
+    kind = value.__class__
+    return not ((kind is str and len(value) < CHARS_PER_STEP) or kind in SCALARS)
 
 
 class Budget:
@@ -507,11 +458,11 @@ def printed_size(value: Any) -> int:
         nodes += 1
         if isinstance(item, str):
             size += len(item) + 2
-        elif isinstance(item, (list, tuple, set, frozenset, dict, Namespace)):
+        elif isinstance(item, (list, tuple, set, frozenset, dict, AttributeBag)):
             if depth > deepest:
                 raise LimitError(f"a value nested deeper than max_recursion ({deepest})")
             depth += 1
-            if isinstance(item, Namespace):
+            if isinstance(item, AttributeBag):
                 size += 14
                 item = item._attrs
             if isinstance(item, dict):
@@ -549,7 +500,18 @@ def printed_size(value: Any) -> int:
 
 # Below this many nodes the full walk charges only once, at its end (it charges every 4096).
 _SMALL_NODES = 4095
-PRINTED_NESTED_TYPES = (list, tuple, dict, set, frozenset, Namespace)
+
+
+class AttributeBag:
+    """A value that prints as the dict of its attributes, kept in ``_attrs``: the base of the
+    runtime's ``Namespace``, defined here so that the budget sizes one without importing the
+    runtime values (which sit above the sandbox)."""
+
+    __slots__ = ("_attrs",)
+    _attrs: dict[str, Any]
+
+
+PRINTED_NESTED_TYPES = (list, tuple, dict, set, frozenset, AttributeBag)
 
 
 def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int, int]:
@@ -885,3 +847,39 @@ def check_key(key: Any) -> Any:
 
 
 _DEFAULT_LIMITS = Limits()
+
+
+# ---------------------------------------------------------------- string sizes
+# (for the str methods, the filters and the sandboxed str.format alike)
+
+#: The longest string a filter or method may build when no environment (with its
+#: ``limits.max_string``) is at hand; the default of ``Limits.max_string``.  Checked *before*
+#: building: ``"x".center(10**10)`` would otherwise allocate gigabytes in one call, before any
+#: later limit could see the result.
+MAX_STRING = 10_000_000
+MAX_WIDTH = MAX_STRING
+
+
+def max_string(env: Any = None) -> int:
+    """The longest string the environment lets a template build."""
+    return getattr(getattr(env, "limits", None), "max_string", MAX_STRING)
+
+
+def check_size(size: int, env: Any = None) -> None:
+    """Refuse, before building it, a string of ``size`` characters beyond ``max_string``;
+    count a big one's building and bytes to the running render's budgets."""
+    limit = max_string(env)
+    if size > limit:
+        raise LimitError(f"a string of {size} characters exceeds max_string ({limit})")
+    charge_memory(size)
+
+
+_SPEC_NUMBER_RE = re.compile(r"\d+")
+
+
+def check_format_spec(spec: str, env: Any) -> None:
+    """Refuse a format spec whose width or precision exceeds ``max_string``."""
+    limit = max_string(env)
+    for digits in _SPEC_NUMBER_RE.findall(spec):
+        if len(digits) > 18 or int(digits) > limit:
+            raise LimitError(f"a format width of {digits} exceeds max_string ({limit})")

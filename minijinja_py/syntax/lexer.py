@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterable
 from sys import intern
 
+from ..errors import TemplateSyntaxError
 from .blocks import open_blocks, tag_failure
-from .errors import TemplateSyntaxError
 
 _NEWLINES = re.compile(r"\r\n|\r|\n")
 _TAG_START = re.compile(r"\{[{%#]")

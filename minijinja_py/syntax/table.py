@@ -3,7 +3,7 @@
 Lark analyses the grammar and builds the LALR(1) table; that analysis takes about a second, so
 the table is kept in ``_parse_table.json`` next to this module together with the text of the
 grammar it came from.  When the grammar changes and the stored table no longer matches, the
-table is rebuilt with Lark in memory (and ``python -m minijinja_py.table`` rewrites the file;
+table is rebuilt with Lark in memory (and ``python -m minijinja_py.syntax.table`` rewrites the file;
 a test fails until it is).  The file is data only: loading it runs no code.
 
 Each rule is stored with what the parse-tree builder must do with its children: drop a
@@ -21,11 +21,12 @@ TABLE_PATH = os.path.join(_HERE, "_parse_table.json")
 
 
 def grammar_path() -> str:
-    """The grammar inside an installed wheel, else the one at the root of a source checkout."""
+    """The grammar inside an installed wheel (``minijinja_py/syntax/grammar/``), else the one at
+    the root of a source checkout (two folders up)."""
     packaged = os.path.join(_HERE, "grammar", "jinja.lark")
     if os.path.isfile(packaged):
         return packaged
-    return os.path.join(os.path.dirname(_HERE), "grammar", "jinja.lark")
+    return os.path.join(os.path.dirname(os.path.dirname(_HERE)), "grammar", "jinja.lark")
 
 
 def _read(path: str) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .errors import LimitError, TemplateRuntimeError, UndefinedError
+from ..errors import LimitError, TemplateRuntimeError, UndefinedError
+from ..sandbox.budget import AttributeBag
 
 
 class _Missing:
@@ -275,12 +276,23 @@ class Markup(str):
         return Markup(str.__getitem__(self, key))
 
     def __mod__(self, value: Any) -> Markup:
-        from .methods import markup_mod  # methods imports this module
-
-        return markup_mod(self, value)
+        if _markup_mod is None:  # (never: the package's import loads the builtins)
+            raise TemplateRuntimeError("Markup % needs the builtins, which are not loaded")
+        return _markup_mod(self, value)
 
     def __repr__(self) -> str:
         return f"Markup({str.__repr__(self)})"
+
+
+# How ``Markup % value`` escapes and sizes what it inserts: the builtins' markup_mod, which
+# builtins/methods.py registers with use_markup_mod (it sits above these values).
+_markup_mod: Callable[[Markup, Any], Markup] | None = None
+
+
+def use_markup_mod(function: Callable[[Markup, Any], Markup]) -> None:
+    """Make ``function`` the ``%`` of Markup values (see builtins/methods.py)."""
+    global _markup_mod
+    _markup_mod = function
 
 
 def escape(value: Any) -> Markup:
@@ -302,10 +314,10 @@ def escape(value: Any) -> Markup:
     return Markup(text) if type(text) is not str else str.__new__(Markup, text)
 
 
-class Namespace:
+class Namespace(AttributeBag):
     """The mutable attribute bag made by ``namespace()``; the one thing ``set x.y`` may change."""
 
-    __slots__ = ("_attrs",)
+    __slots__ = ()  # (``_attrs``, the slot of AttributeBag, which the budget sizes)
 
     def __init__(self, /, *args: Any, **kwargs: Any) -> None:
         # `self` is positional-only: `namespace(self=37)` names an attribute, as in Jinja.
