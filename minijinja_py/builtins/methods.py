@@ -7,7 +7,7 @@ templates use, while keeping the Jinja2 results for every allowed method.
 
 ``str.format`` and ``str.format_map`` are wrapped like Jinja2's ``SandboxedFormatter``: the
 attribute and item lookups inside replacement fields go through the sandbox.  Methods of
-:class:`~minijinja_py.runtime.Markup` values keep markupsafe's semantics (arguments are escaped,
+:class:`~minijinja_py.values.runtime.Markup` values keep markupsafe's semantics (arguments are escaped,
 results stay markup).
 """
 

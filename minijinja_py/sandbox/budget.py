@@ -3,7 +3,7 @@ the checks that values a template builds stay within them.
 
 Everything here is about values, never about policy: the operators, filters and methods below
 charge their work to the running render through :func:`current_budget`, and the sandbox's
-attribute policy (sandbox.py) sits on top.
+attribute policy (builtins/policy.py) sits on top.
 """
 
 from __future__ import annotations
