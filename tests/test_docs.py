@@ -163,6 +163,19 @@ def test_the_runner_finds_every_example():
     assert markers.count("<!-- docs-test:") == sum(e.marker is not None for e in EXAMPLES)
 
 
+@pytest.mark.parametrize("command", ["render", "check", "batch"])
+def test_the_command_line_page_names_every_option_of_each_command(command, capsys):
+    from minijinja_py.cli import build_parser
+
+    with pytest.raises(SystemExit):
+        build_parser().parse_args([command, "--help"])
+    options = set(re.findall(r"^  (--[a-z-]+)", capsys.readouterr().out, re.M)) - {"--help"}
+    page = (DOCS / "cli.md").read_text(encoding="utf-8")
+    section = page.split(f"\n## `{command}`\n")[1].split("\n## ")[0]
+    assert options
+    assert {o for o in options if not re.search(rf"`{o}[ `]", section)} == set()
+
+
 def test_every_page_is_in_the_navigation():
     nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     pages = {p.relative_to(DOCS).as_posix() for p in PAGES}
