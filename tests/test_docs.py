@@ -3,7 +3,7 @@
 The site itself is built by ``mkdocs build --strict`` in CI (a broken link or API reference
 fails it); these tests check what a build cannot: that the examples print what they say.
 
-Every ``python`` and ``pycon`` block of every page (and the README's ``pycon`` blocks) runs alone,
+Every ``python`` and ``pycon`` block of every page and of the README runs alone,
 in a fresh namespace, from the repository root. A ``pycon`` block is a doctest; a ``python``
 block that prints shows what it prints in a ```` ```text title="Output" ```` block right after
 it. A block that cannot run here says so right above it, in the page:
@@ -111,8 +111,6 @@ def examples() -> list[Example]:
     for page in [*PAGES, ROOT / "README.md"]:
         text = page.read_text(encoding="utf-8")
         for match in EXAMPLE.finditer(text):
-            if match["lang"] == "python" and page.name == "README.md":
-                continue  # tests/test_readme.py runs them, with what each prints
             line = text.count("\n", 0, match.start("lang")) + 1
             found.append(
                 Example(
@@ -157,7 +155,7 @@ def test_the_runner_finds_every_example():
     # A block the pattern missed (a typo in a marker, an odd fence) would go untested silently.
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     fences = len(code_blocks("python") + code_blocks("pycon"))
-    fences += sum(lang == "pycon" for lang, _ in FENCE.findall(readme))
+    fences += sum(lang in ("python", "pycon") for lang, _ in FENCE.findall(readme))
     assert len(EXAMPLES) == fences
     markers = "".join(p.read_text(encoding="utf-8") for p in [*PAGES, ROOT / "README.md"])
     assert markers.count("<!-- docs-test:") == sum(e.marker is not None for e in EXAMPLES)
