@@ -174,7 +174,7 @@ def test_aliases_share_one_function() -> None:
 def test_every_test_has_a_one_line_docstring_with_an_example() -> None:
     for name, func in T.TESTS.items():
         doc = (func.__doc__ or "").strip()
-        assert doc and "\n" not in doc and "``" in doc, name
+        assert doc and "\n" not in doc and "`" in doc, name  # an example in back-quotes
 
 
 def test_only_filter_and_test_want_the_environment() -> None:

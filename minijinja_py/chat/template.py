@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, cast, overload
 
 from ..errors import TemplateError
 from ..provenance import keep_traced, track_value
@@ -29,6 +29,7 @@ from .provenance import (
     probe_turn_texts,
 )
 from .schema import tool_to_schema
+from .types import TokenizedBatch, TokenizedChat
 
 __all__ = ["ChatTemplate"]
 
@@ -490,6 +491,38 @@ class ChatTemplate:
             self._tokenizer = load_tokenizer(self._tokenizer)
         return self._tokenizer
 
+    @overload
+    def tokenize(
+        self,
+        messages: Sequence[Sequence[Mapping[str, Any]]],
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        add_generation_prompt: bool = False,
+        *,
+        continue_final_message: bool | str = False,
+        return_assistant_tokens_mask: bool = False,
+        protect_special_tokens: bool = False,
+        return_text: bool = False,
+        chat_template: str | None = None,
+        **kwargs: Any,
+    ) -> TokenizedBatch: ...
+
+    @overload
+    def tokenize(
+        self,
+        messages: Sequence[Mapping[str, Any]] | Any,
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        add_generation_prompt: bool = False,
+        *,
+        continue_final_message: bool | str = False,
+        return_assistant_tokens_mask: bool = False,
+        protect_special_tokens: bool = False,
+        return_text: bool = False,
+        chat_template: str | None = None,
+        **kwargs: Any,
+    ) -> TokenizedChat: ...
+
     def tokenize(
         self,
         messages: Any,
@@ -503,7 +536,7 @@ class ChatTemplate:
         return_text: bool = False,
         chat_template: str | None = None,
         **kwargs: Any,
-    ) -> dict[str, Any]:
+    ) -> TokenizedChat | TokenizedBatch:
         """``input_ids`` and ``attention_mask`` (and ``assistant_masks`` when asked) of the prompt.
 
         Equal to transformers' ``apply_chat_template(..., tokenize=True, return_dict=True,
@@ -536,7 +569,8 @@ class ChatTemplate:
         ]
         if not batched:
             return results[0]
-        return {key: [result[key] for result in results] for key in results[0]}
+        batch = {key: [result[key] for result in results] for key in results[0]}  # type: ignore[literal-required]
+        return cast(TokenizedBatch, batch)
 
     def tokenize_many(
         self,
@@ -551,7 +585,7 @@ class ChatTemplate:
         return_text: bool = False,
         chat_template: str | None = None,
         **kwargs: Any,
-    ) -> list[dict[str, Any]]:
+    ) -> list[TokenizedChat]:
         """:meth:`tokenize` for each conversation (one dict each), sharing the tools, documents
         and options, as :meth:`render_many` is :meth:`render`'s."""
         call = self._prepare_tokens(
@@ -606,7 +640,7 @@ class ChatTemplate:
 
     def _encode(
         self, call: _Call, chat: list[dict[str, Any]], masks: bool, protect: bool, text_too: bool
-    ) -> dict[str, Any]:
+    ) -> TokenizedChat:
         from .tokens import encode_chat
 
         caller_spans = None

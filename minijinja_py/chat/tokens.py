@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .loading import read_text
+from .types import TokenizedChat
 
 __all__ = ["ControlToken", "encode_chat", "find_control_tokens", "load_tokenizer"]
 
@@ -61,7 +62,7 @@ def encode_chat(
     text: str,
     spans: Sequence[tuple[int, int]],
     caller_spans: Sequence[tuple[int, int]] | None = None,
-) -> dict[str, list[int]]:
+) -> TokenizedChat:
     """``input_ids``, ``attention_mask`` and ``assistant_masks`` of ``text``.
 
     ``caller_spans`` (the characters that came from the caller) switches protection on.
