@@ -1,6 +1,6 @@
 """How often the inferred assistant spans equal hand-tagged ``{% generation %}`` spans.
 
-Truth: ``conformance/tagged/*.jinja`` (corpus templates tagged by hand in this project, from the
+Truth: ``minijinja_py/chat/tagged/*.jinja`` (corpus templates tagged by hand in this project, from the
 end of the assistant header through the end-of-turn marker and the line end after it; see
 conformance/FINDINGS.md for the convention) and the corpus templates that ship
 with generation blocks (their tags stripped for the inference).  Inferred: the untagged corpus
@@ -18,7 +18,7 @@ from typing import Any
 
 from .corpus import _conversation, _meta, conversation_names, corpus_dir, template_source
 
-TAGGED_DIR = Path(__file__).resolve().parent / "tagged"
+TAGGED_DIR = Path(__file__).resolve().parent.parent / "minijinja_py" / "chat" / "tagged"
 SHIPPED_TAGGED = ("smollm-3-3b", "lfm-2.5-8b-a1b", "lfm-2.5-vl-450m", "laguna-v8")
 _TAG = re.compile(r"\{%-?\s*(end)?generation\s*-?%\}")
 

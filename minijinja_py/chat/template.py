@@ -88,6 +88,9 @@ class ChatTemplate:
             raise TypeError(f"now must be a datetime.datetime, not {type(now).__name__}")
         self.now = now
         self._tokenizer = tokenizer
+        #: The model folder read by from_pretrained (its tokenizer_config.json gives the
+        #: padding and truncation settings of apply_chat_template), else None.
+        self.folder: Path | None = None
         self._compiled: dict[str, Any] = {}
         self._probes: dict[Any, TurnTexts] = {}
         self._traced_tools: dict[str, Any] = {}
@@ -139,7 +142,9 @@ class ChatTemplate:
         options.setdefault("origin", os.fspath(folder))
         if "tokenizer" not in options:
             options["tokenizer"] = pretrained_tokenizer_file(root)
-        return cls(template, tokens, name=name, **options)
+        chat = cls(template, tokens, name=name, **options)
+        chat.folder = root
+        return chat
 
     @classmethod
     def from_gguf(
@@ -161,7 +166,9 @@ class ChatTemplate:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # (pickles of 0.1.0 lack the limits and the clock; older ones the traced tools)
-        self.__dict__.update({"limits": None, "now": None, "_traced_tools": {}, **state})
+        self.__dict__.update(
+            {"limits": None, "now": None, "_traced_tools": {}, "folder": None, **state}
+        )
 
     def __repr__(self) -> str:
         names = ", ".join(self.sources)
@@ -330,7 +337,10 @@ class ChatTemplate:
         text right after that message's text, so the model continues it.  Other keyword
         arguments become template variables (overriding special tokens).  See the module
         :mod:`minijinja_py.chat.inputs` for how every value is turned into template data.
+        The tokenizer's options (``tokenize``, ``return_dict``, ``padding``, ...) are refused
+        with a ``TypeError``: they belong to :meth:`apply_chat_template` and :meth:`tokenize`.
         """
+        _refuse_tokenizer_options("render", kwargs)
         call = self._prepare(
             tools,
             documents,
@@ -356,6 +366,7 @@ class ChatTemplate:
         **kwargs: Any,
     ) -> list[str]:
         """:meth:`render` for each conversation, sharing the tools, documents and options."""
+        _refuse_tokenizer_options("render_many", kwargs)
         call = self._prepare(
             tools,
             documents,
@@ -496,27 +507,54 @@ class ChatTemplate:
         tools: Sequence[Any] | None = None,
         documents: Sequence[Any] | None = None,
         add_generation_prompt: bool = False,
-        *,
         continue_final_message: bool | str = False,
+        *,
         return_assistant_tokens_mask: bool = False,
         protect_special_tokens: bool = False,
         return_text: bool = False,
+        mask: str = "auto",
         chat_template: str | None = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        """``input_ids`` and ``attention_mask`` (and ``assistant_masks`` when asked) of the prompt.
+        """input_ids and attention_mask (and assistant_masks when asked) of the prompt.
 
-        Equal to transformers' ``apply_chat_template(..., tokenize=True, return_dict=True,
-        return_assistant_tokens_mask=...)`` on the same model folder: one encode of the whole text
-        without added special tokens.  The assistant mask covers the tokens of the assistant
-        spans of :meth:`render_with_provenance` (the ``{% generation %}`` blocks, or the inferred
-        turns of a template without them).  ``protect_special_tokens`` encodes the added tokens
-        that occur in the caller's data as ordinary text; those the template writes stay control
-        tokens.  A batch of conversations gives a list per key.  ``continue_final_message``
-        cuts the text as :meth:`render` does; as in transformers it does not go with
-        ``return_assistant_tokens_mask``, nor (here) with ``protect_special_tokens``.
-        ``return_text`` adds ``text``, the prompt the ids encode (rendered once for both).
+        Equal to transformers' apply_chat_template(..., tokenize=True, return_dict=True,
+        return_assistant_tokens_mask=...) on the same model folder for a template with
+        {% generation %} blocks: one encode of the whole text without added special tokens.
+        For a template without them, transformers gives zeros; here ``mask`` chooses the
+        source (see minijinja_py.chat.masks): by default ``"auto"``, the template's blocks, else
+        a hand-tagged copy of a known template, else the inferred assistant turns.  The result's
+        ``mask_source`` attribute names the source used (a list for a batch).  For transformers'
+        whole option set (padding, truncation, tensors), use apply_chat_template.
+
+        Args:
+            messages: One conversation (a list of message dicts) or a batch of them.
+            tools: Tools offered to the model (JSON schemas or Python functions).
+            documents: Documents for retrieval-augmented templates.
+            add_generation_prompt: End with the assistant's header.
+            continue_final_message: Cut the text after the final message (True for its
+                content, or the name of another field), as render does.  Not compatible with
+                return_assistant_tokens_mask nor with protect_special_tokens.
+            return_assistant_tokens_mask: Add assistant_masks.
+            protect_special_tokens: Encode the added tokens found in the caller's data as
+                ordinary text (transformers' sanitize_control_tokens); those the template
+                writes stay control tokens.
+            return_text: Add ``text``, the prompt the ids encode (rendered once for both).
+            mask: Where assistant_masks come from: "generation", "tagged", "inferred" or
+                "auto".
+            chat_template: The name of one of the model's templates, or a template's source.
+            **kwargs: Template variables.
+
+        Returns:
+            A dict of lists (of lists, for a batch), with a ``mask_source`` attribute.
+
+        Raises:
+            ValueError: without a tokenizer, for options that do not go together, or for
+                mask="tagged" on a template neither tagged nor known.
         """
+        from .masks import ChatEncoding, check_mask_mode
+
+        check_mask_mode(mask)
         call = self._prepare_tokens(
             tools,
             documents,
@@ -528,15 +566,16 @@ class ChatTemplate:
             kwargs,
         )
         conversations, batched = self._conversations(messages)
+        masked = mask if return_assistant_tokens_mask else None
         results = [
-            self._encode(
-                call, chat, return_assistant_tokens_mask, protect_special_tokens, return_text
-            )
+            self._encode(call, chat, masked, protect_special_tokens, return_text)
             for chat in conversations
         ]
         if not batched:
             return results[0]
-        return {key: [result[key] for result in results] for key in results[0]}
+        merged = ChatEncoding({key: [result[key] for result in results] for key in results[0]})
+        merged.mask_source = [result.mask_source for result in results]
+        return merged
 
     def tokenize_many(
         self,
@@ -544,16 +583,20 @@ class ChatTemplate:
         tools: Sequence[Any] | None = None,
         documents: Sequence[Any] | None = None,
         add_generation_prompt: bool = False,
-        *,
         continue_final_message: bool | str = False,
+        *,
         return_assistant_tokens_mask: bool = False,
         protect_special_tokens: bool = False,
         return_text: bool = False,
+        mask: str = "auto",
         chat_template: str | None = None,
         **kwargs: Any,
     ) -> list[dict[str, Any]]:
-        """:meth:`tokenize` for each conversation (one dict each), sharing the tools, documents
-        and options, as :meth:`render_many` is :meth:`render`'s."""
+        """tokenize for each conversation (one dict each), sharing the tools, documents and
+        options, as render_many is render's."""
+        from .masks import check_mask_mode
+
+        check_mask_mode(mask)
         call = self._prepare_tokens(
             tools,
             documents,
@@ -564,14 +607,9 @@ class ChatTemplate:
             chat_template,
             kwargs,
         )
+        masked = mask if return_assistant_tokens_mask else None
         return [
-            self._encode(
-                call,
-                self._single_chat(chat),
-                return_assistant_tokens_mask,
-                protect_special_tokens,
-                return_text,
-            )
+            self._encode(call, self._single_chat(chat), masked, protect_special_tokens, return_text)
             for chat in conversations
         ]
 
@@ -591,6 +629,26 @@ class ChatTemplate:
             raise ValueError(
                 "continue_final_message is not compatible with protect_special_tokens."
             )
+        return self._prepare_text(
+            tools,
+            documents,
+            add_generation_prompt,
+            continue_final_message,
+            masks,
+            chat_template,
+            kwargs,
+        )
+
+    def _prepare_text(
+        self,
+        tools: Any,
+        documents: Any,
+        add_generation_prompt: Any,
+        continue_final_message: bool | str,
+        masks: bool,
+        chat_template: str | None,
+        kwargs: Mapping[str, Any],
+    ) -> _Call:
         call = self._prepare(
             tools,
             documents,
@@ -601,31 +659,132 @@ class ChatTemplate:
             kwargs,
         )
         call.traced_names = ["messages", "tools", "documents", *kwargs]
-        call.generation = masks and has_generation_blocks(call.source)
+        call.generation = has_generation_blocks(call.source)
         return call
 
     def _encode(
-        self, call: _Call, chat: list[dict[str, Any]], masks: bool, protect: bool, text_too: bool
+        self,
+        call: _Call,
+        chat: list[dict[str, Any]],
+        mask: str | None,
+        protect: bool,
+        text_too: bool,
     ) -> dict[str, Any]:
         from .tokens import encode_chat
 
-        caller_spans = None
-        spans: list[tuple[int, int]] = []
-        if protect or (masks and not call.generation):
-            traced = self._traced(call, chat)
-            text, spans = traced.text, traced.assistant_spans
-            if protect:
-                caller_spans = traced.caller_spans()
-        elif masks:
-            text, spans = self._render_chat(call, chat, True)
-        else:
-            text = self._render_chat(call, chat, False)[0]
+        text, spans, source, caller_spans = self._chat_spans(call, chat, mask, protect)
         encoded = encode_chat(self.tokenizer, text, spans, caller_spans)
-        if not masks:
+        if mask is None:
             del encoded["assistant_masks"]
         if text_too:
             encoded["text"] = text
-        return encoded
+        from .masks import ChatEncoding
+
+        result = ChatEncoding(encoded)
+        result.mask_source = source
+        return result
+
+    def _chat_spans(
+        self, call: _Call, chat: list[dict[str, Any]], mask: str | None, protect: bool
+    ) -> tuple[str, list[tuple[int, int]], str | None, list[tuple[int, int]] | None]:
+        """(text, assistant spans, their source, the caller's spans when protecting) of one
+        conversation, the spans taken from the sources ``mask`` allows (see .masks); a
+        ``mask`` of None asks for no spans."""
+        if mask is None or call.generation:
+            source = None if mask is None else "generation"
+            if protect:
+                traced = self._traced(call, chat)
+                spans = traced.assistant_spans if mask is not None else []
+                return traced.text, spans, source, traced.caller_spans()
+            text, spans = self._render_chat(call, chat, mask is not None)
+            return text, spans, source, None
+        tagged = self._tagged_spans(call, chat) if mask in ("tagged", "auto") else None
+        traced = self._traced(call, chat) if protect else None
+        text = traced.text if traced is not None else None
+        if tagged is not None:
+            if text is None:
+                text = self._render_chat(call, chat, False)[0]
+            # (a hand-tagged copy is trusted only where it writes the template's very text)
+            if tagged[0] == text:
+                return text, tagged[1], "tagged", _caller(traced)
+        if mask == "tagged":
+            raise ValueError(
+                "mask='tagged': this template has no {% generation %} blocks and no hand-tagged "
+                "copy of it is known (see minijinja_py.chat.masks); use mask='inferred' or 'auto'"
+            )
+        if mask == "generation":
+            if text is None:
+                text = self._render_chat(call, chat, False)[0]
+            return text, [], "none", _caller(traced)
+        if traced is None:
+            traced = self._traced(call, chat)
+        caller = traced.caller_spans() if protect else None
+        return traced.text, traced.assistant_spans, "inferred", caller
+
+    def _tagged_spans(
+        self, call: _Call, chat: list[dict[str, Any]]
+    ) -> tuple[str, list[tuple[int, int]]] | None:
+        from .masks import tagged_source
+
+        source = tagged_source(call.source)
+        if source is None:
+            return None
+        tagged = _Call(self._compile(source), source, call.context, False)
+        # (rendered before any tracing, which changes the chat's strings in place)
+        return self._render_chat(tagged, [dict(message) for message in chat], True)
+
+    def apply_chat_template(
+        self,
+        conversation: Any,
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        chat_template: str | None = None,
+        add_generation_prompt: bool = False,
+        continue_final_message: bool | str = False,
+        tokenize: bool = True,
+        sanitize_control_tokens: bool = False,
+        padding: bool | str = False,
+        truncation: bool | str = False,
+        max_length: int | None = None,
+        return_tensors: str | None = None,
+        return_dict: bool = True,
+        return_assistant_tokens_mask: bool = False,
+        tokenizer_kwargs: dict[str, Any] | None = None,
+        *,
+        mask: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """transformers' tokenizer.apply_chat_template, with its signature, defaults, results
+        and errors (see minijinja_py.chat.dropin for the full description).
+
+        By default the assistant mask is transformers' own: the template's {% generation %}
+        blocks, and zeros (with transformers' warning) for a template without them.  ``mask``
+        ("generation", "tagged", "inferred" or "auto") chooses other sources; the result's
+        ``mask_source`` attribute says which one was used, and is also a key of the result
+        when ``mask`` is given.
+        """
+        from .dropin import apply_chat_template
+
+        return apply_chat_template(
+            self,
+            conversation,
+            tools=tools,
+            documents=documents,
+            chat_template=chat_template,
+            add_generation_prompt=add_generation_prompt,
+            continue_final_message=continue_final_message,
+            tokenize=tokenize,
+            sanitize_control_tokens=sanitize_control_tokens,
+            padding=padding,
+            truncation=truncation,
+            max_length=max_length,
+            return_tensors=return_tensors,
+            return_dict=return_dict,
+            return_assistant_tokens_mask=return_assistant_tokens_mask,
+            tokenizer_kwargs=tokenizer_kwargs,
+            mask=mask,
+            **kwargs,
+        )
 
     def find_control_tokens(
         self,
@@ -684,6 +843,35 @@ class _Call:
 
 # The distinct tool lists whose traced copies a ChatTemplate keeps.
 _TRACED_TOOLS_KEPT = 16
+
+
+# Options of transformers' apply_chat_template that a tokenizer reads, not the template.
+TOKENIZER_OPTIONS = (
+    "tokenize",
+    "return_dict",
+    "return_tensors",
+    "padding",
+    "truncation",
+    "max_length",
+    "tokenizer_kwargs",
+    "return_assistant_tokens_mask",
+    "sanitize_control_tokens",
+)
+
+
+def _refuse_tokenizer_options(method: str, kwargs: Mapping[str, Any]) -> None:
+    # Passed on, they would become template variables and a string would come back silently.
+    given = [name for name in TOKENIZER_OPTIONS if name in kwargs]
+    if given:
+        raise TypeError(
+            f"{method}() renders text and does not take the tokenizer's option "
+            f"{given[0]!r}; use apply_chat_template() (transformers' signature) or tokenize() "
+            "for token ids"
+        )
+
+
+def _caller(traced: ChatProvenance | None) -> list[tuple[int, int]] | None:
+    return None if traced is None else traced.caller_spans()
 
 
 def _option_key(context: dict[str, Any]) -> tuple:
