@@ -695,6 +695,8 @@ class ChatTemplate:
             if protect:
                 traced = self._traced(call, chat)
                 spans = traced.assistant_spans if mask is not None else []
+                if call.continue_final_message:  # (masks are refused with it)
+                    return self._continued(call, chat, traced)
                 return traced.text, spans, source, traced.caller_spans()
             text, spans = self._render_chat(call, chat, mask is not None)
             return text, spans, source, None
@@ -720,6 +722,21 @@ class ChatTemplate:
             traced = self._traced(call, chat)
         caller = traced.caller_spans() if protect else None
         return traced.text, traced.assistant_spans, "inferred", caller
+
+    def _continued(
+        self, call: _Call, chat: list[dict[str, Any]], traced: ChatProvenance
+    ) -> tuple[str, list[tuple[int, int]], None, list[tuple[int, int]]]:
+        # A traced render is not cut; the cut text is a prefix of it (the cut marks the end of
+        # the final message's text), so the caller's spans are clipped to that prefix.
+        text = self._render_chat(call, chat, False)[0]  # (after the trace: it tags the chat)
+        if not traced.text.startswith(text):
+            raise ValueError(
+                "continue_final_message with sanitize_control_tokens: the cut text is not a "
+                "prefix of the whole render, so the caller's text cannot be placed in it"
+            )
+        end = len(text)
+        caller = [(start, min(stop, end)) for start, stop in traced.caller_spans() if start < end]
+        return text, [], None, caller
 
     def _tagged_spans(
         self, call: _Call, chat: list[dict[str, Any]]
