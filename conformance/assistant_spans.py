@@ -116,3 +116,35 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def conversation_agreement(
+    name: str, mask_options: dict[str, Any] | None = None
+) -> tuple[int, int, list[str]]:
+    """(conversations whose inferred mask equals the tags' mask, conversations rendered, the
+    disagreeing ones), the inferred spans under ``mask_options`` (see masks.adjust_spans)."""
+    from minijinja_py.chat.masks import adjust_spans
+    from minijinja_py.errors import TemplateError
+
+    truth_template, plain_template = _templates(name)
+    options = dict(mask_options or {})
+    if options.get("final_eos"):
+        options["eos_token"] = plain_template.special_tokens.get("eos_token")
+    agree = total = 0
+    differ = []
+    for conversation in conversation_names():
+        conv = dict(_conversation(conversation))
+        messages = conv.pop("messages")
+        conv.pop("add_generation_prompt", None)
+        conv.update(_meta().get(name, {}).get("extra") or {})
+        try:
+            text, truth = truth_template.render_with_spans(messages, **conv)
+            inferred = plain_template.render_with_provenance(messages, **conv)
+        except (TemplateError, TypeError, ValueError):
+            continue
+        total += 1
+        if mask_spans(truth) == mask_spans(adjust_spans(inferred, **options)):
+            agree += 1
+        else:
+            differ.append(conversation)
+    return agree, total, differ

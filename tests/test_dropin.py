@@ -241,3 +241,27 @@ def test_pt_tensors_need_torch(tokenizer):
     assert str(caught.value) == (
         "Unable to convert output to PyTorch tensors format, PyTorch is not installed."
     )
+
+
+def test_conventions_of_inferred_masks(tokenizer):
+    chat = ChatTemplate.from_string(
+        UNTAGGED + "{{ eos_token }}", {"eos_token": "</s>"}, tokenizer=tokenizer
+    )
+
+    def masked(**options):
+        got = chat.tokenize(MESSAGES, return_assistant_tokens_mask=True, mask="inferred", **options)
+        return _masked_text(tokenizer, got)
+
+    assert masked() == "Hello there<|im_end|>\n"
+    assert masked(mask_header="whitespace") == "\nHello there<|im_end|>\n"
+    assert masked(mask_header="include") == "<|im_start|>assistant\nHello there<|im_end|>\n"
+    assert masked(mask_final_eos=True) == "Hello there<|im_end|>\n</s>"
+    # (the end of the sequence is the last turn's only when that turn is the assistant's)
+    after_user = chat.tokenize(
+        [*MESSAGES, *OTHER], return_assistant_tokens_mask=True, mask_final_eos=True
+    )
+    assert _masked_text(tokenizer, after_user) == "Hello there<|im_end|>\n"
+    with pytest.raises(ValueError, match="^mask_header must be one of \\['exclude', 'whitespace'"):
+        masked(mask_header="all")
+    with pytest.raises(TypeError, match="^mask_final_eos must be a bool, not str"):
+        chat.apply_chat_template(MESSAGES, mask_final_eos="yes")

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .masks import ChatEncoding, check_mask_mode
+from .masks import ChatEncoding, check_mask_conventions, check_mask_mode
 
 if TYPE_CHECKING:
     from .template import ChatTemplate
@@ -102,6 +102,8 @@ def apply_chat_template(
     tokenizer_kwargs: dict[str, Any] | None = None,
     *,
     mask: str | None = None,
+    mask_header: str = "exclude",
+    mask_final_eos: bool = False,
     **kwargs: Any,
 ) -> Any:
     """The conversation as transformers' apply_chat_template gives it, call for call.
@@ -133,6 +135,11 @@ def apply_chat_template(
             with a logged warning for a template without them.  "generation", "tagged",
             "inferred" or "auto" choose the sources (minijinja_py.chat.masks), and the result
             has a mask_source key.
+        mask_header: The convention of inferred masks for the assistant's role header:
+            "exclude" (the default), "whitespace" (its trailing whitespace is the turn's) or
+            "include" (see minijinja_py.chat.masks.adjust_spans).
+        mask_final_eos: Whether inferred masks take an end-of-sequence token written after
+            the whole conversation into its last assistant turn (Phi 3's "<|endoftext|>").
         **kwargs: Template variables.
 
     Returns:
@@ -156,6 +163,7 @@ def apply_chat_template(
             "`return_assistant_tokens_mask=True` requires `return_dict=True` and `tokenize=True`"
         )
     mode = "generation" if mask is None else check_mask_mode(mask)
+    check_mask_conventions(mask_header, mask_final_eos)
     options = dict(tokenizer_kwargs or {})
     unknown = sorted(set(options) - _TOKENIZER_KWARGS)
     if unknown:
@@ -178,6 +186,7 @@ def apply_chat_template(
         chat_template,
         kwargs,
     )
+    call.mask_header, call.mask_final_eos = mask_header, mask_final_eos
     if sanitize_control_tokens and (not tokenize or return_assistant_tokens_mask):
         raise ValueError(
             "`sanitize_control_tokens=True` requires `tokenize=True` and is not compatible with "

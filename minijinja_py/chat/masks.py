@@ -92,3 +92,87 @@ class ChatEncoding(dict[str, Any]):
     dict equality, nor in a copy made with dict()."""
 
     mask_source: Any = None
+
+
+HEADER_CONVENTIONS: tuple[str, ...] = ("exclude", "whitespace", "include")
+
+
+def check_mask_conventions(header: Any, final_eos: Any) -> None:
+    """Refuses an unknown header convention or a final_eos that is not a bool.
+
+    Raises:
+        ValueError: for a header convention not in HEADER_CONVENTIONS.
+        TypeError: for a final_eos that is not a bool.
+    """
+    if header not in HEADER_CONVENTIONS:
+        raise ValueError(f"mask_header must be one of {list(HEADER_CONVENTIONS)}, not {header!r}")
+    if not isinstance(final_eos, bool):
+        raise TypeError(f"mask_final_eos must be a bool, not {type(final_eos).__name__}")
+
+
+def adjust_spans(
+    provenance: Any,
+    header: str = "exclude",
+    final_eos: bool = False,
+    eos_token: str | None = None,
+) -> list[tuple[int, int]]:
+    """The inferred assistant spans of a render with provenance, under the conventions chosen.
+
+    Hand-tagged training templates part on two points the rule cannot decide from the template:
+
+    Args:
+        provenance: A ChatProvenance (its spans are returned as they are when they came from
+            {% generation %} blocks).
+        header: Where a turn's span starts.  "exclude" (this project's tags, and most training
+            templates): after the assistant's role header and the whitespace that ends it.
+            "whitespace": the header's trailing whitespace is the turn's (the newline after
+            Qwen 2.5's "<|im_start|>assistant", the space after LLaVA's "[/INST]").
+            "include": the header is the turn's (TRL's gpt-oss and DeepSeek V3 tags).
+        final_eos: Whether an end-of-sequence token written once after the whole conversation
+            (Phi 3's "<|endoftext|>") belongs to the last turn when nothing else follows it.
+        eos_token: That token (the template's eos_token).
+
+    Returns:
+        The spans, sorted and disjoint as they came.
+    """
+    spans = list(provenance.assistant_spans)
+    if provenance.assistant_rule == "generation" or not spans:
+        return spans
+    text = provenance.text
+    if header != "exclude":
+        prompt = provenance.turn_texts.generation_prompt.rstrip()
+        # (a tool call's turn may write its own header: DeepSeek's "<｜Assistant｜><｜tool▁calls▁begin｜>")
+        call_start = provenance.turn_texts.call_start
+        moved = []
+        floor = 0
+        for start, end in spans:
+            at = start
+            while at > floor and text[at - 1] in " \t\r\n":
+                at -= 1
+            if header == "include":
+                found = _header_before(text, at, floor, prompt) or _header_before(
+                    text, at, floor, call_start
+                )
+                at = at - found if found else start  # (no header before this turn: none taken)
+            moved.append((at, end))
+            floor = end
+        spans = moved
+    messages = provenance.messages
+    last_is_assistant = bool(messages) and messages[-1].get("role") == "assistant"
+    if final_eos and eos_token and last_is_assistant:
+        start, end = spans[-1]
+        rest = text[end:]
+        if rest and rest.rstrip() == eos_token:
+            spans[-1] = (start, len(text))
+    return spans
+
+
+def _header_before(text: str, at: int, floor: int, prompt: str) -> int:
+    # The length of the longest start of the generation prompt written just before ``at`` (a
+    # past turn writes the prompt's header without what the prompt adds after it: DeepSeek R1's
+    # "<think>"), not reaching back before ``floor``.
+    for length in range(min(len(prompt), at - floor), 0, -1):
+        head = prompt[:length]
+        if len(head.strip()) > 1 and text.startswith(head, at - length):
+            return length
+    return 0

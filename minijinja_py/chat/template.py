@@ -513,6 +513,8 @@ class ChatTemplate:
         protect_special_tokens: bool = False,
         return_text: bool = False,
         mask: str = "auto",
+        mask_header: str = "exclude",
+        mask_final_eos: bool = False,
         chat_template: str | None = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
@@ -542,6 +544,10 @@ class ChatTemplate:
             return_text: Add ``text``, the prompt the ids encode (rendered once for both).
             mask: Where assistant_masks come from: "generation", "tagged", "inferred" or
                 "auto".
+            mask_header: The convention of inferred masks for the role header: "exclude",
+                "whitespace" or "include" (see minijinja_py.chat.masks.adjust_spans).
+            mask_final_eos: Whether inferred masks take the end-of-sequence token written
+                after the whole conversation into its last assistant turn.
             chat_template: The name of one of the model's templates, or a template's source.
             **kwargs: Template variables.
 
@@ -552,9 +558,10 @@ class ChatTemplate:
             ValueError: without a tokenizer, for options that do not go together, or for
                 mask="tagged" on a template neither tagged nor known.
         """
-        from .masks import ChatEncoding, check_mask_mode
+        from .masks import ChatEncoding, check_mask_conventions, check_mask_mode
 
         check_mask_mode(mask)
+        check_mask_conventions(mask_header, mask_final_eos)
         call = self._prepare_tokens(
             tools,
             documents,
@@ -565,6 +572,7 @@ class ChatTemplate:
             chat_template,
             kwargs,
         )
+        call.mask_header, call.mask_final_eos = mask_header, mask_final_eos
         conversations, batched = self._conversations(messages)
         masked = mask if return_assistant_tokens_mask else None
         results = [
@@ -589,14 +597,17 @@ class ChatTemplate:
         protect_special_tokens: bool = False,
         return_text: bool = False,
         mask: str = "auto",
+        mask_header: str = "exclude",
+        mask_final_eos: bool = False,
         chat_template: str | None = None,
         **kwargs: Any,
     ) -> list[dict[str, Any]]:
         """tokenize for each conversation (one dict each), sharing the tools, documents and
         options, as render_many is render's."""
-        from .masks import check_mask_mode
+        from .masks import check_mask_conventions, check_mask_mode
 
         check_mask_mode(mask)
+        check_mask_conventions(mask_header, mask_final_eos)
         call = self._prepare_tokens(
             tools,
             documents,
@@ -607,6 +618,7 @@ class ChatTemplate:
             chat_template,
             kwargs,
         )
+        call.mask_header, call.mask_final_eos = mask_header, mask_final_eos
         masked = mask if return_assistant_tokens_mask else None
         return [
             self._encode(call, self._single_chat(chat), masked, protect_special_tokens, return_text)
@@ -721,7 +733,16 @@ class ChatTemplate:
         if traced is None:
             traced = self._traced(call, chat)
         caller = traced.caller_spans() if protect else None
-        return traced.text, traced.assistant_spans, "inferred", caller
+        from .masks import adjust_spans
+
+        eos = self.special_tokens.get("eos_token")
+        spans = adjust_spans(
+            traced,
+            call.mask_header,
+            call.mask_final_eos,
+            eos if isinstance(eos, str) else None,
+        )
+        return traced.text, spans, "inferred", caller
 
     def _continued(
         self, call: _Call, chat: list[dict[str, Any]], traced: ChatProvenance
@@ -769,6 +790,8 @@ class ChatTemplate:
         tokenizer_kwargs: dict[str, Any] | None = None,
         *,
         mask: str | None = None,
+        mask_header: str = "exclude",
+        mask_final_eos: bool = False,
         **kwargs: Any,
     ) -> Any:
         """transformers' tokenizer.apply_chat_template, with its signature, defaults, results
@@ -778,7 +801,8 @@ class ChatTemplate:
         blocks, and zeros (with transformers' warning) for a template without them.  ``mask``
         ("generation", "tagged", "inferred" or "auto") chooses other sources; the result's
         ``mask_source`` attribute says which one was used, and is also a key of the result
-        when ``mask`` is given.
+        when ``mask`` is given.  mask_header and mask_final_eos choose the conventions of
+        inferred masks (see tokenize).
         """
         from .dropin import apply_chat_template
 
@@ -800,6 +824,8 @@ class ChatTemplate:
             return_assistant_tokens_mask=return_assistant_tokens_mask,
             tokenizer_kwargs=tokenizer_kwargs,
             mask=mask,
+            mask_header=mask_header,
+            mask_final_eos=mask_final_eos,
             **kwargs,
         )
 
@@ -856,6 +882,9 @@ class _Call:
     probes: TurnTexts | None = None
     #: Whether the template has {% generation %} blocks (asked once per tokenize call).
     generation: bool = False
+    #: The conventions of inferred masks (see masks.adjust_spans).
+    mask_header: str = "exclude"
+    mask_final_eos: bool = False
 
 
 # The distinct tool lists whose traced copies a ChatTemplate keeps.
