@@ -24,9 +24,11 @@ import hashlib
 import json
 from functools import cache
 from importlib import resources
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 __all__ = [
+    "AssistantSpans",
+    "ChatEncoding",
     "MASK_MODES",
     "MASK_SOURCES",
     "MaskMode",
@@ -41,6 +43,17 @@ MaskSource = Literal["generation", "tagged", "inferred", "none"]
 
 MASK_MODES: tuple[str, ...] = ("generation", "tagged", "inferred", "auto")
 MASK_SOURCES: tuple[str, ...] = ("generation", "tagged", "inferred", "none")
+
+
+class AssistantSpans(NamedTuple):
+    """A rendered conversation's assistant spans and their source."""
+
+    #: The prompt text.
+    text: str
+    #: (start, end) character offsets of the assistant's turns in ``text``.
+    spans: list[tuple[int, int]]
+    #: One of MASK_SOURCES.
+    source: str
 
 
 def check_mask_mode(mode: Any) -> str:

@@ -21,6 +21,7 @@ from .loading import (
     read_text,
     resolve_model_folder,
 )
+from .masks import AssistantSpans
 from .provenance import (
     ChatProvenance,
     TurnTexts,
@@ -433,6 +434,54 @@ class ChatTemplate:
         )
         call.traced_names = ["messages", "tools", "documents", *kwargs]
         return self._traced(call, self._single_chat(messages))
+
+    def assistant_spans(
+        self,
+        messages: Any,
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        add_generation_prompt: bool = False,
+        *,
+        mask: str = "auto",
+        mask_header: str = "exclude",
+        mask_final_eos: bool = False,
+        chat_template: str | None = None,
+        **kwargs: Any,
+    ) -> AssistantSpans:
+        """The text, its assistant spans and where they came from, without a tokenizer.
+
+        The spans are those tokenize(..., return_assistant_tokens_mask=True) marks.  One
+        conversation per call.
+
+        Args:
+            messages: One conversation.
+            tools: Tools offered to the model.
+            documents: Documents for retrieval-augmented templates.
+            add_generation_prompt: End with the assistant's header.
+            mask: The sources allowed: "generation", "tagged", "inferred" or "auto" (see
+                minijinja_py.chat.masks).
+            mask_header: The role-header convention of inferred spans.
+            mask_final_eos: Whether inferred spans take a final end-of-sequence token.
+            chat_template: The name of one of the model's templates, or a template's source.
+            **kwargs: Template variables.
+
+        Returns:
+            An AssistantSpans: text, spans ((start, end) character offsets) and source.
+
+        Raises:
+            ValueError: for mask="tagged" on a template neither tagged nor known, or an
+                unknown mode or convention.
+        """
+        from .masks import check_mask_conventions, check_mask_mode
+
+        check_mask_mode(mask)
+        check_mask_conventions(mask_header, mask_final_eos)
+        call = self._prepare_text(
+            tools, documents, add_generation_prompt, False, True, chat_template, kwargs
+        )
+        call.mask_header, call.mask_final_eos = mask_header, mask_final_eos
+        text, spans, source, _ = self._chat_spans(call, self._single_chat(messages), mask, False)
+        return AssistantSpans(text, [(start, end) for start, end in spans], str(source))
 
     def _traced(self, call: _Call, chat: list[dict[str, Any]]) -> ChatProvenance:
         names = call.traced_names or ["messages", "tools", "documents"]
