@@ -108,6 +108,13 @@ def apply_chat_template(
 ) -> Any:
     """The conversation as transformers' apply_chat_template gives it, call for call.
 
+    A model folder's tokenizer.json makes token ids (the ``tokenizers`` library); without one,
+    tokenize=False gives the text.
+
+    >>> template = "{% for m in messages %}[{{ m.role }}] {{ m.content }}{% endfor %}"
+    >>> apply_chat_template(template, [{"role": "user", "content": "Hi"}], tokenize=False)
+    '[user] Hi'
+
     Args:
         chat: A ChatTemplate, a model folder (tokenizer.json, tokenizer_config.json and the
             template) or a template's source text (text only: tokenize=False).
