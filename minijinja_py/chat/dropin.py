@@ -456,14 +456,16 @@ def _encode_sanitized(
     elif strategy.padding == "max_length":
         target = strategy.max_length
     side = options.get("padding_side") or settings.padding_side
-    input_ids, attention = [], []
+    input_ids: list[list[int]] = []
+    attention: list[list[int]] = []
+    pad_id = settings.pad_id if settings.pad_id is not None else 0  # (checked when padding)
     for ids in sequences:
         length = len(ids)
         goal = length if target is None else target
         if strategy.padding != "do_not_pad" and strategy.multiple and goal % strategy.multiple:
             goal = (goal // strategy.multiple + 1) * strategy.multiple
         missing = max(goal - length, 0) if strategy.padding != "do_not_pad" else 0
-        pads = [settings.pad_id] * missing
+        pads = [pad_id] * missing
         zeros = [0] * missing
         if side == "left":
             input_ids.append(pads + ids)
@@ -493,7 +495,7 @@ def _tensor(value: Any, kind: Any, key: str) -> Any:
         )
     if name == "pt":
         try:
-            import torch
+            import torch  # type: ignore[import-not-found]
         except ImportError:
             raise ImportError(
                 "Unable to convert output to PyTorch tensors format, PyTorch is not installed."

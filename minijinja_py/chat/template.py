@@ -21,7 +21,7 @@ from .loading import (
     read_text,
     resolve_model_folder,
 )
-from .masks import AssistantSpans
+from .masks import AssistantSpans, ChatEncoding
 from .provenance import (
     ChatProvenance,
     TurnTexts,
@@ -607,7 +607,7 @@ class ChatTemplate:
             ValueError: without a tokenizer, for options that do not go together, or for
                 mask="tagged" on a template neither tagged nor known.
         """
-        from .masks import ChatEncoding, check_mask_conventions, check_mask_mode
+        from .masks import check_mask_conventions, check_mask_mode
 
         check_mask_mode(mask)
         check_mask_conventions(mask_header, mask_final_eos)
@@ -730,18 +730,15 @@ class ChatTemplate:
         mask: str | None,
         protect: bool,
         text_too: bool,
-    ) -> dict[str, Any]:
+    ) -> ChatEncoding:
         from .tokens import encode_chat
 
         text, spans, source, caller_spans = self._chat_spans(call, chat, mask, protect)
-        encoded = encode_chat(self.tokenizer, text, spans, caller_spans)
+        result = ChatEncoding(encode_chat(self.tokenizer, text, spans, caller_spans))
         if mask is None:
-            del encoded["assistant_masks"]
+            del result["assistant_masks"]
         if text_too:
-            encoded["text"] = text
-        from .masks import ChatEncoding
-
-        result = ChatEncoding(encoded)
+            result["text"] = text
         result.mask_source = source
         return result
 
@@ -754,31 +751,31 @@ class ChatTemplate:
         if mask is None or call.generation:
             source = None if mask is None else "generation"
             if protect:
-                traced = self._traced(call, chat)
-                spans = traced.assistant_spans if mask is not None else []
+                whole = self._traced(call, chat)
+                spans = whole.assistant_spans if mask is not None else []
                 if call.continue_final_message:  # (masks are refused with it)
-                    return self._continued(call, chat, traced)
-                return traced.text, spans, source, traced.caller_spans()
+                    return self._continued(call, chat, whole)
+                return whole.text, spans, source, whole.caller_spans()
             text, spans = self._render_chat(call, chat, mask is not None)
             return text, spans, source, None
         tagged = self._tagged_spans(call, chat) if mask in ("tagged", "auto") else None
-        traced = self._traced(call, chat) if protect else None
-        text = traced.text if traced is not None else None
+        traced: ChatProvenance | None = self._traced(call, chat) if protect else None
+        plain = traced.text if traced is not None else None
         if tagged is not None:
-            if text is None:
-                text = self._render_chat(call, chat, False)[0]
+            if plain is None:
+                plain = self._render_chat(call, chat, False)[0]
             # (a hand-tagged copy is trusted only where it writes the template's very text)
-            if tagged[0] == text:
-                return text, tagged[1], "tagged", _caller(traced)
+            if tagged[0] == plain:
+                return plain, tagged[1], "tagged", _caller(traced)
         if mask == "tagged":
             raise ValueError(
                 "mask='tagged': this template has no {% generation %} blocks and no hand-tagged "
                 "copy of it is known (see minijinja_py.chat.masks); use mask='inferred' or 'auto'"
             )
         if mask == "generation":
-            if text is None:
-                text = self._render_chat(call, chat, False)[0]
-            return text, [], "none", _caller(traced)
+            if plain is None:
+                plain = self._render_chat(call, chat, False)[0]
+            return plain, [], "none", _caller(traced)
         if traced is None:
             traced = self._traced(call, chat)
         caller = traced.caller_spans() if protect else None
