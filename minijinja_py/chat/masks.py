@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any, Literal, NamedTuple
 
@@ -86,6 +86,7 @@ def _tagged_file(name: str) -> str:
     return resources.files(__package__).joinpath("tagged", name).read_text("utf-8")
 
 
+@lru_cache(maxsize=64)  # (asked once per conversation; a str keeps its hash)
 def tagged_source(source: str) -> str | None:
     """The hand-tagged copy of the template ``source`` (its ``{% generation %}`` version), or
     ``None`` when the registry does not know the template."""
