@@ -10,8 +10,8 @@ by :func:`get_json_schema`, the same ``continue_final_message`` cut and the same
 Modules, one job each: :mod:`.loading` (model folders, the Hub cache, GGUF through :mod:`.gguf`),
 :mod:`.inputs` (caller values to plain data), :mod:`.schema` (tools from Python functions),
 :mod:`.capabilities` (probe renders), :mod:`.provenance` (sources and assistant spans),
-:mod:`.tokens` (token ids), :mod:`.masks` (assistant masks and their sources, the hand-tag
-registry), :mod:`.dropin` (transformers' apply_chat_template: padding, truncation, tensors) and
+`tokens` (token ids), `masks` (assistant masks and their sources, the hand-tag registry),
+`dropin` (transformers' apply_chat_template: padding, truncation, tensors) and
 :mod:`.template` (:class:`ChatTemplate` itself).
 """
 

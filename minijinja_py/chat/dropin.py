@@ -1,19 +1,19 @@
-"""A drop-in for transformers' ``tokenizer.apply_chat_template``: same signature, defaults,
-results and errors, on a model folder's ``tokenizer.json`` through the ``tokenizers`` library.
+"""A drop-in for transformers' `tokenizer.apply_chat_template`: same signature, defaults,
+results and errors, on a model folder's `tokenizer.json` through the `tokenizers` library.
 
 What transformers' tokenizer does around the render is done here the same way: the padding and
-truncation strategies (``True``, ``"longest"``, ``"max_length"``, the model's
-``model_max_length`` when ``max_length`` is not given), the pad token and the padding and
-truncation sides of the folder's ``tokenizer_config.json``, single conversations unbatched,
-``return_tensors="np"`` (numpy) or ``"pt"`` (torch) converted as transformers converts them (a
+truncation strategies (`True`, `"longest"`, `"max_length"`, the model's
+`model_max_length` when `max_length` is not given), the pad token and the padding and
+truncation sides of the folder's `tokenizer_config.json`, single conversations unbatched,
+`return_tensors="np"` (numpy) or `"pt"` (torch) converted as transformers converts them (a
 ragged batch as an object array), and the assistant mask mapped from characters to tokens of
 the padded, truncated encodings.
 
-The one addition is ``mask`` (see minijinja_py.chat.masks): left out, the assistant mask is
-transformers' (the template's ``{% generation %}`` blocks, zeros without them); given, it names
-the sources to use, and the result carries a ``mask_source`` key as well as the attribute.
+The one addition is `mask` (see minijinja_py.chat.masks): left out, the assistant mask is
+transformers' (the template's `{% generation %}` blocks, zeros without them); given, it names
+the sources to use, and the result carries a `mask_source` key as well as the attribute.
 
-``tokenizers`` is imported by minijinja_py.chat.tokens; numpy and torch here, when asked for.
+`tokenizers` is imported by minijinja_py.chat.tokens; numpy and torch here, when asked for.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def load_chat_template(folder_or_template: Any) -> ChatTemplate:
 
     Args:
         folder_or_template: A ChatTemplate; a model folder (or a cached Hub repo id); or a
-            template's source text (text with ``{{`` or ``{%``), which has no tokenizer.
+            template's source text (text with `{{` or `{%`), which has no tokenizer.
 
     Returns:
         The ChatTemplate.
@@ -108,7 +108,7 @@ def apply_chat_template(
 ) -> Any:
     """The conversation as transformers' apply_chat_template gives it, call for call.
 
-    A model folder's tokenizer.json makes token ids (the ``tokenizers`` library); without one,
+    A model folder's tokenizer.json makes token ids (the `tokenizers` library); without one,
     tokenize=False gives the text.
 
     >>> template = "{% for m in messages %}[{{ m.role }}] {{ m.content }}{% endfor %}"

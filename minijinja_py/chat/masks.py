@@ -2,20 +2,20 @@
 
 A mask comes from one of four sources, and every result says which one it came from:
 
-- ``"generation"``: the template's own ``{% generation %}`` blocks (transformers' only source);
-- ``"tagged"``: a hand-tagged copy of a known template, shipped with this package in
-  ``tagged/`` and found by the normalised hash of the template's source;
-- ``"inferred"``: the rule of :mod:`minijinja_py.chat.provenance` (role header excluded, the
+- `"generation"`: the template's own `{% generation %}` blocks (transformers' only source);
+- `"tagged"`: a hand-tagged copy of a known template, shipped with this package in
+  `tagged/` and found by the normalised hash of the template's source;
+- `"inferred"`: the rule of `minijinja_py.chat.provenance` (role header excluded, the
   end-of-turn marker and its line end included);
-- ``"none"``: no source was asked for or found, and the mask is zeros (transformers' result for
+- `"none"`: no source was asked for or found, and the mask is zeros (transformers' result for
   a template without generation blocks).
 
 The caller picks the sources with a mode:
 
-- ``"generation"``: the template's blocks, else zeros;
-- ``"tagged"``: the template's blocks, else a hand-tagged copy, else a ``ValueError``;
-- ``"inferred"``: a hand-tagged copy, else the rule (the template's own blocks are not read);
-- ``"auto"``: the template's blocks, else a hand-tagged copy, else the rule.
+- `"generation"`: the template's blocks, else zeros;
+- `"tagged"`: the template's blocks, else a hand-tagged copy, else a `ValueError`;
+- `"inferred"`: the template's blocks, else the rule (the registry is not read);
+- `"auto"`: the template's blocks, else a hand-tagged copy, else the rule.
 """
 
 from __future__ import annotations
@@ -50,14 +50,14 @@ class AssistantSpans(NamedTuple):
 
     #: The prompt text.
     text: str
-    #: (start, end) character offsets of the assistant's turns in ``text``.
+    #: (start, end) character offsets of the assistant's turns in `text`.
     spans: list[tuple[int, int]]
     #: One of MASK_SOURCES.
     source: str
 
 
 def check_mask_mode(mode: Any) -> str:
-    """``mode`` when it is one of ``MASK_MODES``.
+    """`mode` when it is one of `MASK_MODES`.
 
     Raises:
         ValueError: for any other value.
@@ -69,8 +69,8 @@ def check_mask_mode(mode: Any) -> str:
 
 def normalised_hash(source: str) -> str:
     """The key of a template in the hand-tag registry: the SHA-256 of its source with line
-    ends made ``\\n`` and the whitespace around the whole stripped (a model folder's JSON copy
-    and its ``.jinja`` file differ in nothing else)."""
+    ends made `\\n` and the whitespace around the whole stripped (a model folder's JSON copy
+    and its `.jinja` file differ in nothing else)."""
     text = source.replace("\r\n", "\n").replace("\r", "\n").strip()
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -88,8 +88,8 @@ def _tagged_file(name: str) -> str:
 
 @lru_cache(maxsize=64)  # (asked once per conversation; a str keeps its hash)
 def tagged_source(source: str) -> str | None:
-    """The hand-tagged copy of the template ``source`` (its ``{% generation %}`` version), or
-    ``None`` when the registry does not know the template."""
+    """The hand-tagged copy of the template `source` (its `{% generation %}` version), or
+    `None` when the registry does not know the template."""
     name = _index().get(normalised_hash(source))
     return None if name is None else _tagged_file(name)
 
@@ -101,7 +101,7 @@ def tagged_names() -> list[str]:
 
 class ChatEncoding(dict[str, Any]):
     """The token lists of a chat (a plain dict, equal to transformers' for the same keys), with
-    ``mask_source``: where its assistant_masks came from (one of ``MASK_SOURCES``, a list of
+    `mask_source`: where its assistant_masks came from (one of `MASK_SOURCES`, a list of
     them for a batch, or None when no mask was asked for).  The attribute does not take part in
     dict equality, nor in a copy made with dict()."""
 
@@ -182,9 +182,9 @@ def adjust_spans(
 
 
 def _header_before(text: str, at: int, floor: int, prompt: str) -> int:
-    # The length of the longest start of the generation prompt written just before ``at`` (a
+    # The length of the longest start of the generation prompt written just before `at` (a
     # past turn writes the prompt's header without what the prompt adds after it: DeepSeek R1's
-    # "<think>"), not reaching back before ``floor``.
+    # "<think>"), not reaching back before `floor`.
     for length in range(min(len(prompt), at - floor), 0, -1):
         head = prompt[:length]
         if len(head.strip()) > 1 and text.startswith(head, at - length):

@@ -338,8 +338,8 @@ class ChatTemplate:
         text right after that message's text, so the model continues it.  Other keyword
         arguments become template variables (overriding special tokens).  See the module
         :mod:`minijinja_py.chat.inputs` for how every value is turned into template data.
-        The tokenizer's options (``tokenize``, ``return_dict``, ``padding``, ...) are refused
-        with a ``TypeError``: they belong to :meth:`apply_chat_template` and :meth:`tokenize`.
+        The tokenizer's options (tokenize, return_dict, padding, ...) are refused with a
+        TypeError: they belong to apply_chat_template and tokenize.
         """
         _refuse_tokenizer_options("render", kwargs)
         call = self._prepare(
@@ -572,10 +572,10 @@ class ChatTemplate:
         Equal to transformers' apply_chat_template(..., tokenize=True, return_dict=True,
         return_assistant_tokens_mask=...) on the same model folder for a template with
         {% generation %} blocks: one encode of the whole text without added special tokens.
-        For a template without them, transformers gives zeros; here ``mask`` chooses the
-        source (see minijinja_py.chat.masks): by default ``"auto"``, the template's blocks, else
+        For a template without them, transformers gives zeros; here `mask` chooses the
+        source (see minijinja_py.chat.masks): by default "auto", the template's blocks, else
         a hand-tagged copy of a known template, else the inferred assistant turns.  The result's
-        ``mask_source`` attribute names the source used (a list for a batch).  For transformers'
+        `mask_source` attribute names the source used (a list for a batch).  For transformers'
         whole option set (padding, truncation, tensors), use apply_chat_template.
 
         Args:
@@ -590,7 +590,7 @@ class ChatTemplate:
             protect_special_tokens: Encode the added tokens found in the caller's data as
                 ordinary text (transformers' sanitize_control_tokens); those the template
                 writes stay control tokens.
-            return_text: Add ``text``, the prompt the ids encode (rendered once for both).
+            return_text: Add `text`, the prompt the ids encode (rendered once for both).
             mask: Where assistant_masks come from: "generation", "tagged", "inferred" or
                 "auto".
             mask_header: The convention of inferred masks for the role header: "exclude",
@@ -601,7 +601,7 @@ class ChatTemplate:
             **kwargs: Template variables.
 
         Returns:
-            A dict of lists (of lists, for a batch), with a ``mask_source`` attribute.
+            A dict of lists (of lists, for a batch), with a `mask_source` attribute.
 
         Raises:
             ValueError: without a tokenizer, for options that do not go together, or for
@@ -746,8 +746,8 @@ class ChatTemplate:
         self, call: _Call, chat: list[dict[str, Any]], mask: str | None, protect: bool
     ) -> tuple[str, list[tuple[int, int]], str | None, list[tuple[int, int]] | None]:
         """(text, assistant spans, their source, the caller's spans when protecting) of one
-        conversation, the spans taken from the sources ``mask`` allows (see .masks); a
-        ``mask`` of None asks for no spans."""
+        conversation, the spans taken from the sources `mask` allows (see .masks); a
+        `mask` of None asks for no spans."""
         if mask is None or call.generation:
             source = None if mask is None else "generation"
             if protect:
@@ -844,10 +844,10 @@ class ChatTemplate:
         and errors (see minijinja_py.chat.dropin for the full description).
 
         By default the assistant mask is transformers' own: the template's {% generation %}
-        blocks, and zeros (with transformers' warning) for a template without them.  ``mask``
+        blocks, and zeros (with transformers' warning) for a template without them.  `mask`
         ("generation", "tagged", "inferred" or "auto") chooses other sources; the result's
-        ``mask_source`` attribute says which one was used, and is also a key of the result
-        when ``mask`` is given.  mask_header and mask_final_eos choose the conventions of
+        `mask_source` attribute says which one was used, and is also a key of the result
+        when `mask` is given.  mask_header and mask_final_eos choose the conventions of
         inferred masks (see tokenize).
         """
         from .dropin import apply_chat_template
