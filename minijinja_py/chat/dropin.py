@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import weakref
 from collections.abc import Sequence
 from pathlib import Path
@@ -278,6 +279,16 @@ class _Settings:
 
     @classmethod
     def of(cls, chat: ChatTemplate) -> _Settings:
+        # Read once per template (a batch of a data set's map is one call among thousands).
+        key = (getattr(chat, "folder", None), chat.special_tokens.get("pad_token"), chat.tokenizer)
+        found = _SETTINGS.get(chat)
+        if found is None or found[0] != key:
+            found = (key, cls._read(chat))
+            _SETTINGS[chat] = found
+        return found[1]
+
+    @classmethod
+    def _read(cls, chat: ChatTemplate) -> _Settings:
         config: dict[str, Any] = {}
         folder = getattr(chat, "folder", None)
         if folder is not None:
@@ -292,6 +303,9 @@ class _Settings:
         pad_token = pad if isinstance(pad, str) else None
         pad_id = None if pad_token is None else chat.tokenizer.token_to_id(pad_token)
         return cls(config, pad_token, pad_id)
+
+
+_SETTINGS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
 class _Strategy:
@@ -368,15 +382,16 @@ def _enum_value(value: Any, enum_name: str, allowed: tuple[str, ...]) -> str:
 _BATCH_TOKENIZERS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
-def _batch_tokenizer(chat: ChatTemplate) -> Any:
+def _batch_tokenizer(chat: ChatTemplate) -> tuple[Any, threading.Lock]:
+    # (with a lock: the copy's padding and truncation are set for each call)
     own = chat.tokenizer
     found = _BATCH_TOKENIZERS.get(chat)
     if found is None or found[0] is not own:
         from tokenizers import Tokenizer
 
-        found = (own, Tokenizer.from_str(own.to_str()))
+        found = (own, Tokenizer.from_str(own.to_str()), threading.Lock())
         _BATCH_TOKENIZERS[chat] = found
-    return found[1]
+    return found[1], found[2]
 
 
 def _encode(
@@ -387,26 +402,27 @@ def _encode(
     options: dict[str, Any],
     batched: bool,
 ) -> tuple[dict[str, Any], list[Any]]:
-    tokenizer = _batch_tokenizer(chat)
-    tokenizer.no_truncation()
-    tokenizer.no_padding()
-    if strategy.truncation != "do_not_truncate":
-        tokenizer.enable_truncation(
-            strategy.max_length,
-            stride=0,
-            strategy=strategy.truncation,
-            direction=settings.truncation_side,
-        )
-    if strategy.padding != "do_not_pad":
-        tokenizer.enable_padding(
-            direction=options.get("padding_side") or settings.padding_side,
-            pad_id=settings.pad_id,
-            pad_type_id=0,
-            pad_token=settings.pad_token,
-            length=strategy.max_length if strategy.padding == "max_length" else None,
-            pad_to_multiple_of=strategy.multiple,
-        )
-    encodings = tokenizer.encode_batch(texts, add_special_tokens=False)
+    tokenizer, lock = _batch_tokenizer(chat)
+    with lock:
+        tokenizer.no_truncation()
+        tokenizer.no_padding()
+        if strategy.truncation != "do_not_truncate":
+            tokenizer.enable_truncation(
+                strategy.max_length,
+                stride=0,
+                strategy=strategy.truncation,
+                direction=settings.truncation_side,
+            )
+        if strategy.padding != "do_not_pad":
+            tokenizer.enable_padding(
+                direction=options.get("padding_side") or settings.padding_side,
+                pad_id=settings.pad_id,
+                pad_type_id=0,
+                pad_token=settings.pad_token,
+                length=strategy.max_length if strategy.padding == "max_length" else None,
+                pad_to_multiple_of=strategy.multiple,
+            )
+        encodings = tokenizer.encode_batch(texts, add_special_tokens=False)
     out: dict[str, Any] = {"input_ids": [list(e.ids) for e in encodings]}
     if options.get("return_token_type_ids"):
         out["token_type_ids"] = [list(e.type_ids) for e in encodings]
