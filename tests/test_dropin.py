@@ -265,3 +265,29 @@ def test_conventions_of_inferred_masks(tokenizer):
         masked(mask_header="all")
     with pytest.raises(TypeError, match="^mask_final_eos must be a bool, not str"):
         chat.apply_chat_template(MESSAGES, mask_final_eos="yes")
+
+
+class _FakeTensor(list):
+    """What the stand-in torch.tensor makes: the rows it was given, and its dtype."""
+
+    def __init__(self, value, dtype=None):
+        super().__init__(value)
+        self.dtype = dtype
+
+
+def test_pt_tensors_are_made_by_torch_tensor(tokenizer, monkeypatch):
+    # (torch itself is not a test dependency: a stand-in records what it is given)
+    import sys
+    import types
+
+    fake = types.ModuleType("torch")
+    fake.int64 = "int64"
+    fake.tensor = _FakeTensor
+    monkeypatch.setitem(sys.modules, "torch", fake)
+    chat = ChatTemplate.from_string(TAGGED, tokenizer=tokenizer)
+    ids = tokenizer.encode(chat.render(MESSAGES), add_special_tokens=False).ids
+    got = chat.apply_chat_template(MESSAGES, return_tensors="pt", return_assistant_tokens_mask=True)
+    assert all(isinstance(value, _FakeTensor) for value in got.values())
+    assert got["input_ids"] == [ids]
+    assert got["attention_mask"] == [[1] * len(ids)]
+    assert _masked_text(tokenizer, {k: v[0] for k, v in got.items()}) == "Hello there<|im_end|>"
