@@ -1,6 +1,6 @@
 """How often the inferred assistant spans equal hand-tagged ``{% generation %}`` spans.
 
-Truth: ``conformance/tagged/*.jinja`` (corpus templates tagged by hand in this project, from the
+Truth: ``minijinja_py/chat/tagged/*.jinja`` (corpus templates tagged by hand in this project, from the
 end of the assistant header through the end-of-turn marker and the line end after it; see
 conformance/FINDINGS.md for the convention) and the corpus templates that ship
 with generation blocks (their tags stripped for the inference).  Inferred: the untagged corpus
@@ -18,7 +18,7 @@ from typing import Any
 
 from .corpus import _conversation, _meta, conversation_names, corpus_dir, template_source
 
-TAGGED_DIR = Path(__file__).resolve().parent / "tagged"
+TAGGED_DIR = Path(__file__).resolve().parent.parent / "minijinja_py" / "chat" / "tagged"
 SHIPPED_TAGGED = ("smollm-3-3b", "lfm-2.5-8b-a1b", "lfm-2.5-vl-450m", "laguna-v8")
 _TAG = re.compile(r"\{%-?\s*(end)?generation\s*-?%\}")
 
@@ -116,3 +116,35 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def conversation_agreement(
+    name: str, mask_options: dict[str, Any] | None = None
+) -> tuple[int, int, list[str]]:
+    """(conversations whose inferred mask equals the tags' mask, conversations rendered, the
+    disagreeing ones), the inferred spans under ``mask_options`` (see masks.adjust_spans)."""
+    from minijinja_py.chat.masks import adjust_spans
+    from minijinja_py.errors import TemplateError
+
+    truth_template, plain_template = _templates(name)
+    options = dict(mask_options or {})
+    if options.get("final_eos"):
+        options["eos_token"] = plain_template.special_tokens.get("eos_token")
+    agree = total = 0
+    differ = []
+    for conversation in conversation_names():
+        conv = dict(_conversation(conversation))
+        messages = conv.pop("messages")
+        conv.pop("add_generation_prompt", None)
+        conv.update(_meta().get(name, {}).get("extra") or {})
+        try:
+            text, truth = truth_template.render_with_spans(messages, **conv)
+            inferred = plain_template.render_with_provenance(messages, **conv)
+        except (TemplateError, TypeError, ValueError):
+            continue
+        total += 1
+        if mask_spans(truth) == mask_spans(adjust_spans(inferred, **options)):
+            agree += 1
+        else:
+            differ.append(conversation)
+    return agree, total, differ

@@ -33,11 +33,17 @@ __all__ = [
 ]
 
 
-__all__ += ["ChatTemplate", "IsolatedRenderer", "IsolatedTemplate", "IsolationError"]
+__all__ += [
+    "ChatTemplate",
+    "IsolatedRenderer",
+    "IsolatedTemplate",
+    "IsolationError",
+    "apply_chat_template",
+]
 _ISOLATION = ("IsolatedRenderer", "IsolatedTemplate", "IsolationError")
 
 if TYPE_CHECKING:  # for type checkers and the API reference; at run time, imported on first use
-    from .chat import ChatTemplate
+    from .chat import ChatTemplate, apply_chat_template
     from .isolation import IsolatedRenderer, IsolatedTemplate, IsolationError
 
 
@@ -47,6 +53,10 @@ def __getattr__(name: str) -> object:
         from .chat import ChatTemplate
 
         return ChatTemplate
+    if name == "apply_chat_template":
+        from .chat import apply_chat_template
+
+        return apply_chat_template
     if name in _ISOLATION:
         # Worker pools start processes: imported only by those who ask for one.
         from . import isolation

@@ -9,11 +9,14 @@ by :func:`get_json_schema`, the same ``continue_final_message`` cut and the same
 
 Modules, one job each: :mod:`.loading` (model folders, the Hub cache, GGUF through :mod:`.gguf`),
 :mod:`.inputs` (caller values to plain data), :mod:`.schema` (tools from Python functions),
-:mod:`.capabilities` (probe renders), :mod:`.provenance` (sources and assistant spans) and
+:mod:`.capabilities` (probe renders), :mod:`.provenance` (sources and assistant spans),
+`tokens` (token ids), `masks` (assistant masks and their sources, the hand-tag registry),
+`dropin` (transformers' apply_chat_template: padding, truncation, tensors) and
 :mod:`.template` (:class:`ChatTemplate` itself).
 """
 
 from .capabilities import ChatCapabilities
+from .dropin import apply_chat_template
 from .gguf import GGUFError, GGUFMetadata, read_gguf_metadata
 from .inputs import to_template_data
 from .loading import SPECIAL_TOKEN_NAMES, load_pretrained_files
@@ -23,6 +26,7 @@ from .template import ChatTemplate
 
 __all__ = [
     "SPECIAL_TOKEN_NAMES",
+    "apply_chat_template",
     "ChatCapabilities",
     "ChatProvenance",
     "ChatTemplate",

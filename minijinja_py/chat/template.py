@@ -21,6 +21,7 @@ from .loading import (
     read_text,
     resolve_model_folder,
 )
+from .masks import AssistantSpans, ChatEncoding
 from .provenance import (
     ChatProvenance,
     TurnTexts,
@@ -89,6 +90,9 @@ class ChatTemplate:
             raise TypeError(f"now must be a datetime.datetime, not {type(now).__name__}")
         self.now = now
         self._tokenizer = tokenizer
+        #: The model folder read by from_pretrained (its tokenizer_config.json gives the
+        #: padding and truncation settings of apply_chat_template), else None.
+        self.folder: Path | None = None
         self._compiled: dict[str, Any] = {}
         self._probes: dict[Any, TurnTexts] = {}
         self._traced_tools: dict[str, Any] = {}
@@ -140,7 +144,9 @@ class ChatTemplate:
         options.setdefault("origin", os.fspath(folder))
         if "tokenizer" not in options:
             options["tokenizer"] = pretrained_tokenizer_file(root)
-        return cls(template, tokens, name=name, **options)
+        chat = cls(template, tokens, name=name, **options)
+        chat.folder = root
+        return chat
 
     @classmethod
     def from_gguf(
@@ -162,7 +168,9 @@ class ChatTemplate:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # (pickles of 0.1.0 lack the limits and the clock; older ones the traced tools)
-        self.__dict__.update({"limits": None, "now": None, "_traced_tools": {}, **state})
+        self.__dict__.update(
+            {"limits": None, "now": None, "_traced_tools": {}, "folder": None, **state}
+        )
 
     def __repr__(self) -> str:
         names = ", ".join(self.sources)
@@ -331,7 +339,10 @@ class ChatTemplate:
         text right after that message's text, so the model continues it.  Other keyword
         arguments become template variables (overriding special tokens).  See the module
         :mod:`minijinja_py.chat.inputs` for how every value is turned into template data.
+        The tokenizer's options (tokenize, return_dict, padding, ...) are refused with a
+        TypeError: they belong to apply_chat_template and tokenize.
         """
+        _refuse_tokenizer_options("render", kwargs)
         call = self._prepare(
             tools,
             documents,
@@ -357,6 +368,7 @@ class ChatTemplate:
         **kwargs: Any,
     ) -> list[str]:
         """:meth:`render` for each conversation, sharing the tools, documents and options."""
+        _refuse_tokenizer_options("render_many", kwargs)
         call = self._prepare(
             tools,
             documents,
@@ -423,6 +435,54 @@ class ChatTemplate:
         )
         call.traced_names = ["messages", "tools", "documents", *kwargs]
         return self._traced(call, self._single_chat(messages))
+
+    def assistant_spans(
+        self,
+        messages: Any,
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        add_generation_prompt: bool = False,
+        *,
+        mask: str = "auto",
+        mask_header: str = "exclude",
+        mask_final_eos: bool = False,
+        chat_template: str | None = None,
+        **kwargs: Any,
+    ) -> AssistantSpans:
+        """The text, its assistant spans and where they came from, without a tokenizer.
+
+        The spans are those tokenize(..., return_assistant_tokens_mask=True) marks.  One
+        conversation per call.
+
+        Args:
+            messages: One conversation.
+            tools: Tools offered to the model.
+            documents: Documents for retrieval-augmented templates.
+            add_generation_prompt: End with the assistant's header.
+            mask: The sources allowed: "generation", "tagged", "inferred" or "auto" (see
+                minijinja_py.chat.masks).
+            mask_header: The role-header convention of inferred spans.
+            mask_final_eos: Whether inferred spans take a final end-of-sequence token.
+            chat_template: The name of one of the model's templates, or a template's source.
+            **kwargs: Template variables.
+
+        Returns:
+            An AssistantSpans: text, spans ((start, end) character offsets) and source.
+
+        Raises:
+            ValueError: for mask="tagged" on a template neither tagged nor known, or an
+                unknown mode or convention.
+        """
+        from .masks import check_mask_conventions, check_mask_mode
+
+        check_mask_mode(mask)
+        check_mask_conventions(mask_header, mask_final_eos)
+        call = self._prepare_text(
+            tools, documents, add_generation_prompt, False, True, chat_template, kwargs
+        )
+        call.mask_header, call.mask_final_eos = mask_header, mask_final_eos
+        text, spans, source, _ = self._chat_spans(call, self._single_chat(messages), mask, False)
+        return AssistantSpans(text, [(start, end) for start, end in spans], str(source))
 
     def _traced(self, call: _Call, chat: list[dict[str, Any]]) -> ChatProvenance:
         names = call.traced_names or ["messages", "tools", "documents"]
@@ -498,11 +558,14 @@ class ChatTemplate:
         tools: Sequence[Any] | None = None,
         documents: Sequence[Any] | None = None,
         add_generation_prompt: bool = False,
-        *,
         continue_final_message: bool | str = False,
+        *,
         return_assistant_tokens_mask: bool = False,
         protect_special_tokens: bool = False,
         return_text: bool = False,
+        mask: str = "auto",
+        mask_header: str = "exclude",
+        mask_final_eos: bool = False,
         chat_template: str | None = None,
         **kwargs: Any,
     ) -> TokenizedBatch: ...
@@ -514,11 +577,14 @@ class ChatTemplate:
         tools: Sequence[Any] | None = None,
         documents: Sequence[Any] | None = None,
         add_generation_prompt: bool = False,
-        *,
         continue_final_message: bool | str = False,
+        *,
         return_assistant_tokens_mask: bool = False,
         protect_special_tokens: bool = False,
         return_text: bool = False,
+        mask: str = "auto",
+        mask_header: str = "exclude",
+        mask_final_eos: bool = False,
         chat_template: str | None = None,
         **kwargs: Any,
     ) -> TokenizedChat: ...
@@ -529,27 +595,61 @@ class ChatTemplate:
         tools: Sequence[Any] | None = None,
         documents: Sequence[Any] | None = None,
         add_generation_prompt: bool = False,
-        *,
         continue_final_message: bool | str = False,
+        *,
         return_assistant_tokens_mask: bool = False,
         protect_special_tokens: bool = False,
         return_text: bool = False,
+        mask: str = "auto",
+        mask_header: str = "exclude",
+        mask_final_eos: bool = False,
         chat_template: str | None = None,
         **kwargs: Any,
     ) -> TokenizedChat | TokenizedBatch:
-        """``input_ids`` and ``attention_mask`` (and ``assistant_masks`` when asked) of the prompt.
+        """input_ids and attention_mask (and assistant_masks when asked) of the prompt.
 
-        Equal to transformers' ``apply_chat_template(..., tokenize=True, return_dict=True,
-        return_assistant_tokens_mask=...)`` on the same model folder: one encode of the whole text
-        without added special tokens.  The assistant mask covers the tokens of the assistant
-        spans of :meth:`render_with_provenance` (the ``{% generation %}`` blocks, or the inferred
-        turns of a template without them).  ``protect_special_tokens`` encodes the added tokens
-        that occur in the caller's data as ordinary text; those the template writes stay control
-        tokens.  A batch of conversations gives a list per key.  ``continue_final_message``
-        cuts the text as :meth:`render` does; as in transformers it does not go with
-        ``return_assistant_tokens_mask``, nor (here) with ``protect_special_tokens``.
-        ``return_text`` adds ``text``, the prompt the ids encode (rendered once for both).
+        Equal to transformers' apply_chat_template(..., tokenize=True, return_dict=True,
+        return_assistant_tokens_mask=...) on the same model folder for a template with
+        {% generation %} blocks: one encode of the whole text without added special tokens.
+        For a template without them, transformers gives zeros; here `mask` chooses the
+        source (see minijinja_py.chat.masks): by default "auto", the template's blocks, else
+        a hand-tagged copy of a known template, else the inferred assistant turns.  The result's
+        `mask_source` attribute names the source used (a list for a batch).  For transformers'
+        whole option set (padding, truncation, tensors), use apply_chat_template.
+
+        Args:
+            messages: One conversation (a list of message dicts) or a batch of them.
+            tools: Tools offered to the model (JSON schemas or Python functions).
+            documents: Documents for retrieval-augmented templates.
+            add_generation_prompt: End with the assistant's header.
+            continue_final_message: Cut the text after the final message (True for its
+                content, or the name of another field), as render does.  Not compatible with
+                return_assistant_tokens_mask nor with protect_special_tokens.
+            return_assistant_tokens_mask: Add assistant_masks.
+            protect_special_tokens: Encode the added tokens found in the caller's data as
+                ordinary text (transformers' sanitize_control_tokens); those the template
+                writes stay control tokens.
+            return_text: Add `text`, the prompt the ids encode (rendered once for both).
+            mask: Where assistant_masks come from: "generation", "tagged", "inferred" or
+                "auto".
+            mask_header: The convention of inferred masks for the role header: "exclude",
+                "whitespace" or "include" (see minijinja_py.chat.masks.adjust_spans).
+            mask_final_eos: Whether inferred masks take the end-of-sequence token written
+                after the whole conversation into its last assistant turn.
+            chat_template: The name of one of the model's templates, or a template's source.
+            **kwargs: Template variables.
+
+        Returns:
+            A dict of lists (of lists, for a batch), with a `mask_source` attribute.
+
+        Raises:
+            ValueError: without a tokenizer, for options that do not go together, or for
+                mask="tagged" on a template neither tagged nor known.
         """
+        from .masks import check_mask_conventions, check_mask_mode
+
+        check_mask_mode(mask)
+        check_mask_conventions(mask_header, mask_final_eos)
         call = self._prepare_tokens(
             tools,
             documents,
@@ -560,17 +660,18 @@ class ChatTemplate:
             chat_template,
             kwargs,
         )
+        call.mask_header, call.mask_final_eos = mask_header, mask_final_eos
         conversations, batched = self._conversations(messages)
+        masked = mask if return_assistant_tokens_mask else None
         results = [
-            self._encode(
-                call, chat, return_assistant_tokens_mask, protect_special_tokens, return_text
-            )
+            self._encode(call, chat, masked, protect_special_tokens, return_text)
             for chat in conversations
         ]
         if not batched:
-            return results[0]
-        batch = {key: [result[key] for result in results] for key in results[0]}  # type: ignore[literal-required]
-        return cast(TokenizedBatch, batch)
+            return cast(TokenizedChat, results[0])
+        merged = ChatEncoding({key: [result[key] for result in results] for key in results[0]})
+        merged.mask_source = [result.mask_source for result in results]
+        return cast(TokenizedBatch, merged)
 
     def tokenize_many(
         self,
@@ -578,16 +679,23 @@ class ChatTemplate:
         tools: Sequence[Any] | None = None,
         documents: Sequence[Any] | None = None,
         add_generation_prompt: bool = False,
-        *,
         continue_final_message: bool | str = False,
+        *,
         return_assistant_tokens_mask: bool = False,
         protect_special_tokens: bool = False,
         return_text: bool = False,
+        mask: str = "auto",
+        mask_header: str = "exclude",
+        mask_final_eos: bool = False,
         chat_template: str | None = None,
         **kwargs: Any,
     ) -> list[TokenizedChat]:
-        """:meth:`tokenize` for each conversation (one dict each), sharing the tools, documents
-        and options, as :meth:`render_many` is :meth:`render`'s."""
+        """tokenize for each conversation (one dict each), sharing the tools, documents and
+        options, as render_many is render's."""
+        from .masks import check_mask_conventions, check_mask_mode
+
+        check_mask_mode(mask)
+        check_mask_conventions(mask_header, mask_final_eos)
         call = self._prepare_tokens(
             tools,
             documents,
@@ -598,13 +706,14 @@ class ChatTemplate:
             chat_template,
             kwargs,
         )
+        call.mask_header, call.mask_final_eos = mask_header, mask_final_eos
+        masked = mask if return_assistant_tokens_mask else None
         return [
-            self._encode(
-                call,
-                self._single_chat(chat),
-                return_assistant_tokens_mask,
-                protect_special_tokens,
-                return_text,
+            cast(
+                TokenizedChat,
+                self._encode(
+                    call, self._single_chat(chat), masked, protect_special_tokens, return_text
+                ),
             )
             for chat in conversations
         ]
@@ -625,6 +734,26 @@ class ChatTemplate:
             raise ValueError(
                 "continue_final_message is not compatible with protect_special_tokens."
             )
+        return self._prepare_text(
+            tools,
+            documents,
+            add_generation_prompt,
+            continue_final_message,
+            masks,
+            chat_template,
+            kwargs,
+        )
+
+    def _prepare_text(
+        self,
+        tools: Any,
+        documents: Any,
+        add_generation_prompt: Any,
+        continue_final_message: bool | str,
+        masks: bool,
+        chat_template: str | None,
+        kwargs: Mapping[str, Any],
+    ) -> _Call:
         call = self._prepare(
             tools,
             documents,
@@ -635,31 +764,160 @@ class ChatTemplate:
             kwargs,
         )
         call.traced_names = ["messages", "tools", "documents", *kwargs]
-        call.generation = masks and has_generation_blocks(call.source)
+        call.generation = has_generation_blocks(call.source)
         return call
 
     def _encode(
-        self, call: _Call, chat: list[dict[str, Any]], masks: bool, protect: bool, text_too: bool
-    ) -> TokenizedChat:
+        self,
+        call: _Call,
+        chat: list[dict[str, Any]],
+        mask: str | None,
+        protect: bool,
+        text_too: bool,
+    ) -> ChatEncoding:
         from .tokens import encode_chat
 
-        caller_spans = None
-        spans: list[tuple[int, int]] = []
-        if protect or (masks and not call.generation):
-            traced = self._traced(call, chat)
-            text, spans = traced.text, traced.assistant_spans
-            if protect:
-                caller_spans = traced.caller_spans()
-        elif masks:
-            text, spans = self._render_chat(call, chat, True)
-        else:
-            text = self._render_chat(call, chat, False)[0]
-        encoded = encode_chat(self.tokenizer, text, spans, caller_spans)
-        if not masks:
-            del encoded["assistant_masks"]
+        text, spans, source, caller_spans = self._chat_spans(call, chat, mask, protect)
+        result = ChatEncoding(encode_chat(self.tokenizer, text, spans, caller_spans))
+        if mask is None:
+            del result["assistant_masks"]
         if text_too:
-            encoded["text"] = text
-        return encoded
+            result["text"] = text
+        result.mask_source = source
+        return result
+
+    def _chat_spans(
+        self, call: _Call, chat: list[dict[str, Any]], mask: str | None, protect: bool
+    ) -> tuple[str, list[tuple[int, int]], str | None, list[tuple[int, int]] | None]:
+        """(text, assistant spans, their source, the caller's spans when protecting) of one
+        conversation, the spans taken from the sources `mask` allows (see .masks); a
+        `mask` of None asks for no spans."""
+        if mask is None or call.generation:
+            source = None if mask is None else "generation"
+            if protect:
+                whole = self._traced(call, chat)
+                spans = whole.assistant_spans if mask is not None else []
+                if call.continue_final_message:  # (masks are refused with it)
+                    return self._continued(call, chat, whole)
+                return whole.text, spans, source, whole.caller_spans()
+            text, spans = self._render_chat(call, chat, mask is not None)
+            return text, spans, source, None
+        tagged = self._tagged_spans(call, chat) if mask in ("tagged", "auto") else None
+        traced: ChatProvenance | None = self._traced(call, chat) if protect else None
+        plain = traced.text if traced is not None else None
+        if tagged is not None:
+            if plain is None:
+                plain = self._render_chat(call, chat, False)[0]
+            # (a hand-tagged copy is trusted only where it writes the template's very text)
+            if tagged[0] == plain:
+                return plain, tagged[1], "tagged", _caller(traced)
+        if mask == "tagged":
+            raise ValueError(
+                "mask='tagged': this template has no {% generation %} blocks and no hand-tagged "
+                "copy of it is known (see minijinja_py.chat.masks); use mask='inferred' or 'auto'"
+            )
+        if mask == "generation":
+            if plain is None:
+                plain = self._render_chat(call, chat, False)[0]
+            return plain, [], "none", _caller(traced)
+        if traced is None:
+            traced = self._traced(call, chat)
+        caller = traced.caller_spans() if protect else None
+        from .masks import adjust_spans
+
+        eos = self.special_tokens.get("eos_token")
+        spans = adjust_spans(
+            traced,
+            call.mask_header,
+            call.mask_final_eos,
+            eos if isinstance(eos, str) else None,
+        )
+        return traced.text, spans, "inferred", caller
+
+    def _continued(
+        self, call: _Call, chat: list[dict[str, Any]], traced: ChatProvenance
+    ) -> tuple[str, list[tuple[int, int]], None, list[tuple[int, int]]]:
+        # A traced render is not cut; the cut text is a prefix of it (the cut marks the end of
+        # the final message's text), so the caller's spans are clipped to that prefix.
+        text = self._render_chat(call, chat, False)[0]  # (after the trace: it tags the chat)
+        if not traced.text.startswith(text):
+            raise ValueError(
+                "continue_final_message with sanitize_control_tokens: the cut text is not a "
+                "prefix of the whole render, so the caller's text cannot be placed in it"
+            )
+        end = len(text)
+        caller = [(start, min(stop, end)) for start, stop in traced.caller_spans() if start < end]
+        return text, [], None, caller
+
+    def _tagged_spans(
+        self, call: _Call, chat: list[dict[str, Any]]
+    ) -> tuple[str, list[tuple[int, int]]] | None:
+        from .masks import tagged_source
+
+        source = tagged_source(call.source)
+        if source is None:
+            return None
+        tagged = _Call(self._compile(source), source, call.context, False)
+        # (rendered before any tracing, which changes the chat's strings in place)
+        return self._render_chat(tagged, [dict(message) for message in chat], True)
+
+    def apply_chat_template(
+        self,
+        conversation: Any,
+        tools: Sequence[Any] | None = None,
+        documents: Sequence[Any] | None = None,
+        chat_template: str | None = None,
+        add_generation_prompt: bool = False,
+        continue_final_message: bool | str = False,
+        tokenize: bool = True,
+        sanitize_control_tokens: bool = False,
+        padding: bool | str = False,
+        truncation: bool | str = False,
+        max_length: int | None = None,
+        return_tensors: str | None = None,
+        return_dict: bool = True,
+        return_assistant_tokens_mask: bool = False,
+        tokenizer_kwargs: dict[str, Any] | None = None,
+        *,
+        mask: str | None = None,
+        mask_header: str = "exclude",
+        mask_final_eos: bool = False,
+        **kwargs: Any,
+    ) -> Any:
+        """transformers' tokenizer.apply_chat_template, with its signature, defaults, results
+        and errors (see minijinja_py.chat.dropin for the full description).
+
+        By default the assistant mask is transformers' own: the template's {% generation %}
+        blocks, and zeros (with transformers' warning) for a template without them.  `mask`
+        ("generation", "tagged", "inferred" or "auto") chooses other sources; the result's
+        `mask_source` attribute says which one was used, and is also a key of the result
+        when `mask` is given.  mask_header and mask_final_eos choose the conventions of
+        inferred masks (see tokenize).
+        """
+        from .dropin import apply_chat_template
+
+        return apply_chat_template(
+            self,
+            conversation,
+            tools=tools,
+            documents=documents,
+            chat_template=chat_template,
+            add_generation_prompt=add_generation_prompt,
+            continue_final_message=continue_final_message,
+            tokenize=tokenize,
+            sanitize_control_tokens=sanitize_control_tokens,
+            padding=padding,
+            truncation=truncation,
+            max_length=max_length,
+            return_tensors=return_tensors,
+            return_dict=return_dict,
+            return_assistant_tokens_mask=return_assistant_tokens_mask,
+            tokenizer_kwargs=tokenizer_kwargs,
+            mask=mask,
+            mask_header=mask_header,
+            mask_final_eos=mask_final_eos,
+            **kwargs,
+        )
 
     def find_control_tokens(
         self,
@@ -714,10 +972,42 @@ class _Call:
     probes: TurnTexts | None = None
     #: Whether the template has {% generation %} blocks (asked once per tokenize call).
     generation: bool = False
+    #: The conventions of inferred masks (see masks.adjust_spans).
+    mask_header: str = "exclude"
+    mask_final_eos: bool = False
 
 
 # The distinct tool lists whose traced copies a ChatTemplate keeps.
 _TRACED_TOOLS_KEPT = 16
+
+
+# Options of transformers' apply_chat_template that a tokenizer reads, not the template.
+TOKENIZER_OPTIONS = (
+    "tokenize",
+    "return_dict",
+    "return_tensors",
+    "padding",
+    "truncation",
+    "max_length",
+    "tokenizer_kwargs",
+    "return_assistant_tokens_mask",
+    "sanitize_control_tokens",
+)
+
+
+def _refuse_tokenizer_options(method: str, kwargs: Mapping[str, Any]) -> None:
+    # Passed on, they would become template variables and a string would come back silently.
+    given = [name for name in TOKENIZER_OPTIONS if name in kwargs]
+    if given:
+        raise TypeError(
+            f"{method}() renders text and does not take the tokenizer's option "
+            f"{given[0]!r}; use apply_chat_template() (transformers' signature) or tokenize() "
+            "for token ids"
+        )
+
+
+def _caller(traced: ChatProvenance | None) -> list[tuple[int, int]] | None:
+    return None if traced is None else traced.caller_spans()
 
 
 def _option_key(context: dict[str, Any]) -> tuple:

@@ -1,0 +1,557 @@
+"""A drop-in for transformers' `tokenizer.apply_chat_template`: same signature, defaults,
+results and errors, on a model folder's `tokenizer.json` through the `tokenizers` library.
+
+What transformers' tokenizer does around the render is done here the same way: the padding and
+truncation strategies (`True`, `"longest"`, `"max_length"`, the model's
+`model_max_length` when `max_length` is not given), the pad token and the padding and
+truncation sides of the folder's `tokenizer_config.json`, single conversations unbatched,
+`return_tensors="np"` (numpy) or `"pt"` (torch) converted as transformers converts them (a
+ragged batch as an object array), and the assistant mask mapped from characters to tokens of
+the padded, truncated encodings.
+
+The one addition is `mask` (see minijinja_py.chat.masks): left out, the assistant mask is
+transformers' (the template's `{% generation %}` blocks, zeros without them); given, it names
+the sources to use, and the result carries a `mask_source` key as well as the attribute.
+
+`tokenizers` is imported by minijinja_py.chat.tokens; numpy and torch here, when asked for.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import weakref
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .masks import ChatEncoding, check_mask_conventions, check_mask_mode
+
+if TYPE_CHECKING:
+    from .template import ChatTemplate
+
+__all__ = ["apply_chat_template", "load_chat_template"]
+
+_LOGGER = logging.getLogger("minijinja_py.chat")
+_WARNED: set[str] = set()
+
+# transformers' thresholds: a model_max_length above LARGE_INTEGER means "no limit", and
+# VERY_LARGE_INTEGER is the model_max_length of a config that names none.
+_LARGE_INTEGER = int(1e20)
+_VERY_LARGE_INTEGER = int(1e30)
+
+_PADDING = ("longest", "max_length", "do_not_pad")
+_TRUNCATION = ("only_first", "only_second", "longest_first", "do_not_truncate")
+_TENSORS = ("pt", "np", "mlx")
+_TOKENIZER_KWARGS = frozenset(
+    {
+        "pad_to_multiple_of",
+        "padding_side",
+        "return_attention_mask",
+        "return_token_type_ids",
+        "return_special_tokens_mask",
+        "return_offsets_mapping",
+        "return_length",
+        "verbose",
+    }
+)
+
+
+def load_chat_template(folder_or_template: Any) -> ChatTemplate:
+    """A ChatTemplate from what apply_chat_template's first argument may be.
+
+    Args:
+        folder_or_template: A ChatTemplate; a model folder (or a cached Hub repo id); or a
+            template's source text (text with `{{` or `{%`), which has no tokenizer.
+
+    Returns:
+        The ChatTemplate.
+    """
+    from .template import ChatTemplate
+
+    if isinstance(folder_or_template, ChatTemplate):
+        return folder_or_template
+    if isinstance(folder_or_template, str) and (
+        "{{" in folder_or_template or "{%" in folder_or_template
+    ):
+        return ChatTemplate.from_string(folder_or_template)
+    if isinstance(folder_or_template, (str, os.PathLike)):
+        return ChatTemplate.from_pretrained(folder_or_template)
+    raise TypeError(
+        "apply_chat_template takes a ChatTemplate, a model folder or a template's source, not "
+        f"{type(folder_or_template).__name__}"
+    )
+
+
+def apply_chat_template(
+    chat: Any,
+    conversation: Any,
+    tools: Sequence[Any] | None = None,
+    documents: Sequence[Any] | None = None,
+    chat_template: str | None = None,
+    add_generation_prompt: bool = False,
+    continue_final_message: bool | str = False,
+    tokenize: bool = True,
+    sanitize_control_tokens: bool = False,
+    padding: bool | str = False,
+    truncation: bool | str = False,
+    max_length: int | None = None,
+    return_tensors: str | None = None,
+    return_dict: bool = True,
+    return_assistant_tokens_mask: bool = False,
+    tokenizer_kwargs: dict[str, Any] | None = None,
+    *,
+    mask: str | None = None,
+    mask_header: str = "exclude",
+    mask_final_eos: bool = False,
+    **kwargs: Any,
+) -> Any:
+    """The conversation as transformers' apply_chat_template gives it, call for call.
+
+    A model folder's tokenizer.json makes token ids (the `tokenizers` library); without one,
+    tokenize=False gives the text.
+
+    >>> template = "{% for m in messages %}[{{ m.role }}] {{ m.content }}{% endfor %}"
+    >>> apply_chat_template(template, [{"role": "user", "content": "Hi"}], tokenize=False)
+    '[user] Hi'
+
+    Args:
+        chat: A ChatTemplate, a model folder (tokenizer.json, tokenizer_config.json and the
+            template) or a template's source text (text only: tokenize=False).
+        conversation: One conversation (a list of message dicts) or a batch of them.
+        tools: Tools offered to the model (JSON schemas or Python functions).
+        documents: Documents for retrieval-augmented templates.
+        chat_template: The name of one of the model's templates, or a template's source.
+        add_generation_prompt: End with the assistant's header.
+        continue_final_message: End right after the final message's text (True for its
+            content, or the name of another field), so the model continues it.
+        tokenize: Token ids (True) or the text (False).
+        sanitize_control_tokens: Encode the added tokens found in the caller's data as ordinary
+            text, so that only those the template writes are control tokens.
+        padding: False or "do_not_pad", True or "longest", or "max_length".
+        truncation: Cut each sequence at max_length (the model's model_max_length without it).
+        max_length: The length padding="max_length" and truncation use.
+        return_tensors: None (lists), "np" (numpy int64 arrays) or "pt" (torch tensors).
+        return_dict: A dict of input_ids, attention_mask (and assistant_masks), or the
+            input_ids alone.
+        return_assistant_tokens_mask: Add assistant_masks (needs tokenize and return_dict).
+        tokenizer_kwargs: Options of the tokenizer's call: pad_to_multiple_of, padding_side,
+            return_attention_mask, return_token_type_ids, return_special_tokens_mask,
+            return_offsets_mapping, return_length, verbose.
+        mask: Left out, transformers' assistant mask: the {% generation %} blocks, and zeros
+            with a logged warning for a template without them.  "generation", "tagged",
+            "inferred" or "auto" choose the sources (minijinja_py.chat.masks), and the result
+            has a mask_source key.
+        mask_header: The convention of inferred masks for the assistant's role header:
+            "exclude" (the default), "whitespace" (its trailing whitespace is the turn's) or
+            "include" (see minijinja_py.chat.masks.adjust_spans).
+        mask_final_eos: Whether inferred masks take an end-of-sequence token written after
+            the whole conversation into its last assistant turn (Phi 3's "<|endoftext|>").
+        **kwargs: Template variables.
+
+    Returns:
+        The text (a list of texts for a batch) when tokenize is False; else the input_ids
+        (return_dict=False) or a ChatEncoding: a dict whose values are lists for one
+        conversation, lists of lists for a batch, or arrays with return_tensors (a batch axis
+        added for one conversation).  Its mask_source attribute names the mask's source.
+
+    Raises:
+        ValueError: as transformers raises it (an empty conversation, options that do not go
+            together, padding without a pad token, an unknown strategy or tensor type, tensors
+            of a ragged batch), or for a tokenize call without a tokenizer.
+        ImportError: return_tensors="pt" without torch ("np" without numpy).
+        TypeError: a tokenizer_kwargs option this drop-in does not know.
+    """
+    chat = load_chat_template(chat)
+    if not tokenize:
+        return_dict = False
+    if return_assistant_tokens_mask and not (return_dict and tokenize):
+        raise ValueError(
+            "`return_assistant_tokens_mask=True` requires `return_dict=True` and `tokenize=True`"
+        )
+    mode = "generation" if mask is None else check_mask_mode(mask)
+    check_mask_conventions(mask_header, mask_final_eos)
+    options = dict(tokenizer_kwargs or {})
+    unknown = sorted(set(options) - _TOKENIZER_KWARGS)
+    if unknown:
+        raise TypeError(
+            f"tokenizer_kwargs {unknown} are not supported by minijinja_py's apply_chat_template "
+            f"(it supports {sorted(_TOKENIZER_KWARGS)})"
+        )
+    chat.select(tools, chat_template)  # (the template choice's errors come first, as there)
+    if isinstance(conversation, (list, tuple)) and len(conversation) == 0:
+        raise ValueError(
+            "Cannot apply chat template to an empty conversation. Provide at least one message."
+        )
+    conversations, batched = chat._conversations(conversation)
+    call = chat._prepare_text(
+        tools,
+        documents,
+        add_generation_prompt,
+        continue_final_message,
+        return_assistant_tokens_mask,
+        chat_template,
+        kwargs,
+    )
+    call.mask_header, call.mask_final_eos = mask_header, mask_final_eos
+    if sanitize_control_tokens and (not tokenize or return_assistant_tokens_mask):
+        raise ValueError(
+            "`sanitize_control_tokens=True` requires `tokenize=True` and is not compatible with "
+            "`return_assistant_tokens_mask=True`."
+        )
+    if return_assistant_tokens_mask and mask is None and not call.generation:
+        _warn_once(
+            "return_assistant_tokens_mask==True but chat template does not contain "
+            "`{% generation %}` keyword."
+        )
+    if tokenize:
+        chat.tokenizer  # noqa: B018 - without one, say how to get one before rendering
+    wanted = mode if return_assistant_tokens_mask else None
+    rendered = [
+        chat._chat_spans(call, one, wanted, sanitize_control_tokens) for one in conversations
+    ]
+    texts = [text for text, _, _, _ in rendered]
+    if not tokenize:
+        return texts if batched else texts[0]
+    sources = [source for _, _, source, _ in rendered]
+    settings = _Settings.of(chat)
+    strategy = _strategies(settings, padding, truncation, max_length, options)
+    if sanitize_control_tokens:
+        out = _encode_sanitized(chat, rendered, strategy, settings, options, batched)
+        encodings = None
+    else:
+        out, encodings = _encode(chat, texts, strategy, settings, options, batched)
+    if return_tensors is not None:
+        _to_tensors(out, return_tensors)
+    if not return_dict:
+        return out["input_ids"]
+    result = ChatEncoding(out)
+    if return_assistant_tokens_mask:
+        assert encodings is not None
+        input_ids = out["input_ids"] if batched or return_tensors else [out["input_ids"]]
+        masks = []
+        for index, (_, spans, _, _) in enumerate(rendered):
+            masks.append(_mask(encodings[index], len(input_ids[index]), spans))
+        result["assistant_masks"] = masks if batched or return_tensors else masks[0]
+        if return_tensors is not None:
+            result["assistant_masks"] = _tensor(
+                result["assistant_masks"], return_tensors, "assistant_masks"
+            )
+        result.mask_source = sources if batched else sources[0]
+        if mask is not None:
+            result["mask_source"] = result.mask_source
+    return result
+
+
+def _warn_once(message: str) -> None:
+    if message not in _WARNED:
+        _WARNED.add(message)
+        _LOGGER.warning(message)
+
+
+def _mask(encoding: Any, length: int, spans: Sequence[tuple[int, int]]) -> list[int]:
+    # transformers' mapping, its quirks included: a span whose first character has no token
+    # (cut by truncation) ends the marking; an end that maps to no token or to token 0 runs on
+    # to the end of the sequence.
+    mask = [0] * length
+    for start, end in spans:
+        start_token = encoding.char_to_token(start)
+        end_token = encoding.char_to_token(end - 1)
+        if start_token is None:
+            break
+        for index in range(start_token, end_token + 1 if end_token else length):
+            mask[index] = 1
+    return mask
+
+
+class _Settings:
+    """What transformers reads from the folder's tokenizer_config.json for padding and
+    truncation."""
+
+    def __init__(self, config: dict[str, Any], pad_token: str | None, pad_id: int | None):
+        self.padding_side = str(config.get("padding_side") or "right")
+        self.truncation_side = str(config.get("truncation_side") or "right")
+        limit = config.get("model_max_length")
+        self.model_max_length = limit if isinstance(limit, int) else _VERY_LARGE_INTEGER
+        self.pad_token = pad_token
+        self.pad_id = pad_id
+
+    @classmethod
+    def of(cls, chat: ChatTemplate) -> _Settings:
+        # Read once per template (a batch of a data set's map is one call among thousands).
+        key = (getattr(chat, "folder", None), chat.special_tokens.get("pad_token"), chat.tokenizer)
+        found = _SETTINGS.get(chat)
+        if found is None or found[0] != key:
+            found = (key, cls._read(chat))
+            _SETTINGS[chat] = found
+        return found[1]
+
+    @classmethod
+    def _read(cls, chat: ChatTemplate) -> _Settings:
+        config: dict[str, Any] = {}
+        folder = getattr(chat, "folder", None)
+        if folder is not None:
+            path = Path(folder) / "tokenizer_config.json"
+            if path.is_file():
+                from .loading import _read_json
+
+                read = _read_json(path)
+                if isinstance(read, dict):
+                    config = read
+        pad = chat.special_tokens.get("pad_token")
+        pad_token = pad if isinstance(pad, str) else None
+        pad_id = None if pad_token is None else chat.tokenizer.token_to_id(pad_token)
+        return cls(config, pad_token, pad_id)
+
+
+_SETTINGS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
+class _Strategy:
+    def __init__(self, padding: str, truncation: str, max_length: int | None, multiple: Any):
+        self.padding = padding
+        self.truncation = truncation
+        self.max_length = max_length
+        self.multiple = multiple
+
+
+def _strategies(
+    settings: _Settings,
+    padding: Any,
+    truncation: Any,
+    max_length: int | None,
+    options: dict[str, Any],
+) -> _Strategy:
+    """transformers' padding and truncation strategies from the call's arguments."""
+    if padding is True:
+        pad = "longest"
+    elif padding is False or padding is None:
+        pad = "do_not_pad"
+    else:
+        pad = _enum_value(padding, "PaddingStrategy", _PADDING)
+    if truncation is True:
+        cut = "longest_first"
+    elif truncation is False or truncation is None:
+        cut = "do_not_truncate"
+    else:
+        cut = _enum_value(truncation, "TruncationStrategy", _TRUNCATION)
+    if max_length is None:
+        if pad == "max_length":
+            if settings.model_max_length > _LARGE_INTEGER:
+                pad = "do_not_pad"
+            else:
+                max_length = settings.model_max_length
+        if cut != "do_not_truncate":
+            if settings.model_max_length > _LARGE_INTEGER:
+                cut = "do_not_truncate"
+            else:
+                max_length = settings.model_max_length
+    if pad != "do_not_pad" and (settings.pad_token is None or settings.pad_id is None):
+        raise ValueError(
+            "Asking to pad but the tokenizer does not have a padding token. Please select a token "
+            "to use as `pad_token` `(tokenizer.pad_token = tokenizer.eos_token e.g.)` or add a "
+            "new pad token via `tokenizer.add_special_tokens({'pad_token': '[PAD]'})`."
+        )
+    multiple = options.get("pad_to_multiple_of")
+    if (
+        cut != "do_not_truncate"
+        and pad != "do_not_pad"
+        and multiple is not None
+        and max_length is not None
+        and max_length % multiple != 0
+    ):
+        raise ValueError(
+            "Truncation and padding are both activated but truncation length "
+            f"({max_length}) is not a multiple of pad_to_multiple_of ({multiple})."
+        )
+    return _Strategy(pad, cut, max_length, multiple)
+
+
+def _enum_value(value: Any, enum_name: str, allowed: tuple[str, ...]) -> str:
+    text = getattr(value, "value", value)  # (transformers' enum members are str enums)
+    if text not in allowed:
+        raise ValueError(
+            f"{value} is not a valid {enum_name}, please select one of {list(allowed)}"
+        )
+    return str(text)
+
+
+# One copy of each template's tokenizer for padded, truncated batches: enabling padding on the
+# template's own tokenizer would change what tokenize() returns.
+_BATCH_TOKENIZERS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
+def _batch_tokenizer(chat: ChatTemplate) -> tuple[Any, threading.Lock]:
+    # (with a lock: the copy's padding and truncation are set for each call)
+    own = chat.tokenizer
+    found = _BATCH_TOKENIZERS.get(chat)
+    if found is None or found[0] is not own:
+        from tokenizers import Tokenizer
+
+        found = (own, Tokenizer.from_str(own.to_str()), threading.Lock())
+        _BATCH_TOKENIZERS[chat] = found
+    return found[1], found[2]
+
+
+def _encode(
+    chat: ChatTemplate,
+    texts: list[str],
+    strategy: _Strategy,
+    settings: _Settings,
+    options: dict[str, Any],
+    batched: bool,
+) -> tuple[dict[str, Any], list[Any]]:
+    tokenizer, lock = _batch_tokenizer(chat)
+    with lock:
+        tokenizer.no_truncation()
+        tokenizer.no_padding()
+        if strategy.truncation != "do_not_truncate":
+            tokenizer.enable_truncation(
+                strategy.max_length,
+                stride=0,
+                strategy=strategy.truncation,
+                direction=settings.truncation_side,
+            )
+        if strategy.padding != "do_not_pad":
+            tokenizer.enable_padding(
+                direction=options.get("padding_side") or settings.padding_side,
+                pad_id=settings.pad_id,
+                pad_type_id=0,
+                pad_token=settings.pad_token,
+                length=strategy.max_length if strategy.padding == "max_length" else None,
+                pad_to_multiple_of=strategy.multiple,
+            )
+        encodings = tokenizer.encode_batch(texts, add_special_tokens=False)
+    out: dict[str, Any] = {"input_ids": [list(e.ids) for e in encodings]}
+    if options.get("return_token_type_ids"):
+        out["token_type_ids"] = [list(e.type_ids) for e in encodings]
+    if options.get("return_attention_mask", True) is not False:
+        out["attention_mask"] = [list(e.attention_mask) for e in encodings]
+    if options.get("return_special_tokens_mask"):
+        out["special_tokens_mask"] = [list(e.special_tokens_mask) for e in encodings]
+    if options.get("return_offsets_mapping"):
+        out["offset_mapping"] = [list(e.offsets) for e in encodings]
+    if options.get("return_length"):
+        out["length"] = [len(e.ids) for e in encodings]
+    return out if batched else _unbatch(out), encodings
+
+
+def _unbatch(out: dict[str, Any]) -> dict[str, Any]:
+    # Marked for _to_tensors: one conversation's lists gain their batch axis back as tensors.
+    return _Single({key: value[0] for key, value in out.items()})
+
+
+class _Single(dict[str, Any]):
+    """The values of one conversation, unbatched as transformers unbatches them (undone when
+    they become tensors, which keep the batch axis)."""
+
+
+def _encode_sanitized(
+    chat: ChatTemplate,
+    rendered: list[tuple[str, Any, Any, Any]],
+    strategy: _Strategy,
+    settings: _Settings,
+    options: dict[str, Any],
+    batched: bool,
+) -> dict[str, Any]:
+    from .tokens import encode_chat
+
+    sequences = []
+    for text, _, _, caller_spans in rendered:
+        ids = encode_chat(chat.tokenizer, text, [], caller_spans or [])["input_ids"]
+        if strategy.truncation != "do_not_truncate" and strategy.max_length is not None:
+            right = settings.truncation_side == "right"
+            ids = ids[: strategy.max_length] if right else ids[-strategy.max_length :]
+        sequences.append(ids)
+    # Padded as transformers' tokenizer.pad() pads: to the longest (or max_length), rounded up
+    # to pad_to_multiple_of.
+    target = None
+    if strategy.padding == "longest":
+        target = max(len(ids) for ids in sequences)
+    elif strategy.padding == "max_length":
+        target = strategy.max_length
+    side = options.get("padding_side") or settings.padding_side
+    input_ids: list[list[int]] = []
+    attention: list[list[int]] = []
+    pad_id = settings.pad_id if settings.pad_id is not None else 0  # (checked when padding)
+    for ids in sequences:
+        length = len(ids)
+        goal = length if target is None else target
+        if strategy.padding != "do_not_pad" and strategy.multiple and goal % strategy.multiple:
+            goal = (goal // strategy.multiple + 1) * strategy.multiple
+        missing = max(goal - length, 0) if strategy.padding != "do_not_pad" else 0
+        pads = [pad_id] * missing
+        zeros = [0] * missing
+        if side == "left":
+            input_ids.append(pads + ids)
+            attention.append(zeros + [1] * length)
+        else:
+            input_ids.append(ids + pads)
+            attention.append([1] * length + zeros)
+    out: dict[str, Any] = {"input_ids": input_ids}
+    if options.get("return_attention_mask", True) is not False:
+        out["attention_mask"] = attention
+    return out if batched else _unbatch(out)
+
+
+def _to_tensors(out: dict[str, Any], kind: Any) -> None:
+    single = isinstance(out, _Single)
+    for key, value in list(out.items()):
+        out[key] = _tensor([value] if single else value, kind, key)
+
+
+def _tensor(value: Any, kind: Any, key: str) -> Any:
+    name = getattr(kind, "value", kind)
+    if name not in _TENSORS:
+        raise ValueError(f"{kind} is not a valid TensorType, please select one of {list(_TENSORS)}")
+    if name == "mlx":
+        raise ImportError(
+            "Unable to convert output to MLX tensors format, minijinja_py does not make them."
+        )
+    if name == "pt":
+        try:
+            import torch  # type: ignore[import-not-found]
+        except ImportError:
+            raise ImportError(
+                "Unable to convert output to PyTorch tensors format, PyTorch is not installed."
+            ) from None
+    try:
+        import numpy as np
+    except ImportError:
+        raise ImportError(
+            f"return_tensors={name!r} needs numpy: install it (pip install numpy)"
+        ) from None
+    try:
+        if name == "pt":
+            if _total(value) == 0:
+                return torch.tensor(value, dtype=torch.int64)
+            return torch.tensor(value)
+        return _numpy(np, value)
+    except Exception as error:
+        raise ValueError(
+            "Unable to create tensor, you should probably activate truncation and/or padding with "
+            "'padding=True' 'truncation=True' to have batched tensors with the same length. "
+            f"Perhaps your features (`{key}` in this case) have excessive nesting (inputs type "
+            "`list` where type `int` is expected)."
+        ) from error
+
+
+def _numpy(np: Any, value: Any) -> Any:
+    if value and isinstance(value[0], (list, tuple)):
+        if len({len(row) for row in value}) > 1:
+            # A ragged batch: an object array of int64 arrays, as transformers makes it.
+            return np.asarray([np.asarray(row) for row in value], dtype=object)
+    if _total(value) == 0:
+        return np.asarray(value, dtype=np.int64)
+    return np.asarray(value)
+
+
+def _total(value: Any) -> int:
+    if isinstance(value, (list, tuple)):
+        return (
+            sum(_total(item) for item in value)
+            if value and isinstance(value[0], (list, tuple))
+            else len(value)
+        )
+    return 1

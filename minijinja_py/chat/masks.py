@@ -1,0 +1,192 @@
+"""Assistant masks with a stated source: which characters of a rendered chat are the assistant's.
+
+A mask comes from one of four sources, and every result says which one it came from:
+
+- `"generation"`: the template's own `{% generation %}` blocks (transformers' only source);
+- `"tagged"`: a hand-tagged copy of a known template, shipped with this package in
+  `tagged/` and found by the normalised hash of the template's source;
+- `"inferred"`: the rule of `minijinja_py.chat.provenance` (role header excluded, the
+  end-of-turn marker and its line end included);
+- `"none"`: no source was asked for or found, and the mask is zeros (transformers' result for
+  a template without generation blocks).
+
+The caller picks the sources with a mode:
+
+- `"generation"`: the template's blocks, else zeros;
+- `"tagged"`: the template's blocks, else a hand-tagged copy, else a `ValueError`;
+- `"inferred"`: the template's blocks, else the rule (the registry is not read);
+- `"auto"`: the template's blocks, else a hand-tagged copy, else the rule.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import cache, lru_cache
+from importlib import resources
+from typing import Any, Literal, NamedTuple
+
+__all__ = [
+    "AssistantSpans",
+    "ChatEncoding",
+    "MASK_MODES",
+    "MASK_SOURCES",
+    "MaskMode",
+    "MaskSource",
+    "check_mask_mode",
+    "normalised_hash",
+    "tagged_source",
+]
+
+MaskMode = Literal["generation", "tagged", "inferred", "auto"]
+MaskSource = Literal["generation", "tagged", "inferred", "none"]
+
+MASK_MODES: tuple[str, ...] = ("generation", "tagged", "inferred", "auto")
+MASK_SOURCES: tuple[str, ...] = ("generation", "tagged", "inferred", "none")
+
+
+class AssistantSpans(NamedTuple):
+    """A rendered conversation's assistant spans and their source."""
+
+    #: The prompt text.
+    text: str
+    #: (start, end) character offsets of the assistant's turns in `text`.
+    spans: list[tuple[int, int]]
+    #: One of MASK_SOURCES.
+    source: str
+
+
+def check_mask_mode(mode: Any) -> str:
+    """`mode` when it is one of `MASK_MODES`.
+
+    Raises:
+        ValueError: for any other value.
+    """
+    if mode not in MASK_MODES:
+        raise ValueError(f"mask must be one of {list(MASK_MODES)}, not {mode!r}")
+    return str(mode)
+
+
+def normalised_hash(source: str) -> str:
+    """The key of a template in the hand-tag registry: the SHA-256 of its source with line
+    ends made `\\n` and the whitespace around the whole stripped (a model folder's JSON copy
+    and its `.jinja` file differ in nothing else)."""
+    text = source.replace("\r\n", "\n").replace("\r", "\n").strip()
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@cache
+def _index() -> dict[str, str]:
+    text = resources.files(__package__).joinpath("tagged", "index.json").read_text("utf-8")
+    return dict(json.loads(text))
+
+
+@cache
+def _tagged_file(name: str) -> str:
+    return resources.files(__package__).joinpath("tagged", name).read_text("utf-8")
+
+
+@lru_cache(maxsize=64)  # (asked once per conversation; a str keeps its hash)
+def tagged_source(source: str) -> str | None:
+    """The hand-tagged copy of the template `source` (its `{% generation %}` version), or
+    `None` when the registry does not know the template."""
+    name = _index().get(normalised_hash(source))
+    return None if name is None else _tagged_file(name)
+
+
+def tagged_names() -> list[str]:
+    """The file names of the registry's hand-tagged templates."""
+    return sorted(_index().values())
+
+
+class ChatEncoding(dict[str, Any]):
+    """The token lists of a chat (a plain dict, equal to transformers' for the same keys), with
+    `mask_source`: where its assistant_masks came from (one of `MASK_SOURCES`, a list of
+    them for a batch, or None when no mask was asked for).  The attribute does not take part in
+    dict equality, nor in a copy made with dict()."""
+
+    mask_source: Any = None
+
+
+HEADER_CONVENTIONS: tuple[str, ...] = ("exclude", "whitespace", "include")
+
+
+def check_mask_conventions(header: Any, final_eos: Any) -> None:
+    """Refuses an unknown header convention or a final_eos that is not a bool.
+
+    Raises:
+        ValueError: for a header convention not in HEADER_CONVENTIONS.
+        TypeError: for a final_eos that is not a bool.
+    """
+    if header not in HEADER_CONVENTIONS:
+        raise ValueError(f"mask_header must be one of {list(HEADER_CONVENTIONS)}, not {header!r}")
+    if not isinstance(final_eos, bool):
+        raise TypeError(f"mask_final_eos must be a bool, not {type(final_eos).__name__}")
+
+
+def adjust_spans(
+    provenance: Any,
+    header: str = "exclude",
+    final_eos: bool = False,
+    eos_token: str | None = None,
+) -> list[tuple[int, int]]:
+    """The inferred assistant spans of a render with provenance, under the conventions chosen.
+
+    Hand-tagged training templates part on two points the rule cannot decide from the template:
+
+    Args:
+        provenance: A ChatProvenance (its spans are returned as they are when they came from
+            {% generation %} blocks).
+        header: Where a turn's span starts.  "exclude" (this project's tags, and most training
+            templates): after the assistant's role header and the whitespace that ends it.
+            "whitespace": the header's trailing whitespace is the turn's (the newline after
+            Qwen 2.5's "<|im_start|>assistant", the space after LLaVA's "[/INST]").
+            "include": the header is the turn's (TRL's gpt-oss and DeepSeek V3 tags).
+        final_eos: Whether an end-of-sequence token written once after the whole conversation
+            (Phi 3's "<|endoftext|>") belongs to the last turn when nothing else follows it.
+        eos_token: That token (the template's eos_token).
+
+    Returns:
+        The spans, sorted and disjoint as they came.
+    """
+    spans = list(provenance.assistant_spans)
+    if provenance.assistant_rule == "generation" or not spans:
+        return spans
+    text = provenance.text
+    if header != "exclude":
+        prompt = provenance.turn_texts.generation_prompt.rstrip()
+        # (a tool call's turn may write its own header: DeepSeek's "<｜Assistant｜><｜tool▁calls▁begin｜>")
+        call_start = provenance.turn_texts.call_start
+        moved = []
+        floor = 0
+        for start, end in spans:
+            at = start
+            while at > floor and text[at - 1] in " \t\r\n":
+                at -= 1
+            if header == "include":
+                found = _header_before(text, at, floor, prompt) or _header_before(
+                    text, at, floor, call_start
+                )
+                at = at - found if found else start  # (no header before this turn: none taken)
+            moved.append((at, end))
+            floor = end
+        spans = moved
+    messages = provenance.messages
+    last_is_assistant = bool(messages) and messages[-1].get("role") == "assistant"
+    if final_eos and eos_token and last_is_assistant:
+        start, end = spans[-1]
+        rest = text[end:]
+        if rest and rest.rstrip() == eos_token:
+            spans[-1] = (start, len(text))
+    return spans
+
+
+def _header_before(text: str, at: int, floor: int, prompt: str) -> int:
+    # The length of the longest start of the generation prompt written just before `at` (a
+    # past turn writes the prompt's header without what the prompt adds after it: DeepSeek R1's
+    # "<think>"), not reaching back before `floor`.
+    for length in range(min(len(prompt), at - floor), 0, -1):
+        head = prompt[:length]
+        if len(head.strip()) > 1 and text.startswith(head, at - length):
+            return length
+    return 0
