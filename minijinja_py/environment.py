@@ -21,7 +21,7 @@ from .errors import (
     SecurityError,
     TemplateError,
     TemplateRuntimeError,
-    capped_message,
+    bounded_repr,
 )
 from .runtime import PLAIN_NAMESPACES, Cycler, Joiner, Undefined
 from .sandbox import AttributePolicy, SandboxedDict, SandboxedNamespace, check_pairs
@@ -377,7 +377,7 @@ class Template:
         except MemoryError:
             raise self._placed(LimitError("out of memory")) from None
         except Exception as error:  # a bug of ours must still surface as our error
-            message = capped_message(f"internal error: {error!r}")
+            message = f"internal error: {bounded_repr(error)}"
             raise self._placed(TemplateRuntimeError(message)) from error
         finally:
             leave_render(token)

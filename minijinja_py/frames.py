@@ -7,7 +7,7 @@ from typing import Any
 
 from .budget import CHARS_PER_STEP as SHORT
 from .budget import Budget, Limits, recursion_error
-from .errors import LimitError, TemplateError, TemplateRuntimeError, capped_message
+from .errors import LimitError, TemplateError, TemplateRuntimeError, bounded_text
 
 
 class RenderState(Budget):
@@ -76,6 +76,6 @@ def located(error: BaseException, pos: int | None) -> TemplateError:
     elif isinstance(error, MemoryError):
         result = LimitError("out of memory")
     else:
-        result = TemplateRuntimeError(capped_message(str(error) or type(error).__name__))
+        result = TemplateRuntimeError(bounded_text(error) or type(error).__name__)
     result.offset = pos
     return result
