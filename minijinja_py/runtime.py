@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .errors import LimitError, TemplateRuntimeError, UndefinedError, bounded_repr
+from .errors import MAX_MESSAGE, LimitError, TemplateRuntimeError, UndefinedError, bounded_repr
 
 
 class _Missing:
@@ -112,9 +112,10 @@ class Undefined:
     def _undefined_message(self) -> str:
         if self._undefined_hint:
             return self._undefined_hint
-        # The name is quoted as repr would, within the bounds of a message: a key can be a
-        # 200-million-character string or an int past Python's digit limit.
-        name = bounded_repr(self._undefined_name)
+        # The name is quoted as repr would, within the bounds of a message (half of it, so that
+        # the message is cut once): a key can be a 200-million-character string or an int past
+        # Python's digit limit.
+        name = bounded_repr(self._undefined_name, MAX_MESSAGE // 2)
         if self._undefined_obj is MISSING:
             return f"{name} is undefined"
         if not isinstance(self._undefined_name, str):
