@@ -25,12 +25,17 @@ from engine_cases import Err, Ours, check, ours, params, python_message, referen
 
 import minijinja_py
 from minijinja_py import (
+    IsolatedRenderer,
     SecurityError,
     TemplateError,
     TemplateRuntimeError,
     TemplateSyntaxError,
     UndefinedError,
+    chat_environment,
 )
+from minijinja_py.errors import MAX_MESSAGE, MAX_MESSAGE_TOTAL, bounded_repr, bounded_text
+from minijinja_py.pipelines import RowRenderer, error_record
+from minijinja_py.pipelines.rows import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = {'d': {'a': 1}, 'l': [1, 2], 's': 'str', 'n': None, 'i': 3}
@@ -764,11 +769,6 @@ def test_python_messages_are_capped_and_list_index_quotes_only_short_values():
 # -- errors are bounded data ---------------------------------------------------------------------
 # Whatever an error is raised with, its message is a str of at most MAX_MESSAGE_TOTAL
 # characters, made when the error is made; str(error), pickling and error records never fail.
-
-from minijinja_py import IsolatedRenderer, TemplateError, UndefinedError, chat_environment
-from minijinja_py.errors import MAX_MESSAGE, MAX_MESSAGE_TOTAL, bounded_repr, bounded_text
-from minijinja_py.pipelines import RowRenderer, error_record
-from minijinja_py.pipelines.rows import InputError
 
 
 class _StrRaises:
