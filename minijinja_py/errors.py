@@ -160,7 +160,11 @@ def _walk(value: object, limit: int, quote: bool = False) -> str:
     return "".join(out.parts)
 
 
-_CLOSERS = {list: ("[", "]", "[...]"), tuple: ("(", ")", "(...)"), dict: ("{", "}", "{...}")}
+_CLOSERS: dict[type, tuple[str, str, str]] = {
+    list: ("[", "]", "[...]"),
+    tuple: ("(", ")", "(...)"),
+    dict: ("{", "}", "{...}"),
+}
 
 
 def _print(value: object, out: _Text, quote: bool) -> None:

@@ -427,8 +427,7 @@ class IsolatedRenderer:
         """The error of a render whose worker stopped answering."""
         if self._closed:
             return IsolationError(
-                "the IsolatedRenderer was closed during the render: its worker process was"
-                " stopped",
+                "the IsolatedRenderer was closed during the render: its worker process was stopped",
                 "closed",
             )
         message, reason = _describe_death(worker.exitcode(), cpu_limit)
