@@ -189,7 +189,7 @@ def _print(value: object, out: _Text, quote: bool) -> None:
         if base is None:
             out.add(bounded_repr(item, out.room))
         elif base is int:
-            out.add(_int_text(item))  # type: ignore[arg-type]
+            out.add(_int_text(item))
         elif item is None:
             out.add("None")
         elif base in (float, bool):
