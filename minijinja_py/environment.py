@@ -481,8 +481,8 @@ def _lorem_ipsum(n: int, html: bool, min_words: int, max_words: int) -> str:
 
 def raise_exception(message: Any) -> None:
     """``raise_exception(message)``: abort rendering with a TemplateError carrying ``message``."""
-    # The message becomes text when the error is shown: measured and counted as printing it
-    # would be (``raise_exception([big] * 1000)`` would otherwise make gigabytes of it).
+    # The error makes bounded text of the message at once (errors.bounded_text); the value is
+    # still measured and counted as printing it would be, and refused past max_string.
     from .budget import check_printable
 
     check_printable(message)

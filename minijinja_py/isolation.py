@@ -26,7 +26,7 @@ from collections import OrderedDict
 from multiprocessing.connection import Connection
 from typing import Any
 
-from .errors import TemplateRuntimeError
+from .errors import TemplateRuntimeError, bounded_text
 
 __all__ = ["IsolatedRenderer", "IsolatedTemplate", "IsolationError"]
 
@@ -126,8 +126,11 @@ def _worker_main(read_fd: int, write_fd: int, max_memory_bytes: int | None) -> N
             conn.send((*reply, retire))
         except BaseException as error:  # an unpicklable result or error, or no memory to pickle
             retire = retire or isinstance(error, MemoryError)
-            message = f"the worker could not send the result back: {type(error).__name__}: {error}"
-            failure = IsolationError(message[:1000], "memory" if retire else "crash")
+            described = bounded_text(error, 1000)  # str() of it may itself raise
+            message = (
+                f"the worker could not send the result back: {type(error).__name__}: {described}"
+            )
+            failure = IsolationError(message, "memory" if retire else "crash")
             conn.send(("error", failure, retire))
         if retire:
             return
