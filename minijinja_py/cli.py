@@ -8,8 +8,12 @@
     minijinja-py batch --model ./Qwen3-0.6B in.parquet out.parquet --id-column id --fail-on-error
     minijinja-py completion bash
 
-Every failure prints ``error: <message>`` on stderr and exits with status 1; ``batch
---fail-on-error`` exits with status 2 when the run completed but some conversations failed.
+Every failure prints ``error: <message>`` on stderr (the message bounded, with the template
+position where there is one; never a traceback, whatever was raised) and exits with status 1;
+``batch --fail-on-error`` exits with status 2 when the run completed but some conversations
+failed.  ``batch`` refuses, before any work and writing nothing, a file whose extension names a
+format it cannot read or write (``out.csv``): JSONL is ``.jsonl``, ``.ndjson``, ``.jsonlines``,
+``.json``, no extension or ``-``; Parquet is ``.parquet`` or ``.pq``.
 """
 
 from __future__ import annotations
@@ -53,10 +57,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _describe(exc: BaseException) -> str:
-    text = str(exc)
-    if isinstance(exc, KeyError) and exc.args:
-        text = f"missing key {exc.args[0]!r}"
-    return text or type(exc).__name__
+    from .errors import bounded_repr, bounded_text
+
+    # str() of what was raised may itself raise (an int past the digit limit) or be a 45 MB
+    # render: the text is bounded, made by the engine's own walk.
+    if isinstance(exc, KeyError) and len(exc.args) == 1:
+        return f"missing key {bounded_repr(exc.args[0])}"
+    return bounded_text(exc) or type(exc).__name__
 
 
 def _read_input(path: str) -> str:
@@ -360,10 +367,33 @@ class _TextAsBinary:
         raise OSError("no file descriptor")
 
 
+#: File extensions ``batch`` reads and writes as JSONL (a path without one is JSONL too).
+JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonlines", ".json")
+
+
+def _check_extension(path: str, role: str) -> None:
+    """Refuse, before any work, a path whose extension names a format batch cannot handle
+    (``out.csv`` would otherwise receive JSONL)."""
+    from .pipelines.files import PARQUET_SUFFIXES
+
+    if path == "-":
+        return
+    suffix = Path(path).suffix.lower()
+    if not suffix or suffix in JSONL_SUFFIXES or suffix in PARQUET_SUFFIXES:
+        return
+    verb = "read" if role == "input" else "write"
+    raise CommandError(
+        f"{path}: batch cannot {verb} {suffix} files; the {role} must be JSONL "
+        "(.jsonl, .ndjson, .jsonlines, .json, no extension, or '-') or Parquet (.parquet, .pq)"
+    )
+
+
 def _cmd_batch(args: argparse.Namespace) -> int:
     from .pipelines import RowRenderer
     from .pipelines.files import file_format, open_sink, open_source, render_stream
 
+    _check_extension(args.input, "input")
+    _check_extension(args.output, "output")
     if args.workers < 1:
         raise CommandError("--workers must be at least 1")
     if args.chunk_size < 1:
@@ -588,12 +618,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 1
     except Exception as exc:  # the command line never shows a traceback
-        sys.stderr.write(f"error: {_message(exc, args)}\n")
-        sys.stderr.flush()
+        try:
+            sys.stderr.write(f"error: {_message(exc, args)}\n")
+            sys.stderr.flush()
+        except Exception:  # noqa: BLE001, S110 - stderr itself failed: the status still says it
+            pass
         return 1
 
 
 def _message(exc: BaseException, args: argparse.Namespace) -> str:
+    """The text after ``error:``: bounded, and never an exception of its own."""
+    try:
+        return _explain(exc, args)
+    except Exception:  # noqa: BLE001 - describing the failure must not fail in its turn
+        return f"{type(exc).__name__} (its message could not be shown)"
+
+
+def _explain(exc: BaseException, args: argparse.Namespace) -> str:
     if isinstance(exc, FileNotFoundError) and exc.filename is not None:
         return f"no such file: {exc.filename}"
     if isinstance(exc, IsADirectoryError) and exc.filename is not None:
@@ -606,8 +647,12 @@ def _message(exc: BaseException, args: argparse.Namespace) -> str:
         ),
         None,
     )
-    if hasattr(exc, "with_position") and getattr(exc, "name", "") is None and where:
-        exc.name = where  # TemplateError: show which file the position is in
+    from .errors import TemplateError
+
+    if isinstance(exc, TemplateError):
+        if exc.name is None and where:
+            exc.name = where  # show which file the position is in
+        return str(exc)  # the bounded message, its position and an excerpt of the line
     return _describe(exc)
 
 

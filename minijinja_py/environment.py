@@ -11,7 +11,7 @@ from .errors import (
     SecurityError,
     TemplateError,
     TemplateRuntimeError,
-    capped_message,
+    bounded_repr,
 )
 from .sandbox.budget import (
     FILTER_ITEMS_PER_STEP,
@@ -379,7 +379,7 @@ class Template:
         except MemoryError:
             raise self._placed(LimitError("out of memory")) from None
         except Exception as error:  # a bug of ours must still surface as our error
-            message = capped_message(f"internal error: {error!r}")
+            message = f"internal error: {bounded_repr(error)}"
             raise self._placed(TemplateRuntimeError(message)) from error
         finally:
             leave_render(token)
@@ -483,8 +483,8 @@ def _lorem_ipsum(n: int, html: bool, min_words: int, max_words: int) -> str:
 
 def raise_exception(message: Any) -> None:
     """``raise_exception(message)``: abort rendering with a TemplateError carrying ``message``."""
-    # The message becomes text when the error is shown: measured and counted as printing it
-    # would be (``raise_exception([big] * 1000)`` would otherwise make gigabytes of it).
+    # The error makes bounded text of the message at once (errors.bounded_text); the value is
+    # still measured and counted as printing it would be, and refused past max_string.
     from .sandbox.budget import check_printable
 
     check_printable(message)

@@ -1,5 +1,5 @@
-"""Rendering behind a hard wall: a pool of worker processes, each under an address-space cap and
-a wall-clock kill.
+"""Rendering behind a hard wall: a pool of worker processes, each under an address-space cap, a
+wall-clock kill and, if asked, a CPU-time kill.
 
 The sandbox bounds what a template can do inside the interpreter; this module bounds what the
 interpreter itself can do to its host.  A crash of CPython (a segfault), an allocation that runs
@@ -13,10 +13,10 @@ sent to a worker once; the worker keeps the compiled form for the renders that f
 
 from __future__ import annotations
 
+import collections
 import itertools
 import os
 import pickle
-import queue
 import signal
 import subprocess
 import sys
@@ -26,7 +26,7 @@ from collections import OrderedDict
 from multiprocessing.connection import Connection
 from typing import Any
 
-from .errors import TemplateRuntimeError
+from .errors import TemplateRuntimeError, bounded_text
 
 __all__ = ["IsolatedRenderer", "IsolatedTemplate", "IsolationError"]
 
@@ -45,9 +45,11 @@ _DEFAULT = _Default()
 
 
 class IsolationError(TemplateRuntimeError):
-    """A render's worker process died, ran out of memory or ran past the timeout.
+    """A render's worker process died, ran out of memory or ran past a timeout.
 
-    ``reason`` is ``"timeout"``, ``"memory"`` or ``"crash"``; the worker has been replaced.
+    ``reason`` is ``"timeout"`` (the wall clock or the CPU time), ``"memory"``, ``"crash"``, or
+    ``"closed"`` (the renderer was closed during the render); the worker has been replaced
+    (unless the renderer is closed).
 
     >>> issubclass(IsolationError, TemplateRuntimeError)
     True
@@ -96,8 +98,12 @@ def _worker_main(read_fd: int, write_fd: int, max_memory_bytes: int | None) -> N
             request = conn.recv()
         except (EOFError, OSError):
             return
-        key, payload, method, args, kwargs = request
+        key, payload, method, args, kwargs, cpu_limit = request
         retire = False
+        if cpu_limit is not None:
+            # The kernel counts this process's CPU time and ends it with SIGPROF past the
+            # limit: no Python code needs to run for it (a long C call is stopped too).
+            signal.setitimer(signal.ITIMER_PROF, cpu_limit)
         try:
             if payload is not None:
                 target = pickle.loads(payload)
@@ -113,12 +119,18 @@ def _worker_main(read_fd: int, write_fd: int, max_memory_bytes: int | None) -> N
             retire = _ran_out_of_memory(error)
             error.__traceback__ = None
             reply = ("error", error)
+        finally:
+            if cpu_limit is not None:
+                signal.setitimer(signal.ITIMER_PROF, 0)
         try:
             conn.send((*reply, retire))
         except BaseException as error:  # an unpicklable result or error, or no memory to pickle
             retire = retire or isinstance(error, MemoryError)
-            message = f"the worker could not send the result back: {type(error).__name__}: {error}"
-            failure = IsolationError(message[:1000], "memory" if retire else "crash")
+            described = bounded_text(error, 1000)  # str() of it may itself raise
+            message = (
+                f"the worker could not send the result back: {type(error).__name__}: {described}"
+            )
+            failure = IsolationError(message, "memory" if retire else "crash")
             conn.send(("error", failure, retire))
         if retire:
             return
@@ -201,14 +213,23 @@ class _Worker:
         except subprocess.TimeoutExpired:
             return None
 
-    def stop(self) -> None:
+    def kill(self) -> None:
         if self.process.poll() is None:
             self.process.kill()
+
+    def stop(self) -> None:
+        self.kill()
         self.process.wait()
         self.conn.close()
 
 
-def _describe_death(exitcode: int | None) -> tuple[str, str]:
+def _describe_death(exitcode: int | None, cpu_limit: float | None) -> tuple[str, str]:
+    if exitcode == -signal.SIGPROF and cpu_limit is not None:
+        return (
+            f"the render used more than its CPU time limit ({cpu_limit} s):"
+            " its worker process was killed",
+            "timeout",
+        )
     if exitcode is None:
         return "the worker process stopped answering", "crash"
     if exitcode < 0:
@@ -231,9 +252,13 @@ class IsolatedRenderer:
     ``iso.wrap(chat).render_many(conversations)`` does the same as an object.
 
     Results and errors are the in-process ones (a ``TemplateError`` raised in the worker is
-    raised here, with its position); a worker that dies, exhausts its memory cap or runs past
-    ``timeout`` seconds raises :class:`IsolationError` and is replaced.  Thread-safe: up to
-    ``workers`` renders run at once.
+    raised here, with its position); a worker that dies, exhausts its memory cap, runs past
+    ``timeout`` seconds of wall-clock time or past ``cpu_timeout`` seconds of its own CPU time
+    raises :class:`IsolationError` and is replaced.  A CPU-time limit holds the same on a busy
+    machine as on an idle one; give it a far larger wall-clock ``timeout`` as the backstop for a
+    render that waits without working.  Thread-safe: up to ``workers`` renders run at once, the
+    others wait for a worker; :meth:`close` ends the renders under way and the waits with an
+    error.
     """
 
     def __init__(
@@ -242,14 +267,19 @@ class IsolatedRenderer:
         *,
         max_memory_bytes: int | None = DEFAULT_MEMORY,
         timeout: float | None = DEFAULT_TIMEOUT,
+        cpu_timeout: float | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be at least 1")
         self.max_memory_bytes = max_memory_bytes
         self.timeout = timeout
-        self._idle: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
+        self.cpu_timeout = cpu_timeout
+        # The idle workers, and the condition that wakes a caller waiting for one: a worker
+        # given back, or close() (which must never leave a waiter blocked).
+        self._idle: collections.deque[_Worker] = collections.deque()
         self._workers: list[_Worker] = []
         self._lock = threading.Lock()
+        self._ready = threading.Condition(self._lock)
         self._closed = False
         self._keys: weakref.WeakKeyDictionary[Any, tuple[int, bytes]] = weakref.WeakKeyDictionary()
         self._next_key = itertools.count(1)
@@ -260,13 +290,34 @@ class IsolatedRenderer:
 
     def _add_worker(self) -> None:
         worker = _Worker(self.max_memory_bytes)
-        with self._lock:
-            self._workers.append(worker)
-        self._idle.put(worker)
+        with self._ready:
+            if not self._closed:
+                self._workers.append(worker)
+                self._idle.append(worker)
+                self._ready.notify()
+                return
+        worker.stop()  # closed while it started
+
+    def _take(self) -> _Worker:
+        """An idle worker, waiting for one; ``RuntimeError`` once the renderer is closed."""
+        with self._ready:
+            while not self._idle and not self._closed:
+                self._ready.wait()
+            if self._closed:
+                raise RuntimeError("the IsolatedRenderer is closed")
+            return self._idle.popleft()
+
+    def _give_back(self, worker: _Worker) -> None:
+        with self._ready:
+            if not self._closed:
+                self._idle.append(worker)
+                self._ready.notify()
+                return
+        worker.stop()
 
     def _replace(self, worker: _Worker) -> None:
         worker.stop()
-        with self._lock:
+        with self._ready:
             if worker in self._workers:
                 self._workers.remove(worker)
             closed = self._closed
@@ -274,12 +325,23 @@ class IsolatedRenderer:
             self._add_worker()
 
     def close(self) -> None:
-        """Stop every worker; the renderer cannot be used afterwards."""
-        with self._lock:
+        """Stop every worker; the renderer cannot be used afterwards.
+
+        A render under way in another thread ends with :class:`IsolationError` (reason
+        ``"closed"``); a call waiting for a worker raises ``RuntimeError``.
+        """
+        with self._ready:
             self._closed = True
             workers, self._workers = self._workers, []
+            idle = set(self._idle)
+            self._idle.clear()
+            self._ready.notify_all()
         for worker in workers:
-            worker.stop()
+            if worker in idle:
+                worker.stop()
+            else:
+                # Busy: its caller's thread reads its pipe, and closes it when the read fails.
+                worker.kill()
 
     def __enter__(self) -> IsolatedRenderer:
         return self
@@ -321,33 +383,37 @@ class IsolatedRenderer:
         kwargs: dict[str, Any] | None = None,
         *,
         timeout: float | None | _Default = _DEFAULT,
+        cpu_timeout: float | None | _Default = _DEFAULT,
     ) -> Any:
-        """:meth:`call` with the arguments as values, and a ``timeout`` for this call only."""
+        """:meth:`call` with the arguments as values, and a ``timeout`` (wall clock) or a
+        ``cpu_timeout`` (the worker's CPU time) for this call only."""
         kwargs = kwargs or {}
         limit = self.timeout if isinstance(timeout, _Default) else timeout
+        cpu_limit = self.cpu_timeout if isinstance(cpu_timeout, _Default) else cpu_timeout
         if method.startswith("_"):
             raise ValueError(f"only public methods can be called in a worker, not {method!r}")
         if self._closed:
             raise RuntimeError("the IsolatedRenderer is closed")
         key, payload = self._identify(target)
-        worker: _Worker | None = self._idle.get()
+        worker = self._take()
         retired = False
         try:
             cached = worker.remember(key)
-            worker.conn.send((key, None if cached else payload, method, args, kwargs))
-            if not worker.conn.poll(limit):
+            request = (key, None if cached else payload, method, args, kwargs, cpu_limit)
+            answered = False
+            try:
+                worker.conn.send(request)
+                answered = worker.conn.poll(limit)
+                if answered:
+                    status, value, retired = worker.conn.recv()
+            except (EOFError, OSError):
+                raise self._death(worker, cpu_limit) from None
+            if not answered:
                 raise IsolationError(
                     f"the render ran longer than the timeout ({limit} s):"
                     " its worker process was killed",
                     "timeout",
                 )
-            try:
-                status, value, retired = worker.conn.recv()
-            except (EOFError, OSError):
-                message, reason = _describe_death(worker.exitcode())
-                if self.max_memory_bytes is not None:
-                    message += f" (its address space was capped at {self.max_memory_bytes} bytes)"
-                raise IsolationError(message, reason) from None
         except BaseException:
             retired = True
             raise
@@ -355,10 +421,22 @@ class IsolatedRenderer:
             if retired:
                 self._replace(worker)
             else:
-                self._idle.put(worker)
+                self._give_back(worker)
         if status == "ok":
             return value
         raise value
+
+    def _death(self, worker: _Worker, cpu_limit: float | None) -> IsolationError:
+        """The error of a render whose worker stopped answering."""
+        if self._closed:
+            return IsolationError(
+                "the IsolatedRenderer was closed during the render: its worker process was stopped",
+                "closed",
+            )
+        message, reason = _describe_death(worker.exitcode(), cpu_limit)
+        if self.max_memory_bytes is not None and reason == "crash":
+            message += f" (its address space was capped at {self.max_memory_bytes} bytes)"
+        return IsolationError(message, reason)
 
     def _identify(self, target: Any) -> tuple[int, bytes]:
         try:

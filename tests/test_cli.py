@@ -735,3 +735,130 @@ def test_module_batch_stdin_splits_on_newline_only():
         },
         {"text": "<|im_start|>user\nb<|im_end|>\n", "error": None},
     ]
+
+
+# -- failures are bounded and never lose rows ----------------------------------------------------
+
+RAISING = (
+    "{% set c = messages[0].content %}"
+    "{% if c == 'big' %}{{ raise_exception(10 ** 5000) }}"
+    "{% elif c is string %}{{ c }}{% else %}{{ raise_exception(c) }}{% endif %}"
+)
+
+
+def test_batch_hostile_rows_never_lose_the_other_rows(capsys, tmp_path):
+    template = write(tmp_path / "t.jinja", RAISING)
+    rows = [[1, 2], "ok", 1, "big"]
+    source = write(
+        tmp_path / "in.jsonl",
+        "".join(json.dumps([{"role": "user", "content": c}]) + "\n" for c in rows),
+    )
+    target = tmp_path / "out.jsonl"
+    argv = ["batch", "--template", template, source, str(target), "--quiet"]
+    assert run(capsys, *argv) == (0, "", "")
+
+    def failed(message, call="raise_exception(c)"):
+        column = RAISING.index(call) + 1
+        error = {"kind": "TemplateError", "message": message, "line": 1, "column": column}
+        return {"text": None, "error": error}
+
+    lines = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
+    assert lines == [
+        failed("[1, 2]"),
+        {"text": "ok", "error": None},
+        failed("1"),
+        failed("<int of 5001 digits>", "raise_exception(10"),
+    ]
+
+
+def test_render_error_with_a_huge_int_is_one_bounded_error(capsys, tmp_path):
+    template = write(tmp_path / "t.jinja", "{{ raise_exception(10 ** 5000) }}")
+    assert run(capsys, "render", "--template", template, "--messages", CONVERSATION) == (
+        1,
+        "",
+        f"error: <int of 5001 digits>\n  ({template}, line 1, column 4)\n"
+        "{{ raise_exception(10 ** 5000) }}\n   ^\n",
+    )
+    done = program("render", "--template", template, "--messages", CONVERSATION)
+    assert (done.returncode, done.stdout) == (1, b"")
+    assert done.stderr.decode() == (
+        f"error: <int of 5001 digits>\n  ({template}, line 1, column 4)\n"
+        "{{ raise_exception(10 ** 5000) }}\n   ^\n"
+    )
+
+
+class _Unprintable(Exception):
+    def __str__(self) -> str:
+        raise ValueError(10**5000)
+
+
+def test_an_exception_that_cannot_be_printed_is_still_one_error_line(capsys, monkeypatch):
+    from minijinja_py import cli
+
+    def fails(args):
+        raise _Unprintable
+
+    monkeypatch.setattr(cli, "_cmd_render", fails)
+    assert run(capsys, "render", "--template", CHATML, "--messages", CONVERSATION) == (
+        1,
+        "",
+        "error: <unprintable _Unprintable object>\n",
+    )
+    monkeypatch.setattr(cli, "_cmd_render", lambda args: (_ for _ in ()).throw(KeyError(10**5000)))
+    assert run(capsys, "render", "--template", CHATML, "--messages", CONVERSATION) == (
+        1,
+        "",
+        "error: missing key <int of 5001 digits>\n",
+    )
+
+
+def test_continue_final_message_error_quotes_the_render_within_bounds(capsys, tmp_path):
+    template = write(tmp_path / "t.jinja", "{{ 'x' * 100000 }}{{ messages[-1].content[:0] }}")
+    messages = write(tmp_path / "m.json", '[{"role": "assistant", "content": "Hi"}]')
+    argv = ["render", "--template", template, "--messages", messages, "--continue-final-message"]
+    full = (
+        "continue_final_message is set but the final message does not appear in the chat after "
+        "applying the chat template! This can happen if the chat template deletes portions of "
+        "the final message. Please verify the chat template and final message in your chat to "
+        "ensure they are compatible.Final message to continue: Hi\nRendered chat:\n"
+        + "x" * 2000 + "... (100000 characters in all)"
+    )
+    shown = full[:2000] + f"... ({len(full)} characters in all)"
+    assert run(capsys, *argv) == (1, "", f"error: {shown}\n")
+
+
+@pytest.mark.parametrize(
+    "input_name, output_name, message",
+    [
+        ("in.jsonl", "out.csv", "out.csv: batch cannot write .csv files; the output must be"),
+        ("in.jsonl", "out.jsonl.gz", "out.jsonl.gz: batch cannot write .gz files; the output must be"),
+        ("in.txt", "out.jsonl", "in.txt: batch cannot read .txt files; the input must be"),
+        ("in.csv", "out.csv", "in.csv: batch cannot read .csv files; the input must be"),
+    ],
+)
+def test_batch_refuses_extensions_it_cannot_handle_before_any_work(
+    capsys, tmp_path, input_name, output_name, message
+):
+    source = tmp_path / input_name
+    source.write_bytes(GOOD_LINE + b"\n")
+    target = tmp_path / output_name
+    argv = ["batch", "--template", CHATML, str(source), str(target)]
+    formats = (
+        " JSONL (.jsonl, .ndjson, .jsonlines, .json, no extension, or '-')"
+        " or Parquet (.parquet, .pq)"
+    )
+    assert run(capsys, *argv) == (1, "", f"error: {tmp_path / message}{formats}\n")
+    assert not target.exists()
+
+
+@pytest.mark.parametrize("output_name", ["out.ndjson", "out.json", "out", "OUT.JSONL"])
+def test_batch_accepts_the_jsonl_extensions(capsys, tmp_path, output_name):
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(GOOD_LINE + b"\n")
+    target = tmp_path / output_name
+    assert run(capsys, "batch", "--template", CHATML, str(source), str(target), "--quiet") == (
+        0, "", ""
+    )
+    assert target.read_text(encoding="utf-8") == (
+        '{"text": "<|im_start|>user\\nok<|im_end|>\\n", "error": null}\n'
+    )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import threading
 import time
 from datetime import datetime
 from pathlib import Path
@@ -17,6 +18,12 @@ from minijinja_py import ChatTemplate, IsolatedRenderer, IsolationError
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "chat-templates"
 CAP = 1 << 30
+# Time bounds are the worker's CPU time, which a busy machine does not stretch; the wall-clock
+# timeout is only the backstop for a render that waits without working, twenty times larger
+# (with four CPU-bound processes and the suite's own on two cores, a worker may get a tenth of
+# a core).  The renders that spin until killed are given one CPU second.
+CPU_SECONDS = 3
+BACKSTOP = 20 * CPU_SECONDS
 
 
 def pinned_now(fmt: str) -> str:
@@ -24,8 +31,13 @@ def pinned_now(fmt: str) -> str:
 
 
 def sleep_forever(x: object) -> object:
-    time.sleep(60)
+    time.sleep(600)
     return x
+
+
+def spin_forever(x: object) -> object:
+    while True:
+        pass
 
 
 def allocate_two_gib(x: object) -> int:
@@ -59,7 +71,9 @@ class CountingTarget:
 
 @pytest.fixture(scope="module")
 def iso():
-    with IsolatedRenderer(workers=2, max_memory_bytes=CAP, timeout=3) as renderer:
+    with IsolatedRenderer(
+        workers=2, max_memory_bytes=CAP, timeout=BACKSTOP, cpu_timeout=CPU_SECONDS
+    ) as renderer:
         yield renderer
 
 
@@ -126,7 +140,7 @@ def test_errors_come_back_with_their_class_and_position(iso):
 def test_a_template_is_sent_once_and_cached_in_the_worker():
     target = CountingTarget()
     CountingTarget.pickled = 0
-    with IsolatedRenderer(workers=1, timeout=10) as one:
+    with IsolatedRenderer(workers=1, timeout=BACKSTOP, cpu_timeout=CPU_SECONDS) as one:
         assert [one.call(target, "render") for _ in range(3)] == [1, 2, 3]
     assert CountingTarget.pickled == 1
 
@@ -136,7 +150,8 @@ def test_timeout_kills_the_worker_and_the_pool_goes_on(iso):
     env.filters["hang"] = sleep_forever
     before = set(iso.pids)
     with pytest.raises(IsolationError) as caught:
-        iso.render(env.from_string("{{ x|hang }}"), x=1)
+        # a sleep of ten minutes outlasts a 3 s wall clock however busy the machine is
+        iso.submit(env.from_string("{{ x|hang }}"), "render", (), {"x": 1}, timeout=3)
     assert caught.value.reason == "timeout"
     assert caught.value.message == (
         "the render ran longer than the timeout (3 s): its worker process was killed"
@@ -179,13 +194,28 @@ def test_exit_costs_one_render(iso):
     assert [iso.render(mj.Template("{{ i }}"), i=i) for i in range(4)] == ["0", "1", "2", "3"]
 
 
+def test_cpu_timeout_kills_a_worker_that_keeps_working(iso):
+    env = mj.Environment()
+    env.filters["spin"] = spin_forever
+    before = set(iso.pids)
+    with pytest.raises(IsolationError) as caught:
+        iso.submit(env.from_string("{{ x|spin }}"), "render", (), {"x": 1}, cpu_timeout=1)
+    assert caught.value.reason == "timeout"
+    assert caught.value.message == (
+        "the render used more than its CPU time limit (1 s): its worker process was killed"
+    )
+    assert len(set(iso.pids) - before) == 1
+    # the limit is per call: the next render has the whole of it again
+    assert [iso.render(mj.Template("{{ i }}"), i=i) for i in range(3)] == ["0", "1", "2"]
+
+
 def test_from_string_compiles_only_in_the_workers(iso):
     env = mj.Environment()
-    env.filters["hang"] = sleep_forever
+    env.filters["spin"] = spin_forever
     # a constant argument would be folded (the filter run) by a compile in this process
-    template = iso.from_string("{{ 1|hang }}", env)
-    with pytest.raises(IsolationError, match="ran longer than the timeout"):
-        template.render()
+    template = iso.from_string("{{ 1|spin }}", env)
+    with pytest.raises(IsolationError, match=r"used more than its CPU time limit \(1 s\)"):
+        iso.submit(template.template, "render", cpu_timeout=1)
     assert iso.from_string("{{ 'a' ~ x }}").render(x=1) == "a1"
     with pytest.raises(mj.TemplateSyntaxError) as caught:
         iso.from_string("{% if %}").render()
@@ -206,3 +236,74 @@ def test_closed_renderer_refuses():
     renderer.close()
     with pytest.raises(RuntimeError, match="closed"):
         renderer.render(mj.Template("x"))
+
+
+def _wait_until_taken(renderer: IsolatedRenderer) -> None:
+    """Until the pool's one worker is taken by the render under way (bounded)."""
+    for _ in range(BACKSTOP * 100):
+        if not renderer._idle:
+            return
+        time.sleep(0.01)
+    raise AssertionError("the render never took the worker")
+
+
+def _bounded_join(thread: threading.Thread) -> None:
+    thread.join(BACKSTOP)
+    assert not thread.is_alive(), "a thread is still blocked"
+
+
+def test_close_ends_the_render_under_way_and_the_waiting_callers():
+    env = mj.Environment()
+    env.filters["hang"] = sleep_forever
+    renderer = IsolatedRenderer(workers=1, timeout=None, cpu_timeout=CPU_SECONDS)
+    outcomes: dict[str, object] = {}
+
+    def call(name: str, template: mj.Template) -> None:
+        try:
+            outcomes[name] = renderer.render(template, x=1)
+        except (IsolationError, RuntimeError) as error:
+            outcomes[name] = (type(error).__name__, getattr(error, "reason", None), str(error))
+
+    rendering = threading.Thread(target=call, args=("rendering", env.from_string("{{ x|hang }}")))
+    rendering.start()
+    _wait_until_taken(renderer)
+    waiting = threading.Thread(target=call, args=("waiting", mj.Template("{{ x }}")))
+    waiting.start()
+    time.sleep(0.2)  # (closed before it waits, it fails the same way)
+    renderer.close()
+    _bounded_join(rendering)
+    _bounded_join(waiting)
+    assert outcomes == {
+        "rendering": (
+            "IsolationError",
+            "closed",
+            "the IsolatedRenderer was closed during the render: its worker process was stopped",
+        ),
+        "waiting": ("RuntimeError", None, "the IsolatedRenderer is closed"),
+    }
+    assert renderer.pids == []
+
+
+def test_close_wakes_every_waiter():
+    env = mj.Environment()
+    env.filters["hang"] = sleep_forever
+    renderer = IsolatedRenderer(workers=1, timeout=None)
+    errors: list[str] = []
+
+    def call(template: mj.Template) -> None:
+        try:
+            renderer.render(template, x=1)
+        except (IsolationError, RuntimeError) as error:
+            errors.append(type(error).__name__)
+
+    threads = [threading.Thread(target=call, args=(env.from_string("{{ x|hang }}"),))]
+    threads[0].start()
+    _wait_until_taken(renderer)
+    threads += [threading.Thread(target=call, args=(mj.Template("{{ x }}"),)) for _ in range(4)]
+    for thread in threads[1:]:
+        thread.start()
+    time.sleep(0.2)
+    renderer.close()
+    for thread in threads:
+        _bounded_join(thread)
+    assert sorted(errors) == ["IsolationError"] + ["RuntimeError"] * 4

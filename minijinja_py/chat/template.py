@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, cast, overload
 
-from ..errors import TemplateError
+from ..errors import TemplateError, bounded_text
 from ..provenance import keep_traced, track_value
 from ..sandbox.limits import Limits
 from .capabilities import ChatCapabilities, probe_capabilities
@@ -1063,7 +1063,9 @@ def _cut_at_tag(rendered: str, final_message: Any) -> str:
             "applying the chat template! This can happen if the chat template deletes portions of "
             "the final message. Please verify the chat template and final message in your chat to "
             "ensure they are compatible."
-            f"Final message to continue: {final}\nRendered chat:\n{rendered}"
+            # (both quoted within the bounds of an error message: a render can be 45 MB)
+            f"Final message to continue: {bounded_text(final)}\n"
+            f"Rendered chat:\n{bounded_text(rendered)}"
         )
     at = rendered.rindex(tag)
     if rendered[at : at + len(_CONTINUE_TAG)] == _CONTINUE_TAG:

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..chat import SPECIAL_TOKEN_NAMES, ChatTemplate
-from ..errors import TemplateError
+from ..errors import TemplateError, bounded_repr, bounded_text
 
 __all__ = [
     "MAX_INT_DIGITS",
@@ -108,9 +108,10 @@ def parse_json(text: str) -> Any:
 
 
 def _describe(exc: BaseException) -> str:
-    if isinstance(exc, KeyError) and exc.args:
-        return f"missing key {exc.args[0]!r}"
-    return str(exc) or type(exc).__name__
+    # Bounded text whatever the exception holds (an int past the digit limit, a 45 MB render).
+    if isinstance(exc, KeyError) and len(exc.args) == 1:
+        return f"missing key {bounded_repr(exc.args[0])}"
+    return bounded_text(exc) or type(exc).__name__
 
 
 def _encodable(text: str) -> str:
@@ -125,17 +126,33 @@ def _encodable(text: str) -> str:
 def error_record(exc: BaseException) -> dict[str, Any]:
     """The error record of a failed row: the exception's class name as ``kind``, its message,
     and the line and column it points at (of the template for a template error, of the JSON text
-    for a ``JSONDecodeError``; ``None`` otherwise).
+    for a ``JSONDecodeError``; ``None`` otherwise).  The message is bounded text
+    (:data:`~minijinja_py.errors.MAX_MESSAGE`), whatever the exception holds, and the record
+    never fails to be made nor to be written as JSON: should describing the error fail, the
+    record names only its class.  One row's failure never ends the run.
 
     >>> error_record(InputError("no messages"))
     {'kind': 'InputError', 'message': 'no messages', 'line': None, 'column': None}
+    >>> error_record(ValueError(10**5000))["message"]
+    '<int of 5001 digits>'
     """
+    try:
+        record = _record(exc)
+        json.dumps(record, ensure_ascii=False).encode("utf-8")  # as it will be written
+        return record
+    except Exception:  # noqa: BLE001 - the record of last resort
+        kind = _encodable(bounded_text(type(exc).__name__))
+        message = f"<the error of this row could not be described ({kind})>"
+        return {"kind": kind, "message": message, "line": None, "column": None}
+
+
+def _record(exc: BaseException) -> dict[str, Any]:
     line = column = None
     if isinstance(exc, TemplateError):
-        message = exc.message or ""
+        message = exc.message
         line, column = exc.lineno, exc.colno
     elif isinstance(exc, json.JSONDecodeError):
-        message, line, column = exc.msg, exc.lineno, exc.colno
+        message, line, column = bounded_text(exc.msg), exc.lineno, exc.colno
     else:
         message = _describe(exc)
     return {

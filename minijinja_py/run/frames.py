@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..errors import LimitError, TemplateError, TemplateRuntimeError, capped_message
+from ..errors import LimitError, TemplateError, TemplateRuntimeError, bounded_text
 from ..sandbox.budget import Budget, recursion_error
 from ..sandbox.limits import Limits
 
@@ -66,6 +66,6 @@ def located(error: BaseException, pos: int | None) -> TemplateError:
     elif isinstance(error, MemoryError):
         result = LimitError("out of memory")
     else:
-        result = TemplateRuntimeError(capped_message(str(error) or type(error).__name__))
+        result = TemplateRuntimeError(bounded_text(error) or type(error).__name__)
     result.offset = pos
     return result

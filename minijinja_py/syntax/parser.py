@@ -7,6 +7,7 @@ The Lark parser is built on first use and shared by every environment of the pro
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 from ..errors import TemplateSyntaxError
@@ -316,12 +317,34 @@ def _earlier_parse_error(
     return scan_error
 
 
+# A backslash and what follows it in a literal; octal escapes take up to three digits.
+_ESCAPE = re.compile(r"\\([0-7]{1,3}|.)", re.DOTALL)
+# What may follow a backslash in Python's unicode-escape codec (and so in Jinja2's literals).
+_VALID_ESCAPES = frozenset("\n\\'\"abfnrtvxuUN")
+
+
+def _quiet_escape(match: re.Match[str]) -> str:
+    # Jinja2 decodes with unicode-escape, which keeps an invalid escape (``\q`` stays ``\q``) but
+    # warns (DeprecationWarning), as Python 3.12 does of octal escapes past 0o377: the same
+    # text, written so that the codec has nothing to warn about.
+    escape = match.group(1)
+    if escape[0] in "01234567":
+        code = int(escape, 8)
+        return f"\\u{code:04x}" if code > 0o377 else match.group()
+    if escape in _VALID_ESCAPES:
+        return match.group()
+    return "\\\\" + escape
+
+
 def _decode_string(token: Any) -> str:
     body = str(token)[1:-1]
     if "\\" not in body:
         return body
     try:
-        return body.encode("ascii", "backslashreplace").decode("unicode-escape")
+        # As Jinja2: non-ASCII characters become escapes first (``\é`` gives the four
+        # characters ``\xe9``), then the escapes are decoded.
+        ascii_body = body.encode("ascii", "backslashreplace").decode("ascii")
+        return _ESCAPE.sub(_quiet_escape, ascii_body).encode("ascii").decode("unicode-escape")
     except UnicodeDecodeError as error:
         failure = TemplateSyntaxError(error.reason)
         failure.offset = token.start_pos

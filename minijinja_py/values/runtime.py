@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..errors import LimitError, TemplateRuntimeError, UndefinedError
+from ..errors import MAX_MESSAGE, LimitError, TemplateRuntimeError, UndefinedError, bounded_repr
 from ..sandbox.budget import AttributeBag
 
 
@@ -113,15 +113,15 @@ class Undefined:
     def _undefined_message(self) -> str:
         if self._undefined_hint:
             return self._undefined_hint
+        # The name is quoted as repr would, within the bounds of a message (half of it, so that
+        # the message is cut once): a key can be a 200-million-character string or an int past
+        # Python's digit limit.
+        name = bounded_repr(self._undefined_name, MAX_MESSAGE // 2)
         if self._undefined_obj is MISSING:
-            return f"{self._undefined_name!r} is undefined"
+            return f"{name} is undefined"
         if not isinstance(self._undefined_name, str):
-            return (
-                f"{object_type_repr(self._undefined_obj)} has no element {self._undefined_name!r}"
-            )
-        return (
-            f"{object_type_repr(self._undefined_obj)!r} has no attribute {self._undefined_name!r}"
-        )
+            return f"{object_type_repr(self._undefined_obj)} has no element {name}"
+        return f"{object_type_repr(self._undefined_obj)!r} has no attribute {name}"
 
     def _fail_with_undefined_error(self, *args: Any, **kwargs: Any) -> Any:
         raise self._undefined_exception(self._undefined_message)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .cases_bare import BARE_EXCEPTIONS
 from .cases_crashes import CRASHES
+from .cases_errors import ERRORS
 from .cases_escapes import ESCAPES, MUTATIONS
 from .cases_python import PYTHON
 from .cases_shared import SHARED
@@ -19,6 +20,7 @@ ATTACKS: list[Attack] = [
     *MEMORY,
     *COMPILE,
     *PYTHON,
+    *ERRORS,
     *BARE_EXCEPTIONS,
 ]
 

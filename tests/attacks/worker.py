@@ -25,13 +25,14 @@ def build(value: Any) -> Any:
 
 def _error_outcome(error: BaseException) -> tuple:
     import minijinja_py as mj
+    from minijinja_py.errors import bounded_text
 
-    message = getattr(error, "message", None) if isinstance(error, mj.TemplateError) else None
-    if message is None:
-        message = str(error)
-    elif not isinstance(message, str):
-        # raise_exception(x) keeps x itself: never print a value the template built
-        message = f"<a message of type {type(message).__name__}, not a string>"
+    if isinstance(error, mj.TemplateError):
+        message = error.message
+        if not isinstance(message, str):  # what the engine promises never happens
+            return "bare non-text message", f"a message of type {type(message).__name__}"
+    else:
+        message = bounded_text(error, MAX_TEXT)  # str() of it may itself raise, or be huge
     kind = type(error).__name__
     if not isinstance(error, (mj.TemplateError, ValueError, TypeError)):
         kind = "bare " + kind
