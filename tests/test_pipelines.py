@@ -347,3 +347,37 @@ def test_input_files_find_the_format_of_folders_and_globs(tmp_path):
         input_files(str(tmp_path / "*.pq"))
     with pytest.raises(ValueError, match="^no such file or folder: "):
         input_files(str(tmp_path / "missing"))
+
+
+def test_jsonl_parts_cut_at_line_ends_give_every_line_once(tmp_path):
+    from minijinja_py.pipelines.ray_data import _jsonl_parts, _read_jsonl_part
+
+    lines = [b'{"a": 1}', b"", b"x" * 30, b'{"b": "\r"}', b"\xff", b"last"]
+    path = tmp_path / "in.jsonl"
+    for ending in (b"\n", b""):  # with and without a final line end
+        path.write_bytes(b"\n".join(lines) + ending)
+        for size in (1, 2, 7, 9, 31, 1000):
+            parts = _jsonl_parts([str(path)], size)
+            got = [
+                line for part in parts for line in _read_jsonl_part(part).column("line").to_pylist()
+            ]
+            assert got == lines, size
+
+
+def test_parquet_parts_split_by_row_groups(tmp_path):
+    from minijinja_py.pipelines.ray_data import _parquet_parts, _read_parquet_part
+
+    path = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"id": list(range(100))}), path, row_group_size=10)
+    assert _parquet_parts([str(path)], None) == [{"path": str(path), "start": 0, "end": 10}]
+    parts = _parquet_parts([str(path)], 4)
+    # at least 4 parts of at most a quarter of the data each
+    assert [(part["start"], part["end"]) for part in parts] == [
+        (0, 2),
+        (2, 4),
+        (4, 6),
+        (6, 8),
+        (8, 10),
+    ]
+    ids = [i for part in parts for i in _read_parquet_part(part).column("id").to_pylist()]
+    assert ids == list(range(100))
