@@ -9,11 +9,11 @@ message lacks with nulls: a message without ``tool_calls`` must stay without the
 the JSON extension type (how ``datasets`` 5 stores free-form objects, its ``Json`` feature) is
 decoded back into the objects that were written, key order included. A nested column of structs
 cannot keep each row's key order (Arrow orders a struct's fields by the schema): a
-:class:`KeyOrderWarning` says so once per column; JSON text columns are exact.
+``KeyOrderWarning`` says so once per column; JSON text columns are exact.
 
 The output holds the pass-through columns, then ``text``, ``assistant_spans`` (when the renderer
 asks for spans) and ``error`` (a struct of ``kind``, ``message``, ``line``, ``column``; null for a
-row that rendered). ``pyarrow`` (the ``data`` extra) is imported by this module only.
+row that rendered). ``pyarrow`` (the ``arrow`` extra) is imported by this module only.
 """
 
 from __future__ import annotations
@@ -114,8 +114,8 @@ def json_decoder(arrow_type: Any) -> Callable[[Any], Any] | None:
     import pyarrow.types as t
 
     if t.is_struct(arrow_type):
-        fields = {field.name: json_decoder(field.type) for field in arrow_type}
-        fields = {name: decode for name, decode in fields.items() if decode is not None}
+        found = {field.name: json_decoder(field.type) for field in arrow_type}
+        fields = {name: decode for name, decode in found.items() if decode is not None}
         if not fields:
             return None
 

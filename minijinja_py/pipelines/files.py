@@ -12,7 +12,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import IO, Any
@@ -66,7 +66,7 @@ def _hidden(name: str) -> bool:
 
 
 def input_files(
-    paths: str | os.PathLike[str] | list[Any] | tuple[Any, ...],
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
 ) -> tuple[str, list[str]]:
     """The input format (``"parquet"`` or ``"jsonl"``) and the files of ``paths``: files, folders
     (every file below them, hidden and ``_``-prefixed ones left out) and globs (``*``, ``?``,

@@ -16,7 +16,7 @@ tasks then ask for no CPU, so that the actors cannot starve them.
 >>> rows = ray.data.read_parquet("s3://bucket/conversations/")  # doctest: +SKIP
 >>> rendered = render_dataset(rows, renderer)  # doctest: +SKIP
 
-:func:`render_files` does the whole trip in one call. ``ray`` is imported by this module only.
+``render_files`` does the whole trip in one call. ``ray`` is imported by this module only.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ __all__ = [
 JSONL_PART_BYTES = 32 * 1024 * 1024
 #: Bytes of Parquet data (uncompressed, as the footer counts them) that one read task takes.
 PARQUET_PART_BYTES = 64 * 1024 * 1024
-#: Seconds without progress after which :func:`render_files` stops with a :class:`ClusterError`.
+#: Seconds without progress after which ``render_files`` stops with a ``ClusterError``.
 DEFAULT_STALL_TIMEOUT_S = 600.0
 
 
@@ -172,7 +172,7 @@ def read_json_lines(
     paths: str | Sequence[str], *, part_bytes: int = JSONL_PART_BYTES, num_cpus: float = 1.0
 ) -> Any:
     """A Ray ``Dataset`` of the raw lines of JSONL files (column ``line``), in order: files,
-    folders or globs (:func:`~minijinja_py.pipelines.files.input_files`), each file read in parts
+    folders or globs (``files.input_files``), each file read in parts
     of ``part_bytes`` bytes cut at line ends, one read task per part."""
     fmt, files = input_files(paths)
     if fmt != "jsonl":
@@ -220,7 +220,7 @@ def _render_parts(parts: Any, fmt: str, renderer: RowRenderer, batch_size: int |
 
 
 class PartRenderer:
-    """The actor form of :func:`_render_parts`, for ``compute=ActorPoolStrategy(...)``."""
+    """The actor form of ``_render_parts``, for ``compute=ActorPoolStrategy(...)``."""
 
     def __init__(self, renderer: RowRenderer, fmt: str, batch_size: int | None) -> None:
         self.function = JsonLineRenderer(renderer) if fmt == "jsonl" else ColumnRenderer(renderer)
@@ -292,7 +292,7 @@ def render_dataset(
     ``ray.data.ActorPoolStrategy(size=n)`` for ``n`` actors of ``num_cpus`` CPUs each.
     ``concurrency=n`` (deprecated, as in Ray) means ``ActorPoolStrategy(size=n)``. The rows come
     back in input order when the dataset's ``context.execution_options.preserve_order`` is set
-    (as :func:`render_files` sets it); otherwise Ray may return them in another order.
+    (as ``render_files`` sets it); otherwise Ray may return them in another order.
     """
     compute = _compute(compute, concurrency)
     if _is_actor_pool(compute):
@@ -338,10 +338,10 @@ def render_files(
     file's row groups; one task reads, renders and writes a part, into one output file), so that
     a small input still spreads over the cluster.
 
-    The job runs in tasks unless ``compute`` is an actor pool (see :func:`render_dataset`). A job
-    that the cluster's CPUs can never run is refused with a :class:`ClusterError` before it starts;
+    The job runs in tasks unless ``compute`` is an actor pool (see ``render_dataset``). A job
+    that the cluster's CPUs can never run is refused with a ``ClusterError`` before it starts;
     one that makes no progress for ``stall_timeout_s`` seconds (a lost node whose work cannot be
-    placed, a cluster taken by other jobs) stops with a :class:`ClusterError` that says why
+    placed, a cluster taken by other jobs) stops with a ``ClusterError`` that says why
     (``None``: wait for ever). Call ``ray.init(...)`` first to choose the cluster
     (``ray.init(address="auto")`` joins a running one); otherwise Ray starts a local one.
     """
