@@ -23,7 +23,12 @@ import pyarrow.parquet as pq
 import ray
 
 from minijinja_py.pipelines import RowRenderer
-from minijinja_py.pipelines.ray_data import ClusterError, render_dataset, render_files
+from minijinja_py.pipelines.ray_data import (
+    ClusterError,
+    read_json_lines,
+    render_dataset,
+    render_files,
+)
 
 
 class NodeRenderer(RowRenderer):
@@ -52,13 +57,18 @@ def renderer(workdir: Path, pause: float = 0.0) -> NodeRenderer:
     return node
 
 
-def parquet_folder(workdir: Path, count: int, files: int) -> Path:
+def parquet_folder(workdir: Path, count: int, files: int, nested: bool = False) -> Path:
+    """The rows as Parquet files: JSON text columns, or nested columns (one schema, the union
+    of every row's keys, for all the files)."""
     folder = workdir / "parquet"
     folder.mkdir()
-    rows = mixed_rows.as_json_text(mixed_rows.rows(count))
+    items = mixed_rows.rows(count)
+    rows = items if nested else mixed_rows.as_json_text(items)
+    schema = pa.array(rows).type
     size = -(-count // files)
     for i in range(files):
-        table = pa.Table.from_pylist(rows[i * size : (i + 1) * size])
+        part = pa.array(rows[i * size : (i + 1) * size], type=schema)
+        table = pa.Table.from_struct_array(part)
         pq.write_table(table, folder / f"part-{i:03}.parquet")
     (folder / "_SUCCESS").write_text("")  # what Spark leaves: not an input
     return folder
@@ -99,10 +109,13 @@ def main() -> None:
         folder = parquet_folder(workdir, 400, 4)
         render_files(str(folder / "*.parquet"), workdir / "out", renderer(workdir), compute=pool)
         result["rows"] = output(workdir / "out")
-    elif scenario == "dataset":
-        folder = parquet_folder(workdir, 400, 4)
+    elif scenario == "datasets of Ray":  # nested Parquet, and raw JSON lines
+        folder = parquet_folder(workdir, 400, 4, nested=True)
         rows = render_dataset(ray.data.read_parquet(str(folder)), renderer(workdir)).take_all()
         result["rows"] = sorted(rows, key=lambda row: row["id"])  # no order asked for
+        lines = read_json_lines(jsonl_files(workdir, 400, 2), part_bytes=4096)
+        lines.context.execution_options.preserve_order = True
+        result["lines"] = render_dataset(lines, renderer(workdir), json_lines=True).take_all()
     elif scenario == "too big":
         errors = []
         for options in ({"num_cpus": 3}, {"compute": ray.data.ActorPoolStrategy(size=3)}):

@@ -123,9 +123,11 @@ def test_an_actor_pool_on_one_cpu_nodes_makes_progress(cluster, tmp_path):
     assert len(nodes(tmp_path)) == 2
 
 
-def test_render_dataset_of_a_parquet_folder(cluster, tmp_path):
-    result = drive(cluster, "dataset", tmp_path)
-    assert result["rows"] == mixed_rows.loop(mixed_rows.rows(400))
+def test_render_dataset_of_nested_parquet_and_of_json_lines(cluster, tmp_path):
+    result = drive(cluster, "datasets of Ray", tmp_path)
+    expected = mixed_rows.loop(mixed_rows.rows(400))
+    assert result["rows"] == expected
+    assert result["lines"] == expected
 
 
 def test_a_job_the_cluster_cannot_run_is_refused_before_it_starts(cluster, tmp_path):

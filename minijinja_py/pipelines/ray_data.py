@@ -290,7 +290,10 @@ def render_dataset(
     ``compute`` is Ray Data's: leave it out for tasks of ``num_cpus`` CPUs (which Ray fuses with
     the read before them and the write after them), or pass
     ``ray.data.ActorPoolStrategy(size=n)`` for ``n`` actors of ``num_cpus`` CPUs each.
-    ``concurrency=n`` (deprecated, as in Ray) means ``ActorPoolStrategy(size=n)``. The rows come
+    ``concurrency=n`` (deprecated, as in Ray) means ``ActorPoolStrategy(size=n)``. With actors,
+    read the dataset with tasks that ask for no CPU (``ray.data.read_parquet(...,
+    ray_remote_args={"num_cpus": 0})``): actors that hold every CPU of a node would otherwise
+    leave none to the reads, and the job would wait for ever. The rows come
     back in input order when the dataset's ``context.execution_options.preserve_order`` is set
     (as ``render_files`` sets it); otherwise Ray may return them in another order.
     """
