@@ -126,6 +126,16 @@ def main() -> None:
             except ClusterError as exc:
                 errors.append(str(exc))
         result["errors"] = errors
+    elif scenario == "stall":  # a row that takes longer than the stall timeout
+        try:
+            render_files(
+                jsonl_files(workdir, 2, 1),
+                workdir / "out",
+                renderer(workdir, 5.0),
+                stall_timeout_s=1,
+            )
+        except ClusterError as exc:
+            result["error"] = str(exc)
     elif scenario == "lose a node":
         try:
             render_files(

@@ -139,6 +139,27 @@ def test_a_job_the_cluster_cannot_run_is_refused_before_it_starts(cluster, tmp_p
     ]
 
 
+def test_a_job_without_progress_stops_with_its_cause(cluster, tmp_path):
+    error = drive(cluster, "stall", tmp_path)["error"]
+    assert error.startswith(
+        "render_files made no progress for 1 s on a cluster of 2 CPUs (2 nodes known, 2 alive): "
+        "Dataset execution made no progress for at least 1s"
+    ), error
+
+
+def test_concurrency_is_deprecated_for_compute():
+    from ray.data import ActorPoolStrategy, TaskPoolStrategy
+
+    from minijinja_py.pipelines.ray_data import _compute
+
+    with pytest.warns(DeprecationWarning, match=r"^concurrency=N is deprecated \(as in Ray 2.51\)"):
+        pool = _compute(None, 3)
+    assert isinstance(pool, ActorPoolStrategy) and pool.min_size == pool.max_size == 3
+    assert isinstance(_compute(None, None), TaskPoolStrategy)
+    with pytest.raises(ValueError, match="^give compute or concurrency, not both$"):
+        _compute(TaskPoolStrategy(), 2)
+
+
 def raylets() -> set[int]:
     found = set()
     for entry in os.listdir("/proc"):
