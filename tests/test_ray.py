@@ -2,11 +2,13 @@
 each, with token authentication as Ray 2.60 sets it up for a second node. Each scenario runs the
 documented call in a driver process of its own (tests/ray_driver.py) and must give the plain
 loop's rows, with both nodes doing work; a third node is killed mid-run to see the job complete
-or fail with its cause, never hang. The cluster is stopped (``ray stop --force``) at the end.
+or fail with its cause, never hang. The cluster's processes (and only they: ``ray stop --force``
+would also stop other people's clusters on a shared machine) are stopped at the end.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -60,7 +62,7 @@ def cluster(tmp_path_factory):
         "RAY_USAGE_STATS_ENABLED": "0",
     }
     address = f"127.0.0.1:{free_port()}"
-    temp = tmp_path_factory.mktemp("ray")
+    temp = tmp_path_factory.mktemp("ray-cluster")
     try:
         ray_cli(
             env,
@@ -74,7 +76,52 @@ def cluster(tmp_path_factory):
         ray_cli(env, "start", f"--address={address}", "--num-cpus=1")
         yield {"address": address, "env": env}
     finally:
-        subprocess.run([RAY, "stop", "--force"], env=env, capture_output=True, timeout=120)
+        stop_cluster(str(temp))
+
+
+def _processes() -> dict[int, tuple[int, str]]:
+    """Every process: its parent's pid and its command line."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            command = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:  # gone meanwhile
+            continue
+        found[int(entry)] = (int(stat.rsplit(")", 1)[1].split()[1]), command)
+    return found
+
+
+def stop_cluster(temp: str) -> None:
+    """Stop this cluster's processes (both nodes' and their workers), and only them: ``ray stop
+    --force`` would stop every Ray process of the machine, other people's clusters included.
+    A process of this cluster names its temporary folder on its command line; its workers are
+    its descendants (their command line is their title, ``ray::IDLE``)."""
+    ours: set[int] = set()
+    table = _processes()
+    mine = {os.getpid()}  # this process and its ancestors are not the cluster's
+    pid = os.getpid()
+    while pid in table and table[pid][0] > 1:
+        pid = table[pid][0]
+        mine.add(pid)
+    for signal_number, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
+        table = _processes()
+        ours |= {pid for pid, (_, command) in table.items() if temp + "/" in command} - mine
+        grown = True
+        while grown:  # the workers: descendants of the cluster's processes
+            children = {pid for pid, (parent, _) in table.items() if parent in ours} - ours
+            grown = bool(children)
+            ours |= children
+        for pid in sorted(ours & set(table)):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal_number)
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline and ours & set(_processes()):
+            time.sleep(0.2)
+        if not ours & set(_processes()):
+            return
 
 
 def drive(cluster, scenario: str, workdir: Path, timeout: float = 150) -> dict:
