@@ -117,10 +117,13 @@ from minijinja_py.pipelines.ray_data import render_files
 ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
 ray.data.DataContext.get_current().enable_progress_bars = False
 start = time.perf_counter()
-render_files(sys.argv[1], sys.argv[2], renderer(), concurrency=2, num_cpus=0.5, blocks=8)
+blocks = int(sys.argv[4]) or None  # 0: the defaults (a task per 32 MiB of JSONL)
+render_files(sys.argv[1], sys.argv[2], renderer(), blocks=blocks)
 seconds = time.perf_counter() - start
 import pyarrow.parquet as pq
-print(json.dumps({"seconds": seconds, "texts": pq.read_table(sys.argv[2]).column("text").to_pylist()}))
+names = sorted(n for n in os.listdir(sys.argv[2]) if n.endswith(".parquet"))
+texts = [t for n in names for t in pq.read_table(os.path.join(sys.argv[2], n)).column("text").to_pylist()]
+print(json.dumps({"seconds": seconds, "texts": texts}))
 """
 
 
@@ -207,23 +210,38 @@ def main() -> None:
                 note = f"CPU {cpu:.1f} s"
                 record(f"minijinja-py batch --workers {workers}", wall, texts, note)
         if "datasets" in only:
-            runs = [
-                run_job(DATASETS_JOB, str(source), str(work / f"cache{i}"), "2", str(ROOT))
-                for i in range(args.repeat)
-            ]
-            best_run = min(runs, key=lambda run: run["seconds"])
-            record("datasets Dataset.map, num_proc=2", best_run["seconds"], best_run["texts"])
+            for procs in (1, 2):
+                runs = [
+                    run_job(
+                        DATASETS_JOB,
+                        str(source),
+                        str(work / f"cache{procs}{i}"),
+                        str(procs),
+                        str(ROOT),
+                    )
+                    for i in range(args.repeat)
+                ]
+                best_run = min(runs, key=lambda run: run["seconds"])
+                record(
+                    f"datasets Dataset.map, num_proc={procs}",
+                    best_run["seconds"],
+                    best_run["texts"],
+                )
         if "ray" in only:
-            runs = [
-                run_job(RAY_JOB, str(source), str(work / f"ray{i}"), str(ROOT))
-                for i in range(args.repeat)
-            ]
-            best_run = min(runs, key=lambda run: run["seconds"])
-            record(
-                "Ray Data, local cluster of 2 CPUs, 2 actors",
-                best_run["seconds"],
-                best_run["texts"],
-            )
+            for blocks in (0, 4):
+                runs = [
+                    run_job(
+                        RAY_JOB, str(source), str(work / f"ray{blocks}-{i}"), str(ROOT), str(blocks)
+                    )
+                    for i in range(args.repeat)
+                ]
+                best_run = min(runs, key=lambda run: run["seconds"])
+                name = "defaults" if not blocks else f"blocks={blocks}"
+                record(
+                    f"Ray Data render_files ({name}), local cluster of 2 CPUs",
+                    best_run["seconds"],
+                    best_run["texts"],
+                )
         print("\n| way | conversations/s | note |\n| --- | ---: | --- |")
         for name, rate, note in rows:
             print(f"| {name} | {rate:,.0f} | {note} |")

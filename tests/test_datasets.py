@@ -13,6 +13,8 @@ import pytest
 
 pytest.importorskip("datasets")
 
+import mixed_rows  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = (
     "{% for m in messages %}{% if m.content == 'boom' %}{{ raise_exception('boom') }}{% endif %}"
@@ -91,3 +93,84 @@ def test_map_rows_fingerprint_and_cache(tmp_path):
     }
     assert expected[1]["text"] == "<user>q1"
     assert expected[0]["text"] == "<user>q0<assistant>[calls]"
+
+
+def load(kind: str, path: Path, tmp_path: Path):
+    from datasets import load_dataset
+
+    return load_dataset(kind, data_files=str(path), split="train", cache_dir=str(tmp_path / "c"))
+
+
+@pytest.mark.filterwarnings("ignore::minijinja_py.pipelines.arrow.KeyOrderWarning")
+def test_every_path_gives_the_loops_rows(tmp_path):
+    """Mixed rows through the loop, JSON lines, Parquet (JSON text and nested), Arrow and
+    ``datasets``: the same rows out; the nulls of Arrow's schema union are absent keys, so only
+    the rows that set ``bos_token`` or ``add_generation_prompt`` fail."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from minijinja_py.cli import main
+    from minijinja_py.pipelines.arrow import KeyOrderWarning, render_arrow
+    from minijinja_py.pipelines.hf_datasets import render_dataset
+    from minijinja_py.pipelines.jsonl import render_lines
+
+    items = mixed_rows.rows(12)
+    expected = mixed_rows.loop(items)
+    assert [row["error"] is None for row in expected] == [True, True, False, False] + [True] * 8
+    assert expected[2]["error"]["message"] == (
+        "'bos_token' is a special token of the model, not a row's variable"
+    )
+    assert expected[5]["text"] == '<s><user>s5<assistant>add{"b": 1, "a": 5}'
+    render = mixed_rows.renderer()
+
+    source = tmp_path / "in.jsonl"
+    source.write_text(mixed_rows.jsonl(items))
+    lines, _, _ = render_lines(render, source.read_bytes().splitlines(keepends=True))
+    paths = {"jsonl": [json.loads(line) for line in lines.decode().splitlines()]}
+
+    nested = pa.Table.from_struct_array(pa.array(items))  # the union of every row's keys
+    assert nested.column("bos_token").to_pylist()[:4] == [None, None, "EVIL", None]
+    text = pa.Table.from_pylist(mixed_rows.as_json_text(items))
+    pq.write_table(nested, tmp_path / "nested.parquet")
+    pq.write_table(text, tmp_path / "text.parquet")
+    with pytest.warns(KeyOrderWarning, match="column 'messages' is nested Arrow data"):
+        from minijinja_py.pipelines import arrow
+
+        arrow._WARNED.clear()
+        paths["arrow nested"] = render_arrow(render, nested).to_pylist()
+    paths["arrow text"] = render_arrow(render, text).to_pylist()
+    model = mixed_rows.model_folder(tmp_path / "model")
+    for name in ("nested", "text"):
+        out = tmp_path / f"{name}.out.jsonl"
+        argv = ["batch", "--model", str(model), str(tmp_path / f"{name}.parquet"), str(out)]
+        assert main(argv + ["--quiet", "--id-column", "id"]) == 0
+        paths[f"batch {name} parquet"] = [json.loads(line) for line in out.read_text().splitlines()]
+
+    for kind, path in (("json", source), ("parquet", tmp_path / "nested.parquet")):
+        dataset = load(kind, path, tmp_path)
+        paths[f"datasets {kind}"] = render_dataset(dataset, render).to_list()
+    for name, got in paths.items():
+        assert got == expected, name
+
+
+def test_datasets_json_feature_is_decoded_as_written(tmp_path):
+    """datasets 5 stores free-form objects (a tool's ``parameters``, messages of mixed shapes) as
+    JSON text (its ``Json`` feature): the template sees the objects, keys in their order."""
+    from datasets import Json
+
+    from minijinja_py.pipelines.hf_datasets import render_dataset
+
+    items = mixed_rows.rows(6)
+    source = tmp_path / "in.jsonl"
+    source.write_text(mixed_rows.jsonl(items))
+    dataset = load("json", source, tmp_path)
+    parameters = dataset.features["tools"].feature["function"]["parameters"]
+    assert isinstance(parameters, Json)
+    rendered = render_dataset(dataset, mixed_rows.renderer()).to_list()
+    assert rendered[1]["text"] == (
+        '<s>[[{"type": "function", "function": {"name": "weather", "description": '
+        '"The weather in a city", "parameters": {"type": "object", "properties": '
+        '{"city": {"type": "string"}, "unit": {"enum": ["c", "f"]}}, "required": ["city"]}}}]]'
+        "<user>w1(x1)"
+    )
+    assert rendered == mixed_rows.loop(items)

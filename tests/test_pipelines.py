@@ -14,6 +14,8 @@ from minijinja_py.pipelines.arrow import ColumnRenderer, render_arrow, render_co
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
+# nested message columns are this module's input on purpose; the warning has its own test
+pytestmark = pytest.mark.filterwarnings("ignore::minijinja_py.pipelines.arrow.KeyOrderWarning")
 
 CHATML = str(Path(__file__).resolve().parents[1] / "examples" / "chatml.jinja")
 SHOW = (
@@ -253,3 +255,129 @@ def test_jsonl_to_parquet(tmp_path):
         "JSONDecodeError", "Expecting property name enclosed in double quotes", 1, 2
     )
     assert [row["error"] is None for row in out] == [True, True, False] * 2 + [True, False]
+
+
+def test_a_null_reserved_key_is_absent_and_a_set_one_fails():
+    model = ChatTemplate.from_string(
+        "{{ bos_token }}{{ messages[0].content }}", {"bos_token": "<s>"}
+    )
+    renderer = RowRenderer(model, passthrough=["id"])
+    hi = [{"role": "user", "content": "hi"}]
+    table = pa.table(
+        {
+            "id": [1, 2, 3],
+            "messages": [json.dumps(hi)] * 3,
+            "bos_token": [None, "EVIL", None],
+            "add_generation_prompt": [None, None, True],
+        }
+    )
+    assert render_arrow(renderer, table).to_pylist() == [
+        {"id": 1, "text": "<s>hi", "error": None},
+        {
+            "id": 2,
+            "text": None,
+            "error": error(
+                "InputError", "'bos_token' is a special token of the model, not a row's variable"
+            ),
+        },
+        {
+            "id": 3,
+            "text": None,
+            "error": error(
+                "InputError",
+                "'add_generation_prompt' is an option of the run, not a template variable",
+            ),
+        },
+    ]
+    # a JSON line's explicit null is absent too, as transformers drops None-valued keys
+    assert renderer.render_row({"messages": hi, "bos_token": None}) == ok("<s>hi")
+
+
+def test_nested_columns_reorder_keys_with_a_warning_json_text_does_not():
+    from minijinja_py.pipelines import arrow
+
+    renderer = RowRenderer(ChatTemplate.from_string("{{ messages[0].args | tojson }}"))
+    args = [{"a": 1, "b": 2}, {"b": 3, "a": 4}]
+    rows = [{"messages": [{"role": "user", "args": value}]} for value in args]
+    nested = pa.Table.from_struct_array(pa.array(rows))
+    arrow._WARNED.clear()
+    with pytest.warns(arrow.KeyOrderWarning) as caught:
+        out = render_arrow(renderer, nested).column("text").to_pylist()
+        render_arrow(renderer, nested)  # once per column
+    assert [str(w.message) for w in caught] == [
+        "column 'messages' is nested Arrow data: its objects' keys reach the template in the "
+        "schema's order, not in the order each row wrote them, so tojson may print them in "
+        "another order than transformers would; store the column as JSON text for exact output"
+    ]
+    assert out == ['{"a": 1, "b": 2}', '{"a": 4, "b": 3}']  # the second row's order is lost
+    text = pa.table({"messages": [json.dumps(row["messages"]) for row in rows]})
+    exact = render_arrow(renderer, text).column("text").to_pylist()
+    assert exact == ['{"a": 1, "b": 2}', '{"b": 3, "a": 4}']
+
+
+def test_input_files_find_the_format_of_folders_and_globs(tmp_path):
+    from minijinja_py.pipelines.files import input_files
+
+    parquet = tmp_path / "parquet"
+    parquet.mkdir()
+    for i in range(3):
+        pq.write_table(pa.table({"messages": ["[]"]}), parquet / f"part-{i}.parquet")
+    (parquet / "_SUCCESS").write_text("")
+    (parquet / ".part-0.parquet.crc").write_text("")
+    names = [str(parquet / f"part-{i}.parquet") for i in range(3)]
+    assert input_files(str(parquet)) == ("parquet", names)
+    assert input_files(str(parquet / "part-*.parquet")) == ("parquet", names)
+    assert input_files([parquet / "part-1.parquet"]) == ("parquet", names[1:2])
+    (tmp_path / "a.jsonl").write_text("[]\n")
+    assert input_files(str(tmp_path / "*.jsonl")) == ("jsonl", [str(tmp_path / "a.jsonl")])
+    (parquet / "notes.txt").write_text("")
+    with pytest.raises(ValueError) as unknown:
+        input_files(str(parquet))
+    assert str(unknown.value) == (
+        f"cannot tell the format of {str(parquet / 'notes.txt')!r}: inputs are Parquet "
+        "(.parquet, .pq) or JSONL (.jsonl, .ndjson, .json) files"
+    )
+    with pytest.raises(ValueError) as mixed:
+        input_files([str(tmp_path / "a.jsonl"), names[0]])
+    assert str(mixed.value) == (
+        f"the inputs mix Parquet and JSONL files ({names[0]!r} and "
+        f"{str(tmp_path / 'a.jsonl')!r}): render each format on its own"
+    )
+    with pytest.raises(ValueError, match="^no file matches "):
+        input_files(str(tmp_path / "*.pq"))
+    with pytest.raises(ValueError, match="^no such file or folder: "):
+        input_files(str(tmp_path / "missing"))
+
+
+def test_jsonl_parts_cut_at_line_ends_give_every_line_once(tmp_path):
+    from minijinja_py.pipelines.ray_data import _jsonl_parts, _read_jsonl_part
+
+    lines = [b'{"a": 1}', b"", b"x" * 30, b'{"b": "\r"}', b"\xff", b"last"]
+    path = tmp_path / "in.jsonl"
+    for ending in (b"\n", b""):  # with and without a final line end
+        path.write_bytes(b"\n".join(lines) + ending)
+        for size in (1, 2, 7, 9, 31, 1000):
+            parts = _jsonl_parts([str(path)], size)
+            got = [
+                line for part in parts for line in _read_jsonl_part(part).column("line").to_pylist()
+            ]
+            assert got == lines, size
+
+
+def test_parquet_parts_split_by_row_groups(tmp_path):
+    from minijinja_py.pipelines.ray_data import _parquet_parts, _read_parquet_part
+
+    path = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"id": list(range(100))}), path, row_group_size=10)
+    assert _parquet_parts([str(path)], None) == [{"path": str(path), "start": 0, "end": 10}]
+    parts = _parquet_parts([str(path)], 4)
+    # at least 4 parts of at most a quarter of the data each
+    assert [(part["start"], part["end"]) for part in parts] == [
+        (0, 2),
+        (2, 4),
+        (4, 6),
+        (6, 8),
+        (8, 10),
+    ]
+    ids = [i for part in parts for i in _read_parquet_part(part).column("id").to_pylist()]
+    assert ids == list(range(100))

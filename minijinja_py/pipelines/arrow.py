@@ -5,23 +5,31 @@ The input holds a ``messages`` column (JSON text, or lists of structs as Arrow s
 optionally ``tools`` and ``documents`` columns, pass-through columns (an ``id``: copied to the
 output untouched, not given to the template) and any other column as a template variable. Fields
 that are ``None`` are dropped from every value before rendering, because Arrow fills the keys a
-message lacks with nulls: a message without ``tool_calls`` must stay without them.
+message lacks with nulls: a message without ``tool_calls`` must stay without them. A column of
+the JSON extension type (how ``datasets`` 5 stores free-form objects, its ``Json`` feature) is
+decoded back into the objects that were written, key order included. A nested column of structs
+cannot keep each row's key order (Arrow orders a struct's fields by the schema): a
+``KeyOrderWarning`` says so once per column; JSON text columns are exact.
 
 The output holds the pass-through columns, then ``text``, ``assistant_spans`` (when the renderer
 asks for spans) and ``error`` (a struct of ``kind``, ``message``, ``line``, ``column``; null for a
-row that rendered). ``pyarrow`` (the ``data`` extra) is imported by this module only.
+row that rendered). ``pyarrow`` (the ``arrow`` extra) is imported by this module only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import json
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .rows import RowRenderer
+from .rows import InputError, RowRenderer, drop_none_fields, parse_json
 
 __all__ = [
     "ColumnRenderer",
+    "KeyOrderWarning",
     "JsonLineRenderer",
+    "json_decoder",
     "records_to_arrow",
     "render_arrow",
     "render_columns",
@@ -30,26 +38,133 @@ __all__ = [
 
 
 def render_columns(
-    renderer: RowRenderer, columns: Mapping[str, Sequence[Any]]
+    renderer: RowRenderer,
+    columns: Mapping[str, Sequence[Any]],
+    decoders: Mapping[str, Callable[[Any], Any]] | None = None,
 ) -> dict[str, list[Any]]:
-    """The result columns of a dict of equally long columns (pass-through columns first)."""
+    """The result columns of a dict of equally long columns (pass-through columns first).
+
+    Nulls are Arrow's filling: a null field or column is an absent key. ``decoders`` (column name
+    to function) turn a column's stored form back into what was written, after the nulls are
+    dropped (a JSON null inside a ``datasets`` ``Json`` value is the writer's own, and stays); a
+    value that fails to decode fails its own row.
+    """
     names = list(columns)
     count = len(columns[names[0]]) if names else 0
     values = [columns[name] for name in names]
-    results = (
-        [
-            renderer.render_row(dict(zip(names, row, strict=True)), drop_none=True)
-            for row in zip(*values, strict=True)
-        ]
-        if names
-        else []
-    )
+    decoders = decoders or {}
+    passthrough = renderer.passthrough
+    results = []
+    for row in zip(*values, strict=True) if names else ():
+        try:
+            cleaned = {
+                name: _clean(value, decoders.get(name))
+                for name, value in zip(names, row, strict=True)
+                if value is not None and name not in passthrough
+            }
+        except Exception as exc:  # a stored JSON text that does not parse: this row's error
+            results.append(renderer.failed_row(exc))
+            continue
+        results.append(renderer.render_row(cleaned))
     out: dict[str, list[Any]] = {}
     for name in renderer.passthrough:
         out[name] = list(columns[name]) if name in columns else [None] * count
     for column in renderer.columns:
         out[column] = [result[column] for result in results]
     return out
+
+
+def _clean(value: Any, decode: Callable[[Any], Any] | None) -> Any:
+    value = drop_none_fields(value)
+    return decode(value) if decode is not None else value
+
+
+# -- Arrow types that do not hold a value as it was written ---------------------------------------
+
+
+class KeyOrderWarning(UserWarning):
+    """A nested Arrow column gives the template its objects' keys in the schema's order."""
+
+
+_WARNED: set[str] = set()
+
+
+def _is_json(arrow_type: Any) -> bool:
+    # The canonical JSON extension type (``datasets``' ``Json`` feature stores values with it).
+    return getattr(arrow_type, "extension_name", None) == "arrow.json"
+
+
+def _children(arrow_type: Any) -> list[tuple[str | None, Any]]:
+    import pyarrow.types as t
+
+    if t.is_struct(arrow_type):
+        return [(field.name, field.type) for field in arrow_type]
+    if t.is_list(arrow_type) or t.is_large_list(arrow_type) or t.is_fixed_size_list(arrow_type):
+        return [(None, arrow_type.value_type)]
+    if t.is_map(arrow_type):
+        return [(None, arrow_type.item_type)]
+    return []
+
+
+def json_decoder(arrow_type: Any) -> Callable[[Any], Any] | None:
+    """A function that decodes the JSON text at the places where ``arrow_type`` holds the JSON
+    extension type (the ``Json`` feature of ``datasets``), or ``None`` where it holds none."""
+    if _is_json(arrow_type):
+        return _decode_json
+    import pyarrow.types as t
+
+    if t.is_struct(arrow_type):
+        found = {field.name: json_decoder(field.type) for field in arrow_type}
+        fields = {name: decode for name, decode in found.items() if decode is not None}
+        if not fields:
+            return None
+
+        def decode_struct(value: Any) -> Any:
+            if not isinstance(value, dict):
+                return value
+            return {k: fields[k](v) if k in fields else v for k, v in value.items()}
+
+        return decode_struct
+    if t.is_list(arrow_type) or t.is_large_list(arrow_type) or t.is_fixed_size_list(arrow_type):
+        item = json_decoder(arrow_type.value_type)
+        if item is None:
+            return None
+        return lambda value: [item(v) for v in value] if isinstance(value, list) else value
+    return None
+
+
+def _decode_json(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    try:
+        return parse_json(value)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"a Json value holds invalid JSON: {exc}") from None
+
+
+def _reorders_keys(arrow_type: Any) -> bool:
+    """Whether a value of ``arrow_type`` holds a struct of two or more fields (outside JSON
+    text): Arrow orders a struct's fields by the schema, not as each row wrote its keys."""
+    import pyarrow.types as t
+
+    if _is_json(arrow_type):
+        return False
+    if t.is_struct(arrow_type) and arrow_type.num_fields >= 2:
+        return True
+    return any(_reorders_keys(child) for _, child in _children(arrow_type))
+
+
+def _warn_key_order(name: str) -> None:
+    if name in _WARNED:
+        return
+    _WARNED.add(name)
+    warnings.warn(
+        f"column {name!r} is nested Arrow data: its objects' keys reach the template in the "
+        "schema's order, not in the order each row wrote them, so tojson may print them in "
+        "another order than transformers would; store the column as JSON text for exact output",
+        KeyOrderWarning,
+        stacklevel=3,
+    )
 
 
 def result_schema(renderer: RowRenderer) -> Any:
@@ -80,7 +195,17 @@ def render_arrow(renderer: RowRenderer, data: Any) -> Any:
     import pyarrow as pa
 
     inputs = [name for name in data.schema.names if name not in renderer.passthrough]
-    results = render_columns(renderer, {name: data.column(name).to_pylist() for name in inputs})
+    decoders = {}
+    for name in inputs:
+        arrow_type = data.schema.field(name).type
+        decode = json_decoder(arrow_type)
+        if decode is not None:
+            decoders[name] = decode
+        if _reorders_keys(arrow_type):
+            _warn_key_order(name)
+    results = render_columns(
+        renderer, {name: data.column(name).to_pylist() for name in inputs}, decoders
+    )
     if not inputs:  # no columns to render, yet as many rows as the input
         results = {column: [None] * data.num_rows for column in renderer.columns}
     schema = result_schema(renderer)

@@ -9,9 +9,10 @@ the output answers row N of the input.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import IO, Any
@@ -19,14 +20,114 @@ from typing import IO, Any
 from .jsonl import encode_records, render_line
 from .rows import RowRenderer
 
-__all__ = ["Source", "Sink", "file_format", "open_source", "open_sink", "render_stream"]
+__all__ = [
+    "Source",
+    "Sink",
+    "file_format",
+    "input_files",
+    "open_source",
+    "open_sink",
+    "render_stream",
+]
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
+JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
+_GLOB = frozenset("*?[")
 
 
 def file_format(path: str) -> str:
     """``"parquet"`` for a ``.parquet``/``.pq`` path, ``"jsonl"`` otherwise (and for ``-``)."""
     return "parquet" if path.lower().endswith(PARQUET_SUFFIXES) else "jsonl"
+
+
+def _known_format(path: str) -> str | None:
+    lower = path.lower()
+    if lower.endswith(PARQUET_SUFFIXES):
+        return "parquet"
+    if lower.endswith(JSONL_SUFFIXES):
+        return "jsonl"
+    return None
+
+
+def _filesystem(path: str) -> tuple[Any, str, str]:
+    """The pyarrow filesystem of ``path``, the path inside it and the prefix that gives a URI
+    back (``""`` for a local path)."""
+    from pyarrow import fs
+
+    if "://" not in path:
+        return fs.LocalFileSystem(), os.path.abspath(path), ""
+    filesystem, inner = fs.FileSystem.from_uri(path)
+    return filesystem, inner, path[: path.index("://") + 3]
+
+
+def _hidden(name: str) -> bool:
+    # Spark's _SUCCESS, Hadoop's .crc files, editors' dot files: not data
+    return name.startswith(("_", "."))
+
+
+def input_files(
+    paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+) -> tuple[str, list[str]]:
+    """The input format (``"parquet"`` or ``"jsonl"``) and the files of ``paths``: files, folders
+    (every file below them, hidden and ``_``-prefixed ones left out) and globs (``*``, ``?``,
+    ``[...]`` in the last part of a path), local or as URIs that pyarrow reads (``s3://``,
+    ``gs://``, ``hdfs://``). The format is found from the files' suffixes (``.parquet``/``.pq``;
+    ``.jsonl``/``.ndjson``/``.json``); a file of another suffix, a mix of both formats or nothing
+    to read is refused with a ``ValueError`` before any work."""
+    from pyarrow import fs
+
+    given = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    files: list[str] = []
+    for raw in given:
+        path = os.fspath(raw)
+        filesystem, inner, scheme = _filesystem(path)
+        base = os.path.basename(inner)
+        if _GLOB & set(base):
+            parent = os.path.dirname(inner)
+            found = filesystem.get_file_info(fs.FileSelector(parent, allow_not_found=True))
+            matched = sorted(
+                info.path
+                for info in found
+                if info.type == fs.FileType.File and fnmatch.fnmatchcase(info.base_name, base)
+            )
+            if not matched:
+                raise ValueError(f"no file matches {path!r}")
+            files += [scheme + name for name in matched]
+            continue
+        info = filesystem.get_file_info(inner)
+        if info.type == fs.FileType.NotFound:
+            raise ValueError(f"no such file or folder: {path!r}")
+        if info.type == fs.FileType.Directory:
+            found = filesystem.get_file_info(fs.FileSelector(inner, recursive=True))
+            inside = sorted(
+                entry.path
+                for entry in found
+                if entry.type == fs.FileType.File
+                and not any(_hidden(part) for part in os.path.relpath(entry.path, inner).split("/"))
+            )
+            if not inside:
+                raise ValueError(f"the folder {path!r} holds no file")
+            files += [scheme + name for name in inside]
+        else:
+            files.append(scheme + inner if scheme else inner)
+    if not files:
+        raise ValueError("no input files given")
+    formats = {name: _known_format(name) for name in files}
+    unknown = [name for name, found in formats.items() if found is None]
+    if unknown:
+        raise ValueError(
+            f"cannot tell the format of {unknown[0]!r}"
+            + (f" (and {len(unknown) - 1} more files)" if len(unknown) > 1 else "")
+            + ": inputs are Parquet (.parquet, .pq) or JSONL (.jsonl, .ndjson, .json) files"
+        )
+    found_formats = sorted(set(formats.values()))  # type: ignore[type-var]
+    if len(found_formats) > 1:
+        first = {fmt: next(n for n, f in formats.items() if f == fmt) for fmt in found_formats}
+        raise ValueError(
+            "the inputs mix Parquet and JSONL files "
+            f"({first['parquet']!r} and {first['jsonl']!r}): render each format on its own"
+        )
+    return str(found_formats[0]), files
 
 
 @dataclass

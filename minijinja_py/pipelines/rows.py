@@ -293,6 +293,11 @@ class RowRenderer:
         for key, value in row.items():
             if key in passthrough:
                 continue
+            # A null is an absent key, as transformers drops None-valued keys: Arrow's schema
+            # union gives every row a column that one row set, so only a row that really sets
+            # a reserved key is refused.
+            if value is None and key in self._reserved:
+                continue
             if key in self._reserved:
                 if key in RESERVED_KEYS:
                     raise InputError(f"{key!r} is an option of the run, not a template variable")
