@@ -16,7 +16,8 @@ from . import expressions as e
 from . import nodes as n
 from . import statements as s
 from .analysis import Analysis, analyse, call_depth
-from .budget import Limits, charge_for, enter_render, leave_render, no_charge
+from .budget import Limits, enter_render, leave_render, no_charge
+from .costs import charge_for
 from .errors import TemplateSyntaxError
 from .frames import Frame, RenderState
 from .methods import DICT_METHODS, STR_METHODS

@@ -8,6 +8,7 @@ from numbers import Number
 from typing import Any
 
 from .budget import NESTED_TYPES, check_compared, check_compared_pair
+from .costs import FREE, SCAN, TEXT, Cost, declare
 from .runtime import Undefined, pass_environment
 from .sandbox import check_key
 
@@ -145,7 +146,7 @@ def test_in(value: Any, seq: Any) -> bool:
         check_key(value)  # a dict or set hashes it; see sandbox.check_key
     if isinstance(value, NESTED_TYPES):
         # compared with each item of a list or tuple, recursively
-        check_compared(value, len(seq) if type(seq) is list or type(seq) is tuple else 1)
+        check_compared(value, len(seq) if isinstance(seq, (list, tuple)) else 1)
     return value in seq
 
 
@@ -233,3 +234,24 @@ TESTS: dict[str, abc.Callable[..., Any]] = {
     "<=": test_le,
     "le": test_le,
 }
+
+# Each test's cost (see costs.py).  The type and identity tests read nothing of their value;
+# lower and upper read its text (a container's printed text: measured first); the comparisons
+# measure nested operands themselves (as the operators do) and pay for scanning the value.
+TEST_COSTS: dict[str, Cost] = {
+    **{
+        name: FREE
+        for name in """defined undefined none boolean false true integer float number string
+        mapping iterable sequence callable sameas escaped""".split()
+    },
+    "odd": SCAN,
+    "even": SCAN,
+    "divisibleby": SCAN,
+    "filter": SCAN,
+    "test": SCAN,
+    "lower": TEXT,
+    "upper": TEXT,
+    "in": SCAN,
+    **{name: SCAN for name in "== eq equalto != ne > gt greaterthan >= ge < lt lessthan <= le".split()},
+}
+declare("test", TEST_COSTS)
