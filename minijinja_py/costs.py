@@ -27,11 +27,11 @@ from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 from .budget import (
+    _CURRENT,
     CHARS_PER_STEP,
     FILTER_ITEMS_PER_STEP,
     ITEMS_PER_STEP,
     NESTED_TYPES,
-    _CURRENT,
     bytes_of,
     check_compared,
     check_printable,
@@ -132,7 +132,9 @@ def charge_print(value: Any, result: Any) -> None:
     """Text made from a whole structure (tojson, string): the structure is measured first
     (printed size within max_string, nesting within max_recursion) and its text counted."""
     if value is not None:
-        check_printable(value)
+        size = check_printable(value)
+        if not isinstance(value, str):
+            _charge(size // CHARS_PER_STEP)  # (the text is made in C, a kilobyte a step)
     if result is not None:
         charge_scan(None, result)
 

@@ -21,7 +21,13 @@ from collections import abc, deque
 from collections.abc import Callable
 from typing import Any
 
-from .budget import FILTER_ITEMS_PER_STEP, charge_memory, charge_steps, check_printable, printed_size
+from .budget import (
+    FILTER_ITEMS_PER_STEP,
+    charge_memory,
+    charge_steps,
+    check_printable,
+    printed_size,
+)
 from .costs import FREE, RECEIVER, WORDS, Cost, declare, guarded
 from .errors import LimitError, SecurityError
 from .runtime import MISSING, Markup, Undefined, escape
