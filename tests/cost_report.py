@@ -24,7 +24,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from minijinja_py import chat_environment
-from minijinja_py.budget import _CURRENT, Budget, Limits, charge_arguments, charge_compared_arguments
+from minijinja_py.budget import (
+    _CURRENT,
+    Budget,
+    Limits,
+    charge_arguments,
+    charge_compared_arguments,
+)
 from minijinja_py.costs import charge_for, declared
 from minijinja_py.errors import LimitError
 from minijinja_py.frames import costly
@@ -45,7 +51,7 @@ from minijinja_py.runtime import Markup, wants_environment
 # code, or a kilobyte scanned in C), and the constant every call may spend beyond its charge.
 STEP_SECONDS = 2e-6
 BASE_SECONDS = 2e-4
-STEP_BYTES = 1024
+STEP_BYTES = 4096  # (a kilobyte of characters, of up to four bytes each)
 BASE_BYTES = 256 * 1024
 # A call charged more than this is refused by a render with the default limits.
 ADMITTED_STEPS = Limits().max_steps
@@ -62,7 +68,7 @@ def text(n: int) -> str:
 def shared(n: int) -> list[Any]:
     """A list holding the same list twice per level: 2**depth leaves in depth+1 lists."""
     value: Any = ["ab"]
-    for _ in range(max(1, n.bit_length())):
+    for _ in range(n.bit_length() // 2 + 1):
         value = [value, value]
     return value
 
@@ -100,6 +106,11 @@ INPUTS: dict[str, Callable[[int], Any]] = {
 # entry has at least one shape (the completeness test checks it).
 Shape = tuple[str, Callable[[int], tuple[Any, ...]]]
 NO: Callable[[int], tuple[Any, ...]] = lambda n: ()  # noqa: E731
+
+
+def _fixed(*args: Any) -> Callable[[int], tuple[Any, ...]]:
+    """The same arguments at every size."""
+    return lambda n: args
 
 
 def _shapes(*kinds: str, args: Callable[[int], tuple[Any, ...]] = NO) -> list[Shape]:
@@ -179,7 +190,8 @@ TEST_SHAPES: dict[str, list[Shape]] = {
     "divisibleby": _shapes("int", args=lambda n: (3,)),
     "in": _shapes("text", args=lambda n: (text(n),)) + _shapes("shared", args=lambda n: ([1],)),
     **{
-        name: _shapes("text", args=lambda n: (text(n),)) + _shapes("shared", args=lambda n: (shared(n),))
+        name: _shapes("text", args=lambda n: (text(n),))
+        + _shapes("shared", args=lambda n: (shared(n),))
         for name in "== eq equalto != ne > gt greaterthan >= ge < lt lessthan <= le".split()
     },
 }
@@ -192,7 +204,7 @@ _ONE_ARG = {
     "format": (), "format_map": ({},), "expandtabs": (8,), "zfill": (20,),
 }  # fmt: skip
 STR_SHAPES: dict[str, list[Shape]] = {
-    name: _shapes("text", args=lambda n, a=_ONE_ARG.get(name, ()): a) for name in STR_METHODS
+    name: _shapes("text", args=_fixed(*_ONE_ARG.get(name, ()))) for name in STR_METHODS
 }
 STR_SHAPES["join"] = _shapes("text", args=lambda n: ([text(3)] * n,))
 STR_SHAPES["replace"] = _shapes("text", args=lambda n: ("a", "xyz"))
@@ -208,35 +220,43 @@ METHOD_SHAPES: dict[str, list[Shape]] = {
     **{f"Markup.{name}": STR_SHAPES.get(name, _shapes("text")) for name in MARKUP_METHODS},
     **{f"Markup.{name}": STR_SHAPES[name] for name in ("split", "rsplit", "splitlines")},
     "Markup.join": _shapes("text", args=lambda n: ([text(3)] * n,)),
-    "Markup.escape": _shapes("text", args=lambda n: (text(n),)) + _shapes(
-        "text", args=lambda n: (["<" * 1000] * n,)
-    ),
-    **{f"dict.{name}": _shapes("dict", args=lambda n: ("k1",) if name == "get" else ())
-       for name in DICT_METHODS},  # fmt: skip
+    "Markup.escape": _shapes("text", args=lambda n: (text(n),))
+    + _shapes("text", args=lambda n: (["<" * 1000] * n,)),
+    **{
+        f"dict.{name}": _shapes("dict", args=_fixed("k1") if name == "get" else NO)
+        for name in DICT_METHODS
+    },  # fmt: skip
     "list.index": _shapes("ints", args=lambda n: (n - 1,)),
-    "list.count": _shapes("ints", args=lambda n: (1,)) + _shapes("shared", args=lambda n: (shared(n),)),
+    "list.count": _shapes("ints", args=lambda n: (1,))
+    + _shapes("shared", args=lambda n: (shared(n),)),
     "list.copy": _shapes("ints"),
     "tuple.index": _shapes("ints", args=lambda n: (n - 1,)),
     "tuple.count": _shapes("ints", args=lambda n: (1,)),
-    **{f"set.{name}": _shapes("ints", args=lambda n: () if name == "copy" else ([1, 2],))
-       for name in SET_METHODS},  # fmt: skip
+    **{
+        f"set.{name}": _shapes("ints", args=NO if name == "copy" else _fixed([1, 2]))
+        for name in SET_METHODS
+    },  # fmt: skip
     **{f"number.{name}": _shapes("int", "float") for name in NUMBER_ATTRIBUTES},
 }
 
 OPERATOR_SHAPES: dict[str, list[Shape]] = {
-    "+": _shapes("text", args=lambda n: (text(n),)) + _shapes("ints", args=lambda n: (list(range(n)),)),
+    "+": _shapes("text", args=lambda n: (text(n),))
+    + _shapes("ints", args=lambda n: (list(range(n)),)),
     "-": _shapes("int", args=lambda n: (1,)),
-    "*": _shapes("text", args=lambda n: (3,)) + _shapes("text", args=lambda n: (10**9,))
+    "*": _shapes("text", args=lambda n: (3,))
+    + _shapes("text", args=lambda n: (10**9,))
     + _shapes("int", args=lambda n: (1 << 30000,)),
     "/": _shapes("int", args=lambda n: (7,)),
     "//": _shapes("int", args=lambda n: (7,)),
     "%": _shapes("text", args=lambda n: (("x",) * 0,)) + _shapes("int", args=lambda n: (7,)),
     "**": _shapes("int", args=lambda n: (3,)),
     **{
-        name: _shapes("text", args=lambda n: (text(n),)) + _shapes("shared", args=lambda n: (shared(n),))
+        name: _shapes("text", args=lambda n: (text(n),))
+        + _shapes("shared", args=lambda n: (shared(n),))
         for name in ("==", "!=", "<", "<=", ">", ">=")
     },
-    "in": _shapes("text", args=lambda n: (text(n),)) + _shapes("shared", args=lambda n: ([shared(n)] * 8,)),
+    "in": _shapes("text", args=lambda n: (text(n),))
+    + _shapes("shared", args=lambda n: ([shared(n)] * 8,)),
     "notin": _shapes("text", args=lambda n: (text(n),)),
     "~": _shapes(*ANY, args=lambda n: (text(n),)),
 }
@@ -389,24 +409,17 @@ def measure(kind: str, name: str, shape: Shape, size: int, string: str) -> Measu
         except Exception:
             pass
         if budget.steps > ADMITTED_STEPS:
-            return Measure(
-                kind, name, input_kind, size, string, budget.steps, 0, 0.0, 0, "refused"
-            )
-        best = None
-        for _ in range(2):
-            budget = Budget(limits)
-            _CURRENT.set(budget)
-            start = time.process_time()
-            try:
-                call()
-            except LimitError:
-                outcome = "refused"
-            except Exception as error:  # the builtin's own argument errors: fine
-                outcome = type(error).__name__
-            seconds = time.process_time() - start
-            best = seconds if best is None else min(best, seconds)
-            if seconds > 0.05:
-                break
+            return Measure(kind, name, input_kind, size, string, budget.steps, 0, 0.0, 0, "refused")
+        budget = Budget(limits)
+        _CURRENT.set(budget)
+        start = time.process_time()
+        try:
+            call()
+        except LimitError:
+            outcome = "refused"
+        except Exception as error:  # the builtin's own argument errors: fine
+            outcome = type(error).__name__
+        best = time.process_time() - start
         steps, charged = budget.steps, budget.memory
         budget = Budget(limits)
         _CURRENT.set(budget)

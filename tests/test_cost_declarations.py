@@ -31,7 +31,7 @@ from minijinja_py.costs import Cost, declared
 from minijinja_py.errors import LimitError
 
 # The bound of measured/charged: a call may spend this many times what its charge allows
-# (2 µs and 1 KiB per step, plus 0.2 ms and 256 KiB).  The worst legitimate ratios measured
+# (2 µs and 4 KiB per step, plus 0.2 ms and 256 KiB).  The worst legitimate ratios measured
 # are listed in SECURITY.md; an uncharged walk at Python speed over 100,000 items or a
 # string printed without its size measured exceeds these many times over.
 TIME_FACTOR = 25
