@@ -147,17 +147,22 @@ def charge_pprint(value: Any, result: Any) -> None:
     charge_print(value, result)
 
 
-def charge_text(value: Any, result: Any) -> None:
-    """The text of the value read at C speed (``str(x).islower()``): a string's characters, or
-    the printed size of anything else, measured first (``[big] * 1000`` prints a thousand
-    bigs)."""
-    if value is not None:
-        if isinstance(value, str):
-            _charge(len(value) // CHARS_PER_STEP)
-        else:
-            _charge(check_printable(value) // CHARS_PER_STEP)
-    if result is not None:
-        charge_scan(None, result)
+def text_cost(passes: int) -> Charge:
+    """The text of the value read ``passes`` times at C speed (``str(x).islower()`` once,
+    escaping's five replacements and their copies eight times): a string's characters, or the
+    printed size of anything else, measured first (``[big] * 1000`` prints a thousand bigs)."""
+    chars = CHARS_PER_STEP // passes
+
+    def charge_text(value: Any, result: Any) -> None:
+        if value is not None:
+            if isinstance(value, str):
+                _charge(len(value) // chars)
+            else:
+                _charge(check_printable(value) // chars)
+        if result is not None:
+            charge_scan(None, result)
+
+    return charge_text
 
 
 def charge_words(value: Any, result: Any) -> None:
@@ -190,7 +195,8 @@ COMPARE = Cost("compare", charge_compare)
 SORT = Cost("sort", charge_sort)
 PRINT = Cost("print", charge_print)
 PPRINT = Cost("pprint", charge_pprint)
-TEXT = Cost("text", charge_text)
+TEXT = Cost("text", text_cost(1))
+ESCAPE = Cost("text x8", text_cost(8))
 WORDS = Cost("words", charge_words)
 RECEIVER = Cost("receiver", charge_receiver)
 

@@ -27,6 +27,7 @@ from .budget import (
 )
 from .costs import (
     COMPARE,
+    ESCAPE,
     FREE,
     PPRINT,
     PRINT,
@@ -1260,12 +1261,12 @@ FILTER_COSTS: dict[str, Cost] = {
     "d": FREE,
     "default": FREE,
     "dictsort": SORT,
-    "e": TEXT,
-    "escape": TEXT,
+    "e": ESCAPE,
+    "escape": ESCAPE,
     "filesizeformat": SCAN,
     "first": FREE,
     "float": SCAN,
-    "forceescape": TEXT,
+    "forceescape": ESCAPE,
     "format": guarded(SCAN, "%-format widths and printed values: within max_string"),
     "groupby": SORT,
     "indent": guarded(WORDS, "width times lines: within max_string"),

@@ -32,7 +32,14 @@ from json.encoder import c_make_encoder  # type: ignore[attr-defined]
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from .budget import CHARS_PER_STEP, check_length, current_limits
+from .budget import (
+    CHARS_PER_STEP,
+    FILTER_ITEMS_PER_STEP,
+    ITEMS_PER_STEP,
+    charge_steps,
+    check_length,
+    current_limits,
+)
 from .expressions import AddChain, Const
 from .filters import FILTERS, chat_tojson
 from .frames import located
@@ -340,6 +347,11 @@ def _clip(segments: tuple[tuple, ...], low: int, high: int, shift: int) -> list[
         if offset is not None:
             offset += start - first
         return [(start + shift, end + shift, path, offset, verbatim)]
+    if len(segments) > ITEMS_PER_STEP:
+        # A walk of every segment, per slice or per match of the caller (a replace, a split,
+        # an iteration): charged before it runs, or ``escape`` of a traced string with many
+        # segments is quadratic for free.  (Up to 64 segments it is within the caller's step.)
+        charge_steps(len(segments) // FILTER_ITEMS_PER_STEP)
     clipped = []
     for first, last, path, offset, verbatim in segments:
         start = first if first > low else low
