@@ -610,6 +610,11 @@ def check_nesting(value: Any) -> Any:
     return value
 
 
+def nesting_depth(value: Any) -> int:
+    """:func:`check_nesting`, returning the depth measured (1 for a flat container)."""
+    return _measure(value)[1]
+
+
 def check_compared(value: Any, times: int = 1) -> Any:
     """:func:`check_nesting`, and charge the walk Python makes to compare, hash or sort
     ``value`` ``times`` times: every item of every container it holds, counted each time it

@@ -35,6 +35,7 @@ from .budget import (
     bytes_of,
     check_compared,
     check_printable,
+    nesting_depth,
     no_charge,
 )
 from .runtime import Markup
@@ -132,19 +133,24 @@ def charge_print(value: Any, result: Any) -> None:
     """Text made from a whole structure (tojson, string): the structure is measured first
     (printed size within max_string, nesting within max_recursion) and its text counted."""
     if value is not None:
-        size = check_printable(value)
-        if not isinstance(value, str):
-            _charge(size // CHARS_PER_STEP)  # (the text is made in C, a kilobyte a step)
+        # (the text is made in C from the printed size: a kilobyte a step, a string too)
+        _charge(check_printable(value) // CHARS_PER_STEP)
     if result is not None:
         charge_scan(None, result)
 
 
 def charge_pprint(value: Any, result: Any) -> None:
-    """pprint: :func:`charge_print`, and Python work wrapping a long string (a step per 64
-    characters)."""
-    if value is not None and isinstance(value, str):
-        _charge(len(value) // 64)
-    charge_print(value, result)
+    """pprint: the structure measured as for :func:`charge_print`, and Python work wrapping
+    its long strings into lines (a step per 64 characters of the printed text)."""
+    if value is not None:
+        size = check_printable(value)
+        if isinstance(value, NESTED_TYPES):
+            # (each level is printed again to see whether it fits the width: the size times
+            # the depth)
+            size *= nesting_depth(value)
+        _charge(size // 64)
+    if result is not None:
+        charge_scan(None, result)
 
 
 def text_cost(passes: int) -> Charge:

@@ -188,6 +188,7 @@ class Sourced(str):
 
     def split(self, sep: Any = None, maxsplit: Any = -1) -> list[Any]:
         parts = str.split(self, sep, maxsplit)
+        charge_steps(len(parts) // FILTER_ITEMS_PER_STEP)  # (a traced slice per part, below)
         pieces = []
         position = 0
         for part in parts:
@@ -199,6 +200,7 @@ class Sourced(str):
 
     def rsplit(self, sep: Any = None, maxsplit: Any = -1) -> list[Any]:
         parts = str.rsplit(self, sep, maxsplit)
+        charge_steps(len(parts) // FILTER_ITEMS_PER_STEP)  # (a traced slice per part, below)
         pieces = []
         end = len(self)
         for part in reversed(parts):
@@ -211,7 +213,9 @@ class Sourced(str):
     def splitlines(self, keepends: Any = False) -> list[Any]:
         pieces = []
         position = 0
-        for line in str.splitlines(self, True):
+        lines = str.splitlines(self, True)
+        charge_steps(len(lines) // FILTER_ITEMS_PER_STEP)  # (a traced slice per line, below)
+        for line in lines:
             width = len(line) if keepends else len(str.splitlines(line)[0])
             pieces.append(self[position : position + width])
             position += len(line)
@@ -238,7 +242,8 @@ class Sourced(str):
         if not old:
             return derived(result, (self, new))
         # The kept runs of this string, and the inserted copies of ``new``, as str.replace
-        # finds them: left to right, without overlaps.
+        # finds them: left to right, without overlaps (Python work per match: charged first).
+        charge_steps(str.count(self, old) // FILTER_ITEMS_PER_STEP)
         own = self.segments
         inserted = getattr(new, "segments", ())
         segments: list[tuple] = []

@@ -480,8 +480,16 @@ def cases(kind: str, name: str) -> Iterator[tuple[Shape, int, str]]:
                 yield shape, size, string
 
 
+def warm(kind: str, name: str) -> None:
+    """One small call of each shape first: a builtin's first call imports what it needs
+    (urllib, textwrap, html), once per process."""
+    for shape in SHAPES[kind][name]:
+        measure(kind, name, shape, 10, "str")
+
+
 def worst(kind: str, name: str) -> tuple[Measure, Measure]:
     """The worst time and memory measures of one builtin over all its cases."""
+    warm(kind, name)
     measures = [measure(kind, name, *case) for case in cases(kind, name)]
     return (
         max(measures, key=lambda m: m.time_ratio),

@@ -22,6 +22,7 @@ from cost_report import (
     _input,
     measure,
     reachable,
+    warm,
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -88,7 +89,7 @@ def test_subclasses_pay_as_strings(kind, name, index):
 
 
 @settings(
-    max_examples=250,
+    max_examples=600,
     derandomize=True,
     deadline=None,
     database=None,
@@ -103,6 +104,7 @@ def test_declared_costs_hold(data):
     string = data.draw(
         st.sampled_from(sorted(STRING_KINDS) if shape[0] == "text" else ["str"]), label="str"
     )
+    warm(kind, name)
     result = measure(kind, name, shape, size, string)
     assert result.time_ratio <= TIME_FACTOR, result
     assert result.memory_ratio <= MEMORY_FACTOR, result
