@@ -241,19 +241,10 @@ def cost_of(kind: str, name: str) -> Cost:
 
 
 def charge_for(kind: str, name: str) -> Charge:
-    """How the compiler charges a call of filter or test ``name`` (chosen once, at compile)."""
-    if not _DECLARED.get(kind):
-        _load(kind)
+    """How the compiler charges a call of filter or test ``name`` (chosen once, at compile).
+    (Every environment imports the filters and tests, which declare their costs, before it
+    compiles anything.)"""
     return cost_of(kind, name).charge
-
-
-def _load(kind: str) -> None:
-    # The builtins' modules declare their costs when imported; a compiler can run before an
-    # environment imported them (they are imported lazily).
-    if kind == "filter":
-        from . import filters  # noqa: F401
-    elif kind == "test":
-        from . import tests  # noqa: F401
 
 
 def method_cost(obj: Any, name: str) -> Cost:
