@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .builtins.costs import Cost, declare, inline
 from .builtins.policy import AttributePolicy, SandboxedDict, SandboxedNamespace, check_pairs
 from .errors import (
     LimitError,
@@ -420,6 +421,20 @@ def _rebuild_template(environment: Environment, source: str, globals: dict[str, 
 
 
 # ---------------------------------------------------------------- globals
+
+# Each global's cost (see costs.py): its arguments are charged by the call by their sizes, and
+# the function checks what it would build before building it.
+GLOBAL_COSTS: dict[str, Cost] = {
+    "range": inline("the length within max_range"),
+    "dict": inline("the pairs' keys measured before they are hashed"),
+    "lipsum": inline("paragraphs times words within max_string; a step per two words"),
+    "cycler": inline("its items, charged as arguments"),
+    "joiner": inline("nothing but its separator"),
+    "namespace": inline("the pairs' keys measured before they are hashed"),
+    "raise_exception": inline("the printed size of the message"),
+    "strftime_now": inline("directives times their widest text within max_string"),
+}
+declare("global", GLOBAL_COSTS)
 
 
 def default_globals(limits: Limits) -> dict[str, Any]:

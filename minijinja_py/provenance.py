@@ -38,7 +38,14 @@ from .builtins.ops import to_string
 from .run.expressions import AddChain, Const
 from .run.frames import located
 from .run.statements import Output
-from .sandbox.budget import CHARS_PER_STEP, check_length, current_limits
+from .sandbox.budget import (
+    CHARS_PER_STEP,
+    FILTER_ITEMS_PER_STEP,
+    ITEMS_PER_STEP,
+    charge_steps,
+    check_length,
+    current_limits,
+)
 from .values.runtime import Markup, Undefined, wants_environment
 
 Path = tuple[Any, ...]
@@ -181,6 +188,7 @@ class Sourced(str):
 
     def split(self, sep: Any = None, maxsplit: Any = -1) -> list[Any]:
         parts = str.split(self, sep, maxsplit)
+        charge_steps(len(parts) // FILTER_ITEMS_PER_STEP)  # (a traced slice per part, below)
         pieces = []
         position = 0
         for part in parts:
@@ -192,6 +200,7 @@ class Sourced(str):
 
     def rsplit(self, sep: Any = None, maxsplit: Any = -1) -> list[Any]:
         parts = str.rsplit(self, sep, maxsplit)
+        charge_steps(len(parts) // FILTER_ITEMS_PER_STEP)  # (a traced slice per part, below)
         pieces = []
         end = len(self)
         for part in reversed(parts):
@@ -204,7 +213,9 @@ class Sourced(str):
     def splitlines(self, keepends: Any = False) -> list[Any]:
         pieces = []
         position = 0
-        for line in str.splitlines(self, True):
+        lines = str.splitlines(self, True)
+        charge_steps(len(lines) // FILTER_ITEMS_PER_STEP)  # (a traced slice per line, below)
+        for line in lines:
             width = len(line) if keepends else len(str.splitlines(line)[0])
             pieces.append(self[position : position + width])
             position += len(line)
@@ -231,7 +242,8 @@ class Sourced(str):
         if not old:
             return derived(result, (self, new))
         # The kept runs of this string, and the inserted copies of ``new``, as str.replace
-        # finds them: left to right, without overlaps.
+        # finds them: left to right, without overlaps (Python work per match: charged first).
+        charge_steps(str.count(self, old) // FILTER_ITEMS_PER_STEP)
         own = self.segments
         inserted = getattr(new, "segments", ())
         segments: list[tuple] = []
@@ -340,6 +352,11 @@ def _clip(segments: tuple[tuple, ...], low: int, high: int, shift: int) -> list[
         if offset is not None:
             offset += start - first
         return [(start + shift, end + shift, path, offset, verbatim)]
+    if len(segments) > ITEMS_PER_STEP:
+        # A walk of every segment, per slice or per match of the caller (a replace, a split,
+        # an iteration): charged before it runs, or ``escape`` of a traced string with many
+        # segments is quadratic for free.  (Up to 64 segments it is within the caller's step.)
+        charge_steps(len(segments) // FILTER_ITEMS_PER_STEP)
     clipped = []
     for first, last, path, offset, verbatim in segments:
         start = first if first > low else low

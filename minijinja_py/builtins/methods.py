@@ -22,8 +22,16 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import LimitError, SecurityError
-from ..sandbox.budget import check_size, max_string, printed_size
+from ..sandbox.budget import (
+    FILTER_ITEMS_PER_STEP,
+    charge_steps,
+    check_printable,
+    check_size,
+    max_string,
+    printed_size,
+)
 from ..values.runtime import MISSING, Markup, Undefined, escape, use_markup_mod
+from .costs import FREE, RECEIVER, WORDS, Cost, declare, guarded
 
 STR_METHODS = frozenset(
     """capitalize casefold center count endswith expandtabs find format format_map index
@@ -402,6 +410,8 @@ def _striptags(self: Markup, /) -> str:
 
 
 def _escape(cls: type, s: Any, /) -> Markup:
+    if not isinstance(s, str):
+        check_printable(s)  # its text is made: ``[big] * 1000`` prints a thousand bigs
     return escape(s)
 
 
@@ -497,6 +507,9 @@ def _str_method(obj: str, name: str, env: Any) -> Any:
                 except TypeError:
                     return bound(*args)  # not iterable: the builtin's own error
                 check_join(obj, items, env)
+                if isinstance(obj, Markup):
+                    # (markup escapes each item, in Python)
+                    charge_steps(len(items) // FILTER_ITEMS_PER_STEP)
                 return bound(items)
             return bound(*args, **kwargs)
 
@@ -582,3 +595,30 @@ METHODS: dict[type, frozenset[str]] = {
     int: NUMBER_ATTRIBUTES,
     float: NUMBER_ATTRIBUTES,
 }
+
+
+# Each method's cost (see costs.py), by the type whose method it is ("str.count",
+# "Markup.unescape"): charged on the receiver when the method is looked up to be called, its
+# arguments by the call.  A str method reads its receiver at C speed (RECEIVER); the ones that
+# pad or repeat check the size they would build first; markupsafe's own methods run Python
+# code per part, match or item.
+_WIDTH = "width: within max_string"
+METHOD_COSTS: dict[str, Cost] = {
+    **{f"str.{name}": RECEIVER for name in STR_METHODS},
+    **{f"str.{name}": guarded(RECEIVER, _WIDTH) for name in ("center", "ljust", "rjust", "zfill")},
+    "str.expandtabs": guarded(RECEIVER, "tabs times tab size: within max_string"),
+    "str.replace": guarded(RECEIVER, "matches times growth: within max_string"),
+    "str.join": guarded(RECEIVER, "separator times items plus items: within max_string"),
+    "str.format": guarded(RECEIVER, "the sandboxed formatter: widths and fields"),
+    "str.format_map": guarded(RECEIVER, "the sandboxed formatter: widths and fields"),
+    **{f"Markup.{name}": WORDS for name in ("split", "rsplit", "splitlines", "unescape", "striptags")},
+    "Markup.join": guarded(RECEIVER, "each item escaped: a step per two items"),
+    "Markup.escape": guarded(FREE, "the printed size of a non-string argument"),
+    **{f"dict.{name}": FREE for name in ("get", "items", "keys", "values")},
+    "dict.copy": RECEIVER,
+    **{f"list.{name}": RECEIVER for name in LIST_METHODS},
+    **{f"tuple.{name}": RECEIVER for name in TUPLE_METHODS},
+    **{f"set.{name}": RECEIVER for name in SET_METHODS},
+    **{f"number.{name}": FREE for name in NUMBER_ATTRIBUTES},
+}
+declare("method", METHOD_COSTS)

@@ -31,6 +31,7 @@ from ..sandbox.budget import (
 )
 from ..sandbox.limits import Limits
 from ..values.runtime import Undefined
+from .costs import Cost, declare, inline
 
 _SIZED = (str, list, tuple)
 _PERCENT_WIDTH = re.compile(r"%(?:\([^)]*\))?[-+ #0]*(\d+|\*)?(?:\.(\d+|\*))?")
@@ -158,9 +159,9 @@ def make_binops(limits: Limits) -> dict[str, Callable[[Any, Any], Any]]:
 
 def _in(item: Any, container: Any) -> bool:
     cls = type(container)
-    if item.__class__ is not str and isinstance(item, NESTED_TYPES):
+    if isinstance(item, NESTED_TYPES):
         # compared with each item of a list or tuple, or hashed once
-        check_compared(item, len(container) if cls is list or cls is tuple else 1)
+        check_compared(item, len(container) if isinstance(container, (list, tuple)) else 1)
     # A list or string is searched from one end: a big one costs steps (what charge_size
     # charges; it charges nothing for a dict, a short one, or any other container).
     if cls is str:
@@ -169,6 +170,8 @@ def _in(item: Any, container: Any) -> bool:
     elif cls is list or cls is tuple:
         if len(container) >= ITEMS_PER_STEP:
             charge_size(container)
+    elif isinstance(container, (str, list, tuple)):  # a Markup or traced string pays alike
+        charge_size(container)
     return item in container
 
 
@@ -189,14 +192,23 @@ _FREE_SIZE = {
 
 def _charge_operands(a: Any, b: Any) -> None:
     free = _FREE_SIZE.get(type(a))
-    if free is not None and len(a) >= free:
+    if free is not None:
+        if len(a) >= free:
+            charge_size(a)
+    elif isinstance(a, _CHARGED):  # a Markup or traced string pays as a string
         charge_size(a)
     free = _FREE_SIZE.get(type(b))
-    if free is not None and len(b) >= free:
+    if free is not None:
+        if len(b) >= free:
+            charge_size(b)
+    elif isinstance(b, _CHARGED):
         charge_size(b)
     # Python compares nested values recursively, in C: both sides within max_recursion.
     if isinstance(a, NESTED_TYPES) and isinstance(b, NESTED_TYPES):
         check_compared_pair(a, b)
+
+
+_CHARGED = (str, list, tuple, dict)
 
 
 def _eq(a: Any, b: Any) -> bool:
@@ -252,3 +264,27 @@ def to_string(value: Any) -> str:
     elif type(value) is int:
         charge_big_int(value.bit_length())
     return str(value)
+
+
+# Each operator's cost (see costs.py): every operator charges itself inside its function,
+# before Python does the work, from its operands' sizes (measured for every subclass alike):
+# the length a ``+`` or ``*`` would make, the digits of a big integer, the text of a ``%``,
+# the scan and nested walk of a comparison.  (``-``, ``/`` and ``//`` work on numbers of at
+# most max_int_bits: bounded by that.)
+OPERATOR_COSTS: dict[str, Cost] = {
+    "+": inline("the length of the sum within max_string/max_items, charged as built"),
+    "-": inline("numbers within max_int_bits"),
+    "*": inline("the length of the repetition within max_string/max_items; int bits"),
+    "/": inline("numbers within max_int_bits"),
+    "//": inline("numbers within max_int_bits"),
+    "%": inline("the widths and printed values of a format within max_string"),
+    "**": inline("the bits of the power within max_int_bits"),
+    **{
+        name: inline("both operands scanned; nested ones measured and their walk charged")
+        for name in ("==", "!=", "<", "<=", ">", ">=")
+    },
+    "in": inline("the container scanned; a nested item measured per item compared"),
+    "notin": inline("as in"),
+    "~": inline("each operand's text measured before it is printed"),
+}
+declare("operator", OPERATOR_COSTS)

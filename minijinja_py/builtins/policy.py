@@ -29,6 +29,7 @@ from ..values.runtime import (
     Namespace,
     Undefined,
 )
+from .costs import charge_for, charge_method  # noqa: F401
 from .methods import DICT_METHODS, STR_METHODS, get_method, is_mutating_method
 
 
@@ -123,10 +124,10 @@ class _KeyGuarded:
 
 def _guard_keys(obj: Any, name: str, method: Any) -> Any:
     # The method is looked up to be called, and most of them scan the whole value
-    # (``count``, ``find``, ``split``, ``index``): charge that to the step budget here.
-    # (A dict's lookups do not scan it; only its copy does.)
-    if type(obj) is not dict or name == "copy":
-        charge_size(obj)
+    # (``count``, ``find``, ``split``, ``index``): its declared cost (methods.METHOD_COSTS) is
+    # charged here, on the receiver, whatever subclass of str it is (a dict's lookups read
+    # nothing of it; markupsafe's split and unescape run Python code per part).
+    charge_method(obj, name)
     if name in _HASHING_METHODS and isinstance(obj, (dict, set, frozenset)):
         return _KeyGuarded(method)
     return method
@@ -160,7 +161,7 @@ class AttributePolicy:
         elif cls is str:
             if name in _PLAIN_STR_METHODS:
                 if len(obj) >= CHARS_PER_STEP:
-                    charge_size(obj)  # as _guard_keys charges it
+                    charge_size(obj)  # their declared cost (RECEIVER), as _guard_keys charges it
                 return getattr(obj, name)
         elif cls is LoopContext:
             if name in _LOOP_ATTRIBUTES:
@@ -170,7 +171,7 @@ class AttributePolicy:
                 if name == "get":
                     return _KeyGuarded(obj.get)
                 if name == "copy":
-                    charge_size(obj)
+                    charge_size(obj)  # (its declared cost, RECEIVER)
                 return getattr(obj, name)
         elif isinstance(obj, Namespace) and name[:1] != "_":
             value = obj.get(name)

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..sandbox.budget import NESTED_TYPES, check_compared, check_compared_pair, check_key
 from ..values.runtime import Undefined, pass_environment
+from .costs import FREE, SCAN, TEXT, Cost, declare
 
 
 def test_odd(value: Any) -> bool:
@@ -144,7 +145,7 @@ def test_in(value: Any, seq: Any) -> bool:
         check_key(value)  # a dict or set hashes it; see sandbox.check_key
     if isinstance(value, NESTED_TYPES):
         # compared with each item of a list or tuple, recursively
-        check_compared(value, len(seq) if type(seq) is list or type(seq) is tuple else 1)
+        check_compared(value, len(seq) if isinstance(seq, (list, tuple)) else 1)
     return value in seq
 
 
@@ -232,3 +233,24 @@ TESTS: dict[str, abc.Callable[..., Any]] = {
     "<=": test_le,
     "le": test_le,
 }
+
+# Each test's cost (see costs.py).  The type and identity tests read nothing of their value;
+# lower and upper read its text (a container's printed text: measured first); the comparisons
+# measure nested operands themselves (as the operators do) and pay for scanning the value.
+TEST_COSTS: dict[str, Cost] = {
+    **{
+        name: FREE
+        for name in """defined undefined none boolean false true integer float number string
+        mapping iterable sequence callable sameas escaped""".split()
+    },
+    "odd": SCAN,
+    "even": SCAN,
+    "divisibleby": SCAN,
+    "filter": SCAN,
+    "test": SCAN,
+    "lower": TEXT,
+    "upper": TEXT,
+    "in": SCAN,
+    **{name: SCAN for name in "== eq equalto != ne > gt greaterthan >= ge < lt lessthan <= le".split()},
+}
+declare("test", TEST_COSTS)

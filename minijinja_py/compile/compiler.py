@@ -13,6 +13,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
+from ..builtins.costs import charge_for
 from ..builtins.methods import DICT_METHODS, STR_METHODS
 from ..builtins.ops import COMPARISONS, make_binops, to_string
 from ..errors import TemplateSyntaxError
@@ -20,7 +21,7 @@ from ..run import expressions as e
 from ..run import macros as m
 from ..run import statements as s
 from ..run.frames import Frame, RenderState
-from ..sandbox.budget import charge_for, enter_render, leave_render, no_charge
+from ..sandbox.budget import enter_render, leave_render, no_charge
 from ..sandbox.limits import Limits
 from ..syntax import nodes as n
 from ..values.runtime import MISSING, Markup, wants_environment

@@ -222,11 +222,10 @@ def current_limits() -> Limits:
 
 
 def charge_size(value: Any) -> None:
-    """Charge the work of scanning ``value`` (a big string or container)."""
-    cls = type(value)
-    if cls is str:
+    """Charge the work of scanning ``value`` (a big string or container, of any subclass)."""
+    if isinstance(value, str):
         units = len(value) // CHARS_PER_STEP
-    elif cls is list or cls is tuple or cls is dict:
+    elif isinstance(value, (list, tuple, dict)):
         units = len(value) // ITEMS_PER_STEP
     else:
         return
@@ -278,16 +277,15 @@ def charge_io(value: Any, result: Any) -> None:
     The compiler calls it twice per filter: with the input (``result`` None) before the
     filter runs, so that a filter about to walk too much is stopped before it starts, and
     with the output (``value`` None) after, which also counts the output's bytes."""
+    # (by isinstance: a Markup or traced string, a list subclass pay as their base type)
     units = 0
-    cls = type(value)
-    if cls is str:
+    if isinstance(value, str):
         units = len(value) // CHARS_PER_STEP
-    elif cls is list or cls is tuple or cls is dict or cls is range:
+    elif isinstance(value, _SCANNED):
         units = len(value) // FILTER_ITEMS_PER_STEP
-    cls = type(result)
-    if cls is str:
+    if isinstance(result, str):
         units += len(result) // CHARS_PER_STEP
-    elif cls is list or cls is tuple or cls is dict or cls is range:
+    elif isinstance(result, _SCANNED):
         units += len(result) // FILTER_ITEMS_PER_STEP
     size = bytes_of(result) if result is not None else 0
     if units or size:
@@ -296,6 +294,9 @@ def charge_io(value: Any, result: Any) -> None:
             budget.charge(units)
             if size:
                 budget.allocate(size)
+
+
+_SCANNED = (list, tuple, dict, range)
 
 
 def charge_arguments(args: Any, kwargs: dict[str, Any]) -> None:
@@ -316,14 +317,10 @@ def charge_compared_arguments(args: Any, kwargs: dict[str, Any], receiver: Any) 
     measure what they compare themselves, and the others do not walk their arguments.)"""
     times = 0
     for arg in (*args, *kwargs.values()) if kwargs else args:
-        if arg.__class__ in _CONTAINERS:
+        if isinstance(arg, NESTED_TYPES):  # (a subclass of one nests as well)
             if not times:
-                kind = receiver.__class__
-                times = len(receiver) if (kind is list or kind is tuple) and receiver else 1
+                times = len(receiver) if isinstance(receiver, (list, tuple)) and receiver else 1
             check_compared(arg, times)
-
-
-_CONTAINERS = frozenset([list, tuple, dict, set, frozenset])
 
 
 def argument_units(args: Any, kwargs: dict[str, Any]) -> int:
@@ -334,21 +331,29 @@ def argument_units(args: Any, kwargs: dict[str, Any]) -> int:
         # (many arguments come from ``*items``, whose copy was charged: only their number)
         units = len(args) >> 6
         args = args[:8]
+    # (the exact types first, the usual case; then any subclass: a Markup or traced string,
+    # a caller's list subclass pay as their base type)
     for arg in args:
         cls = arg.__class__
         if cls is str:
             units += len(arg) >> 10  # // CHARS_PER_STEP
         elif cls is list or cls is tuple or cls is dict or cls is set or cls is frozenset:
             units += len(arg) >> 6  # // ITEMS_PER_STEP
+        elif isinstance(arg, str):
+            units += len(arg) >> 10
+        elif isinstance(arg, _ARGUMENT_CONTAINERS):
+            units += len(arg) >> 6
     if kwargs:
         units += len(kwargs) >> 6
         for arg in kwargs.values():
-            cls = arg.__class__
-            if cls is str:
+            if isinstance(arg, str):
                 units += len(arg) >> 10
-            elif cls is list or cls is tuple or cls is dict or cls is set or cls is frozenset:
+            elif isinstance(arg, _ARGUMENT_CONTAINERS):
                 units += len(arg) >> 6
     return units
+
+
+_ARGUMENT_CONTAINERS = (list, tuple, dict, set, frozenset)
 
 
 def charge_steps(steps: int) -> None:
@@ -357,48 +362,6 @@ def charge_steps(steps: int) -> None:
         budget = _CURRENT.get()
         if budget is not None:
             budget.charge(steps)
-
-
-def _charge_walking(value: Any, result: Any) -> None:
-    # Filters that spend Python code on each character or word of a string (sort, map,
-    # batch, title, urlize, wordcount, ...) pay for a string as for a list of its characters.
-    if type(value) is str and len(value) >= FILTER_ITEMS_PER_STEP:
-        budget = _CURRENT.get()
-        if budget is not None:
-            budget.charge(len(value) // FILTER_ITEMS_PER_STEP)
-        return
-    charge_io(value, result)
-
-
-def _charge_recursing(value: Any, result: Any) -> None:
-    # Filters that compare, hash or print their items, which Python does recursively in C,
-    # need them nested within bounds; the others only move items about, and whoever compares
-    # or prints what they return measures it then.
-    if value is not None and type(value) is not str and isinstance(value, NESTED_TYPES):
-        check_compared(value)
-    _charge_walking(value, result)
-
-
-def _charge_sorting(value: Any, result: Any) -> None:
-    # Sorting compares each item with about log2(n) others.
-    if value is not None and type(value) is not str and isinstance(value, NESTED_TYPES):
-        check_compared(value, len(value).bit_length())
-    _charge_walking(value, result)
-
-
-def _charge_serialising(value: Any, result: Any) -> None:
-    # tojson, pprint and string build text from the whole structure: measure it first.
-    if value is not None:
-        check_printable(value)
-    if result is not None:
-        charge_io(None, result)
-
-
-def _charge_pprint(value: Any, result: Any) -> None:
-    # pprint wraps a long string into lines of 80 columns in Python: a step per 64 characters.
-    if type(value) is str:
-        charge_steps(len(value) // 64)
-    _charge_serialising(value, result)
 
 
 # Arithmetic on big integers and their decimal text cost more than their size: CPython
@@ -609,6 +572,11 @@ def check_nesting(value: Any) -> Any:
     return value
 
 
+def nesting_depth(value: Any) -> int:
+    """:func:`check_nesting`, returning the depth measured (1 for a flat container)."""
+    return _measure(value)[1]
+
+
 def check_compared(value: Any, times: int = 1) -> Any:
     """:func:`check_nesting`, and charge the walk Python makes to compare, hash or sort
     ``value`` ``times`` times: every item of every container it holds, counted each time it
@@ -735,45 +703,6 @@ def _children(value: Any) -> Any:
 
 def no_charge(value: Any, result: Any) -> None:
     return None
-
-
-# Filters that look at their input without walking it, and the tests that walk theirs.
-_FREE_FILTERS = frozenset(["length", "count", "first", "last", "default", "d", "attr", "safe"])
-_WALKING_FILTERS = frozenset(
-    "batch slice map select reject selectattr rejectattr list sum items".split()
-)
-# (sort, unique and the like compare or hash the items; join and the text filters print them)
-_RECURSING_FILTERS = frozenset(
-    """unique min max join title urlize wordcount striptags indent wordwrap xmlattr
-    urlencode""".split()
-)
-_SORTING_FILTERS = frozenset(["sort", "dictsort", "groupby"])
-_SERIALISING_FILTERS = frozenset(["tojson", "pprint", "string"])
-# Tests that look at a value's type or identity only; every other test may scan its input
-# (``lower`` and ``upper`` read every character) and pays for its size.
-_FREE_TESTS = frozenset(
-    """defined undefined none boolean false true integer float number string mapping
-    iterable sequence callable sameas escaped""".split()
-)
-
-
-def charge_for(kind: str, name: str) -> Callable[[Any, Any], None]:
-    """How the compiler charges a call of filter or test ``name`` (chosen once, at compile)."""
-    if kind == "filter":
-        if name in _FREE_FILTERS:
-            return no_charge
-        if name in _WALKING_FILTERS:
-            return _charge_walking
-        if name in _RECURSING_FILTERS:
-            return _charge_recursing
-        if name in _SORTING_FILTERS:
-            return _charge_sorting
-        if name == "pprint":
-            return _charge_pprint
-        if name in _SERIALISING_FILTERS:
-            return _charge_serialising
-        return charge_io
-    return no_charge if name in _FREE_TESTS else charge_io
 
 
 def charge_work(chars: int = 0, items: int = 0) -> None:

@@ -8,6 +8,7 @@ from .cases_errors import ERRORS
 from .cases_escapes import ESCAPES, MUTATIONS
 from .cases_python import PYTHON
 from .cases_shared import SHARED
+from .cases_subclass import SUBCLASS
 from .cases_work import COMPILE, MEMORY, WORK
 from .model import Attack
 
@@ -17,6 +18,7 @@ ATTACKS: list[Attack] = [
     *CRASHES,
     *WORK,
     *SHARED,
+    *SUBCLASS,
     *MEMORY,
     *COMPILE,
     *PYTHON,
