@@ -336,7 +336,7 @@ def test_traced_tools_kept_between_calls_are_those_of_the_call():
 
 
 def test_the_traced_tools_kept_are_bounded():
-    from minijinja_py.chat.template import _TRACED_TOOLS_KEPT
+    from minijinja_py.chat.spans import _TRACED_TOOLS_KEPT
 
     chat = ChatTemplate.from_string(TOOLS_TEMPLATE)
     for index in range(3 * _TRACED_TOOLS_KEPT):

@@ -39,8 +39,6 @@ EXAMPLE = re.compile(
 # page marks them; a marked block of such a page is judged by its marker already.
 UNMARKED_PAGES = {
     "datasets.md": "its blocks need a Hub model, S3, Spark or a Ray cluster (branch data)",
-    "migrating-from-transformers.md": "its blocks need a model folder and names of the page "
-    "(branch chat)",
 }
 
 

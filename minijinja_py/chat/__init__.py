@@ -11,12 +11,14 @@ Modules, one job each: :mod:`.loading` (model folders, the Hub cache, GGUF throu
 :mod:`.inputs` (caller values to plain data), :mod:`.schema` (tools from Python functions),
 :mod:`.capabilities` (probe renders), :mod:`.provenance` (sources and assistant spans),
 `tokens` (token ids), `masks` (assistant masks and their sources, the hand-tag registry),
-`dropin` (transformers' apply_chat_template: padding, truncation, tensors) and
+`spans` (assistant spans of one conversation), `calls` (what one render call shares),
+`dropin` (transformers' apply_chat_template: padding, truncation, tensors), `apply` (its function
+form, from a folder or a source) and
 :mod:`.template` (:class:`ChatTemplate` itself).
 """
 
+from .apply import apply_chat_template
 from .capabilities import ChatCapabilities
-from .dropin import apply_chat_template
 from .gguf import GGUFError, GGUFMetadata, read_gguf_metadata
 from .inputs import to_template_data
 from .loading import SPECIAL_TOKEN_NAMES, load_pretrained_files

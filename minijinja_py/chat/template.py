@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, cast, overload
 
-from ..errors import TemplateError, bounded_text
-from ..provenance import keep_traced, track_value
+from ..errors import TemplateError
 from ..sandbox.limits import Limits
+from .calls import (
+    _Call,
+    _cut_at_tag,
+    _environment,
+    _refuse_tokenizer_options,
+    _tag_final_message,
+    prepare_call,
+)
 from .capabilities import ChatCapabilities, probe_capabilities
-from .inputs import REASONING_FIELDS, normalise_conversations, to_template_data
+from .dropin import apply_to_template
+from .inputs import normalise_conversations, to_template_data
 from .loading import (
     load_gguf_files,
     load_pretrained_files,
@@ -21,20 +28,12 @@ from .loading import (
     read_text,
     resolve_model_folder,
 )
-from .masks import AssistantSpans, ChatEncoding
-from .provenance import (
-    ChatProvenance,
-    TurnTexts,
-    chat_provenance,
-    has_generation_blocks,
-    probe_turn_texts,
-)
-from .schema import tool_to_schema
+from .masks import AssistantSpans, ChatEncoding, check_mask_conventions, check_mask_mode
+from .provenance import ChatProvenance, TurnTexts, has_generation_blocks
+from .spans import chat_spans, traced_render
 from .types import TokenizedBatch, TokenizedChat
 
 __all__ = ["ChatTemplate"]
-
-_CONTINUE_TAG = "CONTINUE_FINAL_MESSAGE_TAG "
 
 
 class ChatTemplate:
@@ -227,53 +226,6 @@ class ChatTemplate:
 
     # rendering ---------------------------------------------------------------------------------
 
-    def _prepare(
-        self,
-        tools: Any,
-        documents: Any,
-        add_generation_prompt: Any,
-        continue_final_message: bool | str,
-        spans: bool,
-        chat_template: str | None,
-        kwargs: Mapping[str, Any],
-    ) -> _Call:
-        source = self.select(tools, chat_template)
-        if continue_final_message:
-            if add_generation_prompt:
-                raise ValueError(
-                    "continue_final_message and add_generation_prompt are not compatible. Use "
-                    "continue_final_message when you want the model to continue the final message, "
-                    "and add_generation_prompt when you want to add a header that will prompt it to "
-                    "start a new assistant message instead."
-                )
-            if spans:
-                raise ValueError(
-                    "continue_final_message is not compatible with return_assistant_tokens_mask."
-                )
-        compiled = self._compile(source)
-        tool_schemas = None
-        if tools is not None:
-            tool_schemas = to_template_data([tool_to_schema(tool) for tool in tools], "tools")
-        if documents is not None:
-            for document in documents:
-                if not isinstance(document, dict):
-                    raise TypeError(
-                        "Documents should be a list of dicts with 'title' and 'text' keys!"
-                    )
-            documents = to_template_data(documents, "documents")
-        context: dict[str, Any] = {}
-        if self.now is not None:  # first, so that a caller's own strftime_now still wins
-            context["strftime_now"] = _pinned_clock(self.now)
-        context.update(self.special_tokens)
-        for key, value in kwargs.items():
-            context[key] = to_template_data(value, f"keyword argument {key!r}")
-        context.update(
-            tools=tool_schemas,
-            documents=documents,
-            add_generation_prompt=to_template_data(add_generation_prompt, "add_generation_prompt"),
-        )
-        return _Call(compiled, source, context, continue_final_message)
-
     def _conversations(self, messages: Any) -> tuple[list[list[dict[str, Any]]], bool]:
         return normalise_conversations(messages, self.offer_reasoning)
 
@@ -343,7 +295,8 @@ class ChatTemplate:
         TypeError: they belong to apply_chat_template and tokenize.
         """
         _refuse_tokenizer_options("render", kwargs)
-        call = self._prepare(
+        call = prepare_call(
+            self,
             tools,
             documents,
             add_generation_prompt,
@@ -369,7 +322,8 @@ class ChatTemplate:
     ) -> list[str]:
         """:meth:`render` for each conversation, sharing the tools, documents and options."""
         _refuse_tokenizer_options("render_many", kwargs)
-        call = self._prepare(
+        call = prepare_call(
+            self,
             tools,
             documents,
             add_generation_prompt,
@@ -403,7 +357,8 @@ class ChatTemplate:
         as there, ``continue_final_message`` is refused with a ``ValueError``.  One conversation
         per call.
         """
-        call = self._prepare(
+        call = prepare_call(
+            self,
             tools,
             documents,
             add_generation_prompt,
@@ -430,11 +385,11 @@ class ChatTemplate:
         template text.  ``assistant_spans`` are the ``{% generation %}`` spans when the template
         has such blocks, else inferred by that module's rule.  One conversation per call.
         """
-        call = self._prepare(
-            tools, documents, add_generation_prompt, False, False, chat_template, kwargs
+        call = prepare_call(
+            self, tools, documents, add_generation_prompt, False, False, chat_template, kwargs
         )
         call.traced_names = ["messages", "tools", "documents", *kwargs]
-        return self._traced(call, self._single_chat(messages))
+        return traced_render(self, call, self._single_chat(messages))
 
     def assistant_spans(
         self,
@@ -473,67 +428,14 @@ class ChatTemplate:
             ValueError: for mask="tagged" on a template neither tagged nor known, or an
                 unknown mode or convention.
         """
-        from .masks import check_mask_conventions, check_mask_mode
-
         check_mask_mode(mask)
         check_mask_conventions(mask_header, mask_final_eos)
         call = self._prepare_text(
             tools, documents, add_generation_prompt, False, True, chat_template, kwargs
         )
         call.mask_header, call.mask_final_eos = mask_header, mask_final_eos
-        text, spans, source, _ = self._chat_spans(call, self._single_chat(messages), mask, False)
+        text, spans, source, _ = chat_spans(self, call, self._single_chat(messages), mask, False)
         return AssistantSpans(text, [(start, end) for start, end in spans], str(source))
-
-    def _traced(self, call: _Call, chat: list[dict[str, Any]]) -> ChatProvenance:
-        names = call.traced_names or ["messages", "tools", "documents"]
-        context = {**call.context, "messages": chat}
-        if context.get("tools") is not None and "tools" in names:
-            context["tools"] = self._sourced_tools(context["tools"])
-            names = [name for name in names if name != "tools"]
-        # (the call's data and chat are copies made by this object: traced in place)
-        traced = call.compiled.trace(context, names, private=True)
-        probes = None
-        if not has_generation_blocks(call.source):
-            if call.probes is None:
-                # The probes read the template's headers and markers, which depend on its
-                # options (enable_thinking, ...), not on the tools or documents: kept per options.
-                key = (call.source, _option_key(call.context))
-                call.probes = self._probes.get(key)
-                if call.probes is None:
-
-                    def render(probe: list[dict[str, Any]], prompt: bool) -> str:
-                        context = {
-                            **call.context,
-                            "messages": probe,
-                            "add_generation_prompt": prompt,
-                        }
-                        return call.compiled.render(context)
-
-                    call.probes = probe_turn_texts(render)
-                    if len(self._probes) >= 64:
-                        self._probes.clear()
-                    self._probes[key] = call.probes
-            probes = call.probes
-        return chat_provenance(traced, chat, probes)
-
-    def _sourced_tools(self, tools: Any) -> Any:
-        """``tools`` (this call's template data) with its strings traced, from the last calls'
-        when they passed the same tools.
-
-        Tools repeat from call to call (every row of a dataset may offer the same ones), and
-        tracing a schema's strings (and placing them in its JSON) is much of what provenance
-        costs a call with tools.  The key is the data's ``repr``, which tells apart every value
-        template data holds (``1``, ``True``, ``"1"``, a tuple and a list); a template cannot
-        change what it is given, so the traced copy is shared."""
-        key = repr(tools)
-        sourced = self._traced_tools.get(key)
-        if sourced is None:
-            sourced = track_value(tools, ("tools",), in_place=True)  # (this call's own copy)
-            keep_traced(sourced)
-            if len(self._traced_tools) >= _TRACED_TOOLS_KEPT:
-                self._traced_tools.clear()
-            self._traced_tools[key] = sourced
-        return sourced
 
     # tokens ------------------------------------------------------------------------------------
 
@@ -646,8 +548,6 @@ class ChatTemplate:
             ValueError: without a tokenizer, for options that do not go together, or for
                 mask="tagged" on a template neither tagged nor known.
         """
-        from .masks import check_mask_conventions, check_mask_mode
-
         check_mask_mode(mask)
         check_mask_conventions(mask_header, mask_final_eos)
         call = self._prepare_tokens(
@@ -692,8 +592,6 @@ class ChatTemplate:
     ) -> list[TokenizedChat]:
         """tokenize for each conversation (one dict each), sharing the tools, documents and
         options, as render_many is render's."""
-        from .masks import check_mask_conventions, check_mask_mode
-
         check_mask_mode(mask)
         check_mask_conventions(mask_header, mask_final_eos)
         call = self._prepare_tokens(
@@ -754,7 +652,8 @@ class ChatTemplate:
         chat_template: str | None,
         kwargs: Mapping[str, Any],
     ) -> _Call:
-        call = self._prepare(
+        call = prepare_call(
+            self,
             tools,
             documents,
             add_generation_prompt,
@@ -777,7 +676,7 @@ class ChatTemplate:
     ) -> ChatEncoding:
         from .tokens import encode_chat
 
-        text, spans, source, caller_spans = self._chat_spans(call, chat, mask, protect)
+        text, spans, source, caller_spans = chat_spans(self, call, chat, mask, protect)
         result = ChatEncoding(encode_chat(self.tokenizer, text, spans, caller_spans))
         if mask is None:
             del result["assistant_masks"]
@@ -785,81 +684,6 @@ class ChatTemplate:
             result["text"] = text
         result.mask_source = source
         return result
-
-    def _chat_spans(
-        self, call: _Call, chat: list[dict[str, Any]], mask: str | None, protect: bool
-    ) -> tuple[str, list[tuple[int, int]], str | None, list[tuple[int, int]] | None]:
-        """(text, assistant spans, their source, the caller's spans when protecting) of one
-        conversation, the spans taken from the sources `mask` allows (see .masks); a
-        `mask` of None asks for no spans."""
-        if mask is None or call.generation:
-            source = None if mask is None else "generation"
-            if protect:
-                whole = self._traced(call, chat)
-                spans = whole.assistant_spans if mask is not None else []
-                if call.continue_final_message:  # (masks are refused with it)
-                    return self._continued(call, chat, whole)
-                return whole.text, spans, source, whole.caller_spans()
-            text, spans = self._render_chat(call, chat, mask is not None)
-            return text, spans, source, None
-        tagged = self._tagged_spans(call, chat) if mask in ("tagged", "auto") else None
-        traced: ChatProvenance | None = self._traced(call, chat) if protect else None
-        plain = traced.text if traced is not None else None
-        if tagged is not None:
-            if plain is None:
-                plain = self._render_chat(call, chat, False)[0]
-            # (a hand-tagged copy is trusted only where it writes the template's very text)
-            if tagged[0] == plain:
-                return plain, tagged[1], "tagged", _caller(traced)
-        if mask == "tagged":
-            raise ValueError(
-                "mask='tagged': this template has no {% generation %} blocks and no hand-tagged "
-                "copy of it is known (see minijinja_py.chat.masks); use mask='inferred' or 'auto'"
-            )
-        if mask == "generation":
-            if plain is None:
-                plain = self._render_chat(call, chat, False)[0]
-            return plain, [], "none", _caller(traced)
-        if traced is None:
-            traced = self._traced(call, chat)
-        caller = traced.caller_spans() if protect else None
-        from .masks import adjust_spans
-
-        eos = self.special_tokens.get("eos_token")
-        spans = adjust_spans(
-            traced,
-            call.mask_header,
-            call.mask_final_eos,
-            eos if isinstance(eos, str) else None,
-        )
-        return traced.text, spans, "inferred", caller
-
-    def _continued(
-        self, call: _Call, chat: list[dict[str, Any]], traced: ChatProvenance
-    ) -> tuple[str, list[tuple[int, int]], None, list[tuple[int, int]]]:
-        # A traced render is not cut; the cut text is a prefix of it (the cut marks the end of
-        # the final message's text), so the caller's spans are clipped to that prefix.
-        text = self._render_chat(call, chat, False)[0]  # (after the trace: it tags the chat)
-        if not traced.text.startswith(text):
-            raise ValueError(
-                "continue_final_message with sanitize_control_tokens: the cut text is not a "
-                "prefix of the whole render, so the caller's text cannot be placed in it"
-            )
-        end = len(text)
-        caller = [(start, min(stop, end)) for start, stop in traced.caller_spans() if start < end]
-        return text, [], None, caller
-
-    def _tagged_spans(
-        self, call: _Call, chat: list[dict[str, Any]]
-    ) -> tuple[str, list[tuple[int, int]]] | None:
-        from .masks import tagged_source
-
-        source = tagged_source(call.source)
-        if source is None:
-            return None
-        tagged = _Call(self._compile(source), source, call.context, False)
-        # (rendered before any tracing, which changes the chat's strings in place)
-        return self._render_chat(tagged, [dict(message) for message in chat], True)
 
     def apply_chat_template(
         self,
@@ -885,7 +709,7 @@ class ChatTemplate:
         **kwargs: Any,
     ) -> Any:
         """transformers' tokenizer.apply_chat_template, with its signature, defaults, results
-        and errors (see minijinja_py.chat.dropin for the full description).
+        and errors (see minijinja_py.chat.apply.apply_chat_template for the full description).
 
         By default the assistant mask is transformers' own: the template's {% generation %}
         blocks, and zeros (with transformers' warning) for a template without them.  `mask`
@@ -894,9 +718,7 @@ class ChatTemplate:
         when `mask` is given.  mask_header and mask_final_eos choose the conventions of
         inferred masks (see tokenize).
         """
-        from .dropin import apply_chat_template
-
-        return apply_chat_template(
+        return apply_to_template(
             self,
             conversation,
             tools=tools,
@@ -956,146 +778,3 @@ class ChatTemplate:
         """Which inputs the chosen template renders, found by analysis and probe renders."""
         compiled = self._compile(self._analysis_source(chat_template))
         return probe_capabilities(compiled, self.special_tokens)
-
-
-@dataclasses.dataclass
-class _Call:
-    """What one render call shares among its conversations."""
-
-    compiled: Any
-    source: str
-    context: dict[str, Any]
-    continue_final_message: bool | str
-    #: The context variables whose strings a render with provenance traces.
-    traced_names: list[str] = dataclasses.field(default_factory=list)
-    #: The generation prompt and end-of-turn marker, probed once per call.
-    probes: TurnTexts | None = None
-    #: Whether the template has {% generation %} blocks (asked once per tokenize call).
-    generation: bool = False
-    #: The conventions of inferred masks (see masks.adjust_spans).
-    mask_header: str = "exclude"
-    mask_final_eos: bool = False
-
-
-# The distinct tool lists whose traced copies a ChatTemplate keeps.
-_TRACED_TOOLS_KEPT = 16
-
-
-# Options of transformers' apply_chat_template that a tokenizer reads, not the template.
-TOKENIZER_OPTIONS = (
-    "tokenize",
-    "return_dict",
-    "return_tensors",
-    "padding",
-    "truncation",
-    "max_length",
-    "tokenizer_kwargs",
-    "return_assistant_tokens_mask",
-    "sanitize_control_tokens",
-)
-
-
-def _refuse_tokenizer_options(method: str, kwargs: Mapping[str, Any]) -> None:
-    # Passed on, they would become template variables and a string would come back silently.
-    given = [name for name in TOKENIZER_OPTIONS if name in kwargs]
-    if given:
-        raise TypeError(
-            f"{method}() renders text and does not take the tokenizer's option "
-            f"{given[0]!r}; use apply_chat_template() (transformers' signature) or tokenize() "
-            "for token ids"
-        )
-
-
-def _caller(traced: ChatProvenance | None) -> list[tuple[int, int]] | None:
-    return None if traced is None else traced.caller_spans()
-
-
-def _option_key(context: dict[str, Any]) -> tuple:
-    return tuple(
-        (key, value)
-        for key, value in context.items()
-        if key not in ("tools", "documents") and isinstance(value, (str, int, float, bool))
-    )
-
-
-def _tag_final_message(
-    chat: list[dict[str, Any]], continue_final_message: bool | str, source: str
-) -> Any:
-    # Marks where the final message's text ends, as transformers does, and returns that text.
-    if not chat:
-        raise ValueError("continue_final_message is set but the conversation is empty!")
-    field = continue_final_message if isinstance(continue_final_message, str) else "content"
-    last = chat[-1]
-    final_message = last.get(field)
-    if final_message is None:
-        raise ValueError(
-            f'continue_final_message is set but the final message has no "{field}" to continue!'
-        )
-    fields = [field]
-    if field in REASONING_FIELDS:  # reasoning is copied under several names: tag each copy
-        fields = [name for name in REASONING_FIELDS if last.get(name) == final_message]
-    if not any(name in source for name in fields):
-        raise ValueError(
-            f'continue_final_message is set to "{field}" but this is not an accepted field '
-            "in the chat_template"
-        )
-    if isinstance(final_message, (list, tuple)):
-        for block in reversed(final_message):
-            if "text" in block:
-                final_message = block["text"]
-                block["text"] = block["text"] + _CONTINUE_TAG
-                return final_message
-        raise ValueError(
-            "continue_final_message is set but we could not find any text to continue in the "
-            "final message!"
-        )
-    for name in fields:
-        last[name] = last[name] + _CONTINUE_TAG
-    return final_message
-
-
-def _cut_at_tag(rendered: str, final_message: Any) -> str:
-    final = final_message.strip() if isinstance(final_message, str) else final_message
-    tag = _CONTINUE_TAG.strip()
-    if final not in rendered or tag not in rendered:
-        raise ValueError(
-            "continue_final_message is set but the final message does not appear in the chat after "
-            "applying the chat template! This can happen if the chat template deletes portions of "
-            "the final message. Please verify the chat template and final message in your chat to "
-            "ensure they are compatible."
-            # (both quoted within the bounds of an error message: a render can be 45 MB)
-            f"Final message to continue: {bounded_text(final)}\n"
-            f"Rendered chat:\n{bounded_text(rendered)}"
-        )
-    at = rendered.rindex(tag)
-    if rendered[at : at + len(_CONTINUE_TAG)] == _CONTINUE_TAG:
-        return rendered[:at]
-    return rendered[:at].rstrip()
-
-
-_ENVIRONMENTS: dict[Limits | None, Any] = {}
-
-
-def _environment(limits: Limits | None = None) -> Any:
-    environment = _ENVIRONMENTS.get(limits)
-    if environment is None:
-        from ..environment import chat_environment
-
-        if len(_ENVIRONMENTS) >= 16:  # distinct Limits are few; never let the cache grow unbounded
-            _ENVIRONMENTS.clear()
-        environment = _ENVIRONMENTS[limits] = chat_environment(limits)
-    return environment
-
-
-_MAX_TIME_FORMAT = 1_000
-
-
-def _pinned_clock(now: datetime) -> Any:
-    def strftime_now(format: str) -> str:
-        if not isinstance(format, str) or len(format) > _MAX_TIME_FORMAT:
-            raise ValueError(
-                f"strftime_now takes a format string of at most {_MAX_TIME_FORMAT} characters"
-            )
-        return now.strftime(format)
-
-    return strftime_now
