@@ -35,8 +35,9 @@ from typing import Any, NamedTuple
 from .builtins.filters import FILTERS, chat_tojson
 from .builtins.methods import STR_METHODS
 from .builtins.ops import to_string
-from .run.expressions import AddChain, Const
+from .run.expressions import Const
 from .run.frames import located
+from .run.operators import AddChain
 from .run.statements import Output
 from .sandbox.budget import (
     CHARS_PER_STEP,

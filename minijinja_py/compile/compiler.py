@@ -17,8 +17,10 @@ from ..builtins.costs import charge_for
 from ..builtins.methods import DICT_METHODS, STR_METHODS
 from ..builtins.ops import COMPARISONS, make_binops, to_string
 from ..errors import TemplateSyntaxError
+from ..run import calls as c
 from ..run import expressions as e
 from ..run import macros as m
+from ..run import operators as o
 from ..run import statements as s
 from ..run.frames import Frame, RenderState
 from ..sandbox.budget import enter_render, leave_render, no_charge
@@ -86,7 +88,7 @@ class Compiler:
         # compiler sits below it) replaces them before anything is compiled.
         self.track_filter: Any = None
         self.track_printed: Any = None
-        self.add_chain: Any = e.AddChain
+        self.add_chain: Any = o.AddChain
         self.output: Any = s.Output
         if instrument is not None:
             instrument(self)
@@ -149,7 +151,7 @@ class Compiler:
         otherwise = self.body(node.otherwise) if node.otherwise else None
         self.soft = soft
         cost = 1 + self.analysis.expression_size(node.test)
-        if type(test) is e.CompareConst:
+        if type(test) is o.CompareConst:
             return s.IfCompareConst(test, body, otherwise, node.pos, cost)
         return s.If(test, body, otherwise, node.pos, cost)
 
@@ -534,8 +536,8 @@ class Compiler:
         )
         return e.Slice(start, stop, step)
 
-    def arguments(self, arguments: n.Arguments) -> e.Arguments:
-        return e.Arguments(
+    def arguments(self, arguments: n.Arguments) -> c.Arguments:
+        return c.Arguments(
             tuple(self.expr(a) for a in arguments.args),
             tuple((k, self.expr(v)) for k, v in arguments.kwargs),
             self.expr(arguments.star) if arguments.star is not None else None,
@@ -546,8 +548,8 @@ class Compiler:
         func = self.expr(node.func)
         arguments = node.arguments
         if arguments is n.NO_ARGUMENTS or not _has_arguments(arguments):
-            return e.CallEmpty(func, self.environment, node.pos)
-        return e.Call(func, self.arguments(arguments), self.environment, node.pos)
+            return c.CallEmpty(func, self.environment, node.pos)
+        return c.Call(func, self.arguments(arguments), self.environment, node.pos)
 
     def _callable(self, kind: str, name: str, pos: int) -> Any:
         registry = self.environment.filters if kind == "filter" else self.environment.tests
@@ -563,15 +565,15 @@ class Compiler:
     def _applier(self, kind: str, name: str, arguments: n.Arguments, pos: int) -> Any:
         func = self._callable(kind, name, pos)
         if func is None:
-            return e.MissingFunction(f"No {kind} named {name!r} found.", pos)  # run-time wording
+            return c.MissingFunction(f"No {kind} named {name!r} found.", pos)  # run-time wording
         environment = self.environment if wants_environment(func) else None
         charge = charge_for(kind, name)  # big inputs and outputs count (see sandbox)
         if not _has_arguments(arguments):
-            return e.ApplyBare(func, environment, charge, pos)
-        return e.ApplyWithArguments(func, environment, self.arguments(arguments), charge, pos)
+            return c.ApplyBare(func, environment, charge, pos)
+        return c.ApplyWithArguments(func, environment, self.arguments(arguments), charge, pos)
 
-    def filter_chain(self, filters: tuple[n.Filter, ...]) -> e.FilterChain:
-        return e.FilterChain(
+    def filter_chain(self, filters: tuple[n.Filter, ...]) -> c.FilterChain:
+        return c.FilterChain(
             tuple(self._applier("filter", f.name, f.arguments, f.pos) for f in filters)
         )
 
@@ -586,24 +588,24 @@ class Compiler:
         arguments = node.arguments
         func = self._callable(kind, node.name, node.pos)
         if func is None or arguments is not n.NO_ARGUMENTS or wants_environment(func):
-            return e.Applied(value, self._applier(kind, node.name, arguments, node.pos))
+            return c.Applied(value, self._applier(kind, node.name, arguments, node.pos))
         charge = charge_for(kind, node.name)  # big inputs and outputs count (see sandbox)
         if charge is no_charge:
-            return e.ApplyFree(value, func, node.pos)
-        return e.ApplyCharged(value, func, charge, node.pos)
+            return c.ApplyFree(value, func, node.pos)
+        return c.ApplyCharged(value, func, charge, node.pos)
 
     def expr_Unary(self, node: n.Unary) -> Any:
         operand = self.expr(node.operand)
         if node.op == "not":
-            return e.Not(operand, node.pos)
-        return e.Sign(operand, node.op == "-", node.pos)
+            return o.Not(operand, node.pos)
+        return o.Sign(operand, node.op == "-", node.pos)
 
     def expr_BinOp(self, node: n.BinOp) -> Any:
         if node.op == "+" and isinstance(node.left, n.BinOp) and node.left.op == "+":
             return self._add_chain(node)
         left = self.expr(node.left)
         right = self.expr(node.right)
-        kind = e.Add if node.op == "+" else e.BinOp
+        kind = o.Add if node.op == "+" else o.BinOp
         return kind(left, right, self.binops[node.op], node.pos)
 
     def _add_chain(self, node: n.BinOp) -> Any:
@@ -625,7 +627,7 @@ class Compiler:
         items = tuple(self.expr(item) for item in node.items)
         if self.track_printed is not None:
             items = tuple(self.track_printed(item) for item in items)
-        return e.Concat(items, node.pos, self.limits)
+        return o.Concat(items, node.pos, self.limits)
 
     def expr_Compare(self, node: n.Compare) -> Any:
         first = self.expr(node.first)
@@ -633,17 +635,17 @@ class Compiler:
         if len(rest) == 1:
             (checked, second), word = rest[0], node.ops[0][0]
             if word in ("==", "!=") and type(second) is e.Const:
-                return e.CompareConst(first, second.value, word == "==", checked, node.pos)
+                return o.CompareConst(first, second.value, word == "==", checked, node.pos)
             if word in ("==", "!="):
-                return e.CompareEqual(first, second, word == "==", checked, node.pos)
-            return e.CompareOne(first, second, checked, node.pos)
-        return e.CompareChain(first, rest, node.pos)
+                return o.CompareEqual(first, second, word == "==", checked, node.pos)
+            return o.CompareOne(first, second, checked, node.pos)
+        return o.CompareChain(first, rest, node.pos)
 
     def expr_And(self, node: n.And) -> Any:
-        return e.And(self.expr(node.left), self.expr(node.right), node.pos)
+        return o.And(self.expr(node.left), self.expr(node.right), node.pos)
 
     def expr_Or(self, node: n.Or) -> Any:
-        return e.Or(self.expr(node.left), self.expr(node.right), node.pos)
+        return o.Or(self.expr(node.left), self.expr(node.right), node.pos)
 
     def expr_CondExpr(self, node: n.CondExpr) -> Any:
         soft, self.soft = self.soft, True
@@ -651,7 +653,7 @@ class Compiler:
         then = self.expr(node.then)
         otherwise = self.expr(node.otherwise) if node.otherwise is not None else None
         self.soft = soft
-        return e.CondExpr(test, then, otherwise, node.pos)
+        return o.CondExpr(test, then, otherwise, node.pos)
 
 
 # Filters whose result nests no deeper than their input.

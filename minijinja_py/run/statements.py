@@ -27,8 +27,8 @@ from ..values.runtime import (
     TemplateReference,
     Undefined,
 )
-from .expressions import CompareConst
 from .frames import BreakLoop, ContinueLoop, Frame, located
+from .operators import CompareConst
 
 
 class Nothing:

@@ -1,0 +1,335 @@
+"""The evaluators of calls, and of the filters and tests applied to a value: the arguments of a
+call, the call itself (guarded, charged), and the appliers a filter chain is made of.  Built by
+the compiler beside the evaluators of expressions.py, whose constants and charge type they use.
+"""
+
+from __future__ import annotations
+
+from types import BuiltinMethodType as BUILTIN_METHOD
+from typing import Any
+
+from ..errors import TemplateRuntimeError
+from ..sandbox.budget import CHARS_PER_STEP as SHORT
+from ..sandbox.budget import (
+    SCALARS,
+    argument_units,
+    charge_arguments,
+    charge_built,
+    charge_compared_arguments,
+    check_length,
+)
+from ..sandbox.callguard import GUARDED, call_guarded
+from ..values.runtime import Macro, wants_environment
+from .expressions import Charge, Const
+from .frames import Frame, located
+
+
+class Arguments:
+    """The arguments of a call or filter: ``eval`` gives ``(args, kwargs)``."""
+
+    __slots__ = ("positional", "keywords", "star", "dstar", "free")
+    positional: tuple[Any, ...]
+    keywords: tuple[Any, ...]
+    star: Any
+    dstar: Any
+    free: bool
+
+    def __init__(
+        self, positional: tuple[Any, ...], keywords: tuple[Any, ...], star: Any, dstar: Any
+    ) -> None:
+        self.positional = positional
+        self.keywords = keywords
+        self.star = star
+        self.dstar = dstar
+        # Literal arguments too short to charge (`startswith('<think>')`, `selectattr('role',
+        # 'equalto', 'user')`) are known free when compiling: the call skips charge_arguments.
+        self.free = (
+            star is None
+            and dstar is None
+            and all(a.__class__ is Const for a in positional)
+            and all(v.__class__ is Const for _, v in keywords)
+            and argument_units([a.value for a in positional], {k: v.value for k, v in keywords})
+            == 0
+        )
+
+    def eval(self, frame: Frame) -> tuple[list[Any], dict[str, Any]]:
+        # Literal arguments (`f(x, "", 0)`) are read, not called.  (A loop, not comprehensions:
+        # a comprehension is a function call of its own, dearer than the one or two arguments
+        # most calls have.)
+        args = []
+        for a in self.positional:
+            args.append(a.value if a.__class__ is Const else a.eval(frame))
+        if self.star is not None:
+            extra = self.star.eval(frame)
+            if hasattr(extra, "__len__"):
+                check_length(len(extra), frame.state.limits, "list")
+            try:
+                args.extend(extra)
+            except TypeError:
+                kind = type(extra).__name__
+                raise TypeError(f"Value after * must be an iterable, not {kind}") from None
+        kwargs = {k: v.eval(frame) for k, v in self.keywords} if self.keywords else {}
+        if self.dstar is not None:
+            mapping = self.dstar.eval(frame)
+            if not hasattr(mapping, "keys"):
+                kind = type(mapping).__name__
+                raise TypeError(f"argument after ** must be a mapping, not {kind}")
+            if hasattr(mapping, "__len__"):
+                frame.state.charge(len(mapping) // 2)  # a Python loop per key, below
+            for key in mapping.keys():
+                if key in kwargs:
+                    raise TypeError(f"got multiple values for keyword argument {key!r}")
+                kwargs[key] = mapping[key]
+        return args, kwargs
+
+
+class CallEmpty:
+    __slots__ = ("func", "environment", "pos")
+    func: Any
+    environment: Any
+    pos: int
+
+    def __init__(self, func: Any, environment: Any, pos: int) -> None:
+        self.func = func
+        self.environment = environment
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        target = self.func.eval(frame)
+        state = frame.state
+        state.steps += 1  # Budget.step, inlined: calls are frequent
+        if state.steps >= state.next_clock:
+            state.check()
+        try:
+            if target.__class__ is Macro:
+                result = target._invoke()  # the template's own macro: straight to its body
+            elif wants_environment(target):
+                # pass_environment marks a global as well as a filter, as in Jinja.
+                result = target(self.environment)
+            elif GUARDED:
+                result = call_guarded(target, [], {})
+            else:
+                result = target()
+        except Exception as error:
+            raise located(error, self.pos) from None
+        kind = result.__class__  # (short strings and scalars are free: see costly)
+        if not ((kind is str and len(result) < SHORT) or kind in SCALARS):
+            charge_built(result)  # what a method built (split, upper, copy) counts
+        return result
+
+
+class Call:
+    __slots__ = ("func", "arguments", "environment", "pos")
+    func: Any
+    arguments: Arguments
+    environment: Any
+    pos: int
+
+    def __init__(self, func: Any, arguments: Arguments, environment: Any, pos: int) -> None:
+        self.func = func
+        self.arguments = arguments
+        self.environment = environment
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        target = self.func.eval(frame)
+        try:
+            args, kwargs = self.arguments.eval(frame)
+            state = frame.state
+            state.steps += 1  # Budget.step, inlined
+            if state.steps >= state.next_clock:
+                state.check()
+            if target.__class__ is Macro:
+                # The template's own macro: binding its arguments walks none of them.
+                result = target._invoke(*args, **kwargs)
+            else:
+                # The callee may walk its arguments (startswith(a_tuple), ''.join(a_list)):
+                # charged before it runs, by their sizes.
+                if not self.arguments.free and (args or kwargs):
+                    charge_arguments(args, kwargs)
+                    # (a list's or tuple's own method compares an argument with its items)
+                    receiver = target.__self__ if target.__class__ is BUILTIN_METHOD else None
+                    charge_compared_arguments(args, kwargs, receiver)
+                # (a str or dict method, the usual callee, carries no marker: not looked for)
+                if target.__class__ is not BUILTIN_METHOD and wants_environment(target):
+                    args.insert(0, self.environment)
+                if GUARDED:
+                    result = call_guarded(target, args, kwargs)
+                else:
+                    result = target(*args, **kwargs)
+        except Exception as error:
+            raise located(error, self.pos) from None
+        kind = result.__class__
+        if not ((kind is str and len(result) < SHORT) or kind in SCALARS):
+            charge_built(result)
+        return result
+
+
+# ---------------------------------------------------------------- filters and tests
+# An applier's ``apply(frame, value)`` runs one filter or test on a value already computed:
+# the links of a ``{% filter %}`` block's chain, and filters given arguments.
+
+
+class MissingFunction:
+    """A filter or test unknown when compiling inside an ``if``: only reaching it fails."""
+
+    __slots__ = ("message", "pos")
+    message: str
+    pos: int
+
+    def __init__(self, message: str, pos: int) -> None:
+        self.message = message
+        self.pos = pos
+
+    def apply(self, frame: Frame, value: Any) -> Any:
+        raise located(TemplateRuntimeError(self.message), self.pos)
+
+
+class ApplyBare:
+    """A filter or test without arguments (``environment`` is passed first when it asks)."""
+
+    __slots__ = ("func", "environment", "charge", "pos")
+    func: Any
+    environment: Any
+    charge: Charge
+    pos: int
+
+    def __init__(self, func: Any, environment: Any, charge: Charge, pos: int) -> None:
+        self.func = func
+        self.environment = environment  # None unless the function wants it
+        self.charge = charge
+        self.pos = pos
+
+    def apply(self, frame: Frame, value: Any) -> Any:
+        try:
+            kind = value.__class__  # (short strings and scalars cost nothing: see costly)
+            if not ((kind is str and len(value) < SHORT) or kind in SCALARS):
+                self.charge(value, None)
+            if self.environment is None:
+                result = self.func(value)
+            else:
+                result = self.func(self.environment, value)
+        except Exception as error:
+            raise located(error, self.pos) from None
+        kind = result.__class__
+        if not ((kind is str and len(result) < SHORT) or kind in SCALARS):
+            self.charge(None, result)
+        return result
+
+
+class ApplyWithArguments:
+    __slots__ = ("func", "environment", "arguments", "charge", "pos")
+    func: Any
+    environment: Any
+    arguments: Arguments
+    charge: Charge
+    pos: int
+
+    def __init__(
+        self, func: Any, environment: Any, arguments: Arguments, charge: Charge, pos: int
+    ) -> None:
+        self.func = func
+        self.environment = environment  # None unless the function wants it
+        self.arguments = arguments
+        self.charge = charge
+        self.pos = pos
+
+    def apply(self, frame: Frame, value: Any) -> Any:
+        try:
+            arguments = self.arguments
+            args, kwargs = arguments.eval(frame)
+            if not arguments.free and (args or kwargs):
+                charge_arguments(args, kwargs)
+            kind = value.__class__  # (short strings and scalars cost nothing: see costly)
+            if not ((kind is str and len(value) < SHORT) or kind in SCALARS):
+                self.charge(value, None)
+            if self.environment is None:
+                result = self.func(value, *args, **kwargs)
+            else:
+                result = self.func(self.environment, value, *args, **kwargs)
+        except Exception as error:
+            raise located(error, self.pos) from None
+        kind = result.__class__
+        if not ((kind is str and len(result) < SHORT) or kind in SCALARS):
+            self.charge(None, result)
+        return result
+
+
+class FilterChain:
+    __slots__ = ("appliers",)
+    appliers: tuple[Any, ...]
+
+    def __init__(self, appliers: tuple[Any, ...]) -> None:
+        self.appliers = appliers
+
+    def apply(self, frame: Frame, value: Any) -> Any:
+        for applier in self.appliers:
+            value = applier.apply(frame, value)
+        return value
+
+
+class Applied:
+    """``value|f(...)`` or ``value is t(...)`` through an applier."""
+
+    __slots__ = ("value", "applier")
+    value: Any
+    applier: Any
+
+    def __init__(self, value: Any, applier: Any) -> None:
+        self.value = value
+        self.applier = applier
+
+    def eval(self, frame: Frame) -> Any:
+        return self.applier.apply(frame, self.value.eval(frame))
+
+
+class ApplyFree:
+    """``x|trim``, ``x is defined``: a function whose work is never charged, in one call."""
+
+    __slots__ = ("value", "func", "pos")
+    value: Any
+    func: Any
+    pos: int
+
+    def __init__(self, value: Any, func: Any, pos: int) -> None:
+        self.value = value
+        self.func = func
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        operand = self.value.eval(frame)
+        try:
+            return self.func(operand)
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class ApplyCharged:
+    """A filter or test without arguments whose big inputs and outputs are charged."""
+
+    __slots__ = ("value", "func", "charge", "pos")
+    value: Any
+    func: Any
+    charge: Charge
+    pos: int
+
+    def __init__(self, value: Any, func: Any, charge: Charge, pos: int) -> None:
+        self.value = value
+        self.func = func
+        self.charge = charge
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        operand = self.value.eval(frame)
+        try:
+            # Short strings and scalars cost nothing: skip the charging call for them.
+            kind = operand.__class__
+            if not ((kind is str and len(operand) < SHORT) or kind in SCALARS):
+                self.charge(operand, None)
+            result = self.func(operand)
+        except Exception as error:
+            raise located(error, self.pos) from None
+        kind = result.__class__
+        if not ((kind is str and len(result) < SHORT) or kind in SCALARS):
+            self.charge(None, result)
+        return result

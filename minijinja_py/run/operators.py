@@ -1,0 +1,349 @@
+"""The evaluators of operators: ``not``, unary signs, binary arithmetic and concatenation,
+comparisons (single, against a constant, chained), ``and``/``or`` and the conditional
+expression.  Built by the compiler beside the evaluators of expressions.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..builtins.ops import to_string
+from ..errors import TemplateError
+from ..sandbox.budget import CHARS_PER_STEP as SHORT
+from ..sandbox.budget import SCALARS, check_length
+from ..sandbox.limits import Limits
+from ..values.runtime import Undefined
+from .expressions import Const
+from .frames import Frame, located
+
+
+class Not:
+    __slots__ = ("operand", "pos")
+    operand: Any
+    pos: int
+
+    def __init__(self, operand: Any, pos: int) -> None:
+        self.operand = operand
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        value = self.operand.eval(frame)
+        try:
+            return not value
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class Sign:
+    """Unary ``-`` or ``+``."""
+
+    __slots__ = ("operand", "negate", "pos")
+    operand: Any
+    negate: bool
+    pos: int
+
+    def __init__(self, operand: Any, negate: bool, pos: int) -> None:
+        self.operand = operand
+        self.negate = negate
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        value = self.operand.eval(frame)
+        try:
+            return -value if self.negate else +value
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class BinOp:
+    __slots__ = ("left", "right", "op", "pos")
+    left: Any
+    right: Any
+    op: Callable[[Any, Any], Any]
+    pos: int
+
+    def __init__(self, left: Any, right: Any, op: Callable[[Any, Any], Any], pos: int) -> None:
+        self.left = left
+        self.right = right
+        self.op = op
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        a = self.left.eval(frame)
+        b = self.right.eval(frame)
+        try:
+            return self.op(a, b)
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class Add(BinOp):
+    """Joining two short strings is most of what chat templates compute: done inline, and
+    everything else (sizes, numbers, lists) left to the checked operator."""
+
+    __slots__ = ()
+
+    def eval(self, frame: Frame) -> Any:
+        left, right = self.left, self.right  # literal sides are read, not called
+        a = left.value if left.__class__ is Const else left.eval(frame)
+        b = right.value if right.__class__ is Const else right.eval(frame)
+        if a.__class__ is str and b.__class__ is str and len(a) + len(b) <= SHORT:
+            return a + b
+        try:
+            return self.op(a, b)
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class AddChain:
+    """``a + b + c + ...`` in one evaluator, still evaluated and added left to right."""
+
+    __slots__ = ("first", "operands", "add", "limits")
+    first: Any
+    operands: tuple[Any, ...]
+    add: Callable[[Any, Any], Any]
+    limits: Limits
+
+    def __init__(
+        self,
+        first: Any,
+        operands: tuple[Any, ...],
+        add: Callable[[Any, Any], Any],
+        limits: Limits,
+    ) -> None:
+        self.first = first
+        self.operands = operands  # (position of the `+`, operand) pairs
+        self.add = add
+        self.limits = limits
+
+    def eval(self, frame: Frame) -> Any:
+        total = self.first.eval(frame)
+        for pos, operand in self.operands:
+            # The literal pieces of '<|im_start|>' + role + '\n' are read, not called.
+            value = operand.value if operand.__class__ is Const else operand.eval(frame)
+            if (
+                total.__class__ is str
+                and value.__class__ is str
+                and len(total) + len(value) <= SHORT
+            ):
+                total = total + value
+                continue
+            try:
+                total = self.add(total, value)
+            except Exception as error:
+                raise located(error, pos) from None
+        return total
+
+
+class Concat:
+    """``a ~ b ~ c``."""
+
+    __slots__ = ("items", "pos", "limits")
+    items: tuple[Any, ...]
+    pos: int
+    limits: Limits
+
+    def __init__(self, items: tuple[Any, ...], pos: int, limits: Limits) -> None:
+        self.items = items
+        self.pos = pos
+        self.limits = limits
+
+    def eval(self, frame: Frame) -> Any:
+        try:
+            parts = []
+            total = 0
+            for item in self.items:
+                value = item.eval(frame)
+                text = value if value.__class__ is str else to_string(value)
+                total += len(text)
+                parts.append(text)
+            check_length(total, self.limits)
+            return frame.state.join(parts)
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class CompareEqual:
+    """``a == b`` or ``a != b``."""
+
+    __slots__ = ("first", "second", "equal", "checked", "pos")
+    first: Any
+    second: Any
+    equal: bool
+    checked: Any
+    pos: int
+
+    def __init__(self, first: Any, second: Any, equal: bool, checked: Any, pos: int) -> None:
+        self.first = first
+        self.second = second
+        self.equal = equal
+        self.checked = checked
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        a = self.first.eval(frame)
+        b = self.second.eval(frame)
+        # A short string, a number or None compares with anything in bounded time,
+        # so only other values go through the operator that charges the budget.
+        kind = a.__class__
+        try:
+            if (kind is str and len(a) <= SHORT) or kind in SCALARS:
+                return a == b if self.equal else a != b
+            return self.checked(a, b)
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class CompareConst:
+    """``a == 'user'`` or ``a != 0``: the constant side needs no evaluation, and comparing
+    with a short string, a number or None takes bounded time whatever ``a`` is, as long as
+    ``a`` is one of those too (anything else goes through the charging operator)."""
+
+    __slots__ = ("first", "value", "equal", "checked", "pos")
+    first: Any
+    value: Any
+    equal: bool
+    checked: Any
+    pos: int
+
+    def __init__(self, first: Any, value: Any, equal: bool, checked: Any, pos: int) -> None:
+        self.first = first
+        self.value = value
+        self.equal = equal
+        self.checked = checked
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        a = self.first.eval(frame)
+        kind = a.__class__
+        try:
+            if (kind is str and len(a) <= SHORT) or kind in SCALARS:
+                return a == self.value if self.equal else a != self.value
+            return self.checked(a, self.value)
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class CompareOne:
+    __slots__ = ("first", "second", "op", "pos")
+    first: Any
+    second: Any
+    op: Any
+    pos: int
+
+    def __init__(self, first: Any, second: Any, op: Any, pos: int) -> None:
+        self.first = first
+        self.second = second
+        self.op = op
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        # `'type' in param`, `n > 0`: a literal side is read, not called.
+        first, second = self.first, self.second
+        a = first.value if first.__class__ is Const else first.eval(frame)
+        b = second.value if second.__class__ is Const else second.eval(frame)
+        try:
+            return self.op(a, b)
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class CompareChain:
+    """``a < b < c``: each operand evaluated once, stopping at the first false link."""
+
+    __slots__ = ("first", "rest", "pos")
+    first: Any
+    rest: tuple[Any, ...]
+    pos: int
+
+    def __init__(self, first: Any, rest: tuple[Any, ...], pos: int) -> None:
+        self.first = first
+        self.rest = rest  # (operator, operand) pairs
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        left = self.first.eval(frame)
+        try:
+            for op, operand in self.rest:
+                right = operand.eval(frame)
+                result = op(left, right)
+                if not result:
+                    return result
+                left = right
+            return result
+        except TemplateError:
+            raise
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class And:
+    __slots__ = ("left", "right", "pos")
+    left: Any
+    right: Any
+    pos: int
+
+    def __init__(self, left: Any, right: Any, pos: int) -> None:
+        self.left = left
+        self.right = right
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        value = self.left.eval(frame)
+        try:
+            if not value:
+                return value
+        except Exception as error:
+            raise located(error, self.pos) from None
+        return self.right.eval(frame)
+
+
+class Or:
+    __slots__ = ("left", "right", "pos")
+    left: Any
+    right: Any
+    pos: int
+
+    def __init__(self, left: Any, right: Any, pos: int) -> None:
+        self.left = left
+        self.right = right
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        value = self.left.eval(frame)
+        try:
+            if value:
+                return value
+        except Exception as error:
+            raise located(error, self.pos) from None
+        return self.right.eval(frame)
+
+
+class CondExpr:
+    __slots__ = ("test", "then", "otherwise", "pos")
+    test: Any
+    then: Any
+    otherwise: Any
+    pos: int
+
+    def __init__(self, test: Any, then: Any, otherwise: Any, pos: int) -> None:
+        self.test = test
+        self.then = then
+        self.otherwise = otherwise
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        value = self.test.eval(frame)
+        try:
+            truth = bool(value)
+        except Exception as error:
+            raise located(error, self.pos) from None
+        if truth:
+            return self.then.eval(frame)
+        if self.otherwise is None:
+            # Always the lenient Undefined, whatever the environment's class, as in Jinja.
+            return Undefined(
+                "the inline if-expression evaluated to false and no else section was defined."
+            )
+        return self.otherwise.eval(frame)
