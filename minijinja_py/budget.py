@@ -16,6 +16,7 @@ from itertools import chain
 from typing import Any
 
 from .errors import LimitError
+from .printing import VIEW_TYPES, leaf_repr_size, repr_size
 from .runtime import Namespace
 
 
@@ -506,8 +507,8 @@ def printed_size(value: Any) -> int:
         item, depth = pop()
         nodes += 1
         if isinstance(item, str):
-            size += len(item) + 2
-        elif isinstance(item, (list, tuple, set, frozenset, dict, Namespace)):
+            size += leaf_repr_size(item)  # (a string in a container prints as its repr)
+        elif isinstance(item, PRINTED_CONTAINERS):
             if depth > deepest:
                 raise LimitError(f"a value nested deeper than max_recursion ({deepest})")
             depth += 1
@@ -520,11 +521,12 @@ def printed_size(value: Any) -> int:
                     push((key, depth))
                     push((val, depth))
             else:
-                size += 2 + 2 * len(item)
+                # (``set()``, ``frozenset({...})``, ``dict_items([...])``: 14 more at most)
+                size += (2 if type(item) is list or type(item) is tuple else 16) + 2 * len(item)
                 for child in item:
                     push((child, depth))
         elif isinstance(item, int):
-            size += item.bit_length() // 3 + 4
+            size += item.bit_length() // 3 + 5
         elif item is None:
             size += 4
         elif type(item) is float:
@@ -550,6 +552,7 @@ def printed_size(value: Any) -> int:
 # Below this many nodes the full walk charges only once, at its end (it charges every 4096).
 _SMALL_NODES = 4095
 PRINTED_NESTED_TYPES = (list, tuple, dict, set, frozenset, Namespace)
+PRINTED_CONTAINERS = (*PRINTED_NESTED_TYPES, *VIEW_TYPES)
 
 
 def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int, int]:
@@ -584,11 +587,12 @@ def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int
                 for key in item:
                     cls = type(key)
                     if cls is str:
-                        size += len(key) + 2
+                        # (a long one is measured only while within the limit: see below)
+                        size += repr_size(key) if size + len(key) <= limit else len(key) + 2
                     elif cls is tuple:  # (a list or dict is never a key)
                         push(key)
                     elif cls is int or cls is bool:
-                        size += key.bit_length() // 3 + 4
+                        size += key.bit_length() // 3 + 5
                     elif cls is float:
                         size += 24
                     else:
@@ -602,17 +606,19 @@ def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int
             for child in item:
                 cls = type(child)
                 if cls is str:
-                    size += len(child) + 2
+                    # A repr is measured by reading the string: only while the sizes so far
+                    # leave room for it (a string shared a thousand times is read ten times)
+                    size += repr_size(child) if size + len(child) <= limit else len(child) + 2
                 elif cls is dict or cls is list or cls is tuple:
                     push(child)
                 elif cls is int or cls is bool:
-                    size += child.bit_length() // 3 + 4  # (an int prints a digit per 3.3 bits)
+                    size += child.bit_length() // 3 + 5  # (an int prints a digit per 3.3 bits)
                 elif child is None:
                     size += 4
                 elif cls is float:
                     size += 24
                 elif isinstance(child, str):  # markup, sourced text: sized as the full walk does
-                    size += len(child) + 2
+                    size += leaf_repr_size(child)
                 else:
                     return 0, 0
         level = below

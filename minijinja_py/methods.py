@@ -14,7 +14,6 @@ results stay markup).
 from __future__ import annotations
 
 import functools
-import re
 import types
 from array import array
 from collections import abc, deque
@@ -23,6 +22,7 @@ from typing import Any
 
 from .budget import charge_memory, printed_size
 from .errors import LimitError, SecurityError
+from .format_spec import percent_bound
 from .runtime import MISSING, Markup, Undefined, escape
 
 #: The longest string a filter or method may build when no environment (with its
@@ -103,16 +103,6 @@ def check_width(width: Any, env: Any = None) -> None:
         check_size(width, env)
 
 
-_SPEC_NUMBER_RE = re.compile(r"\d+")
-
-
-def _check_format_spec(spec: str, env: Any) -> None:
-    limit = max_string(env)
-    for digits in _SPEC_NUMBER_RE.findall(spec):
-        if len(digits) > 18 or int(digits) > limit:
-            raise LimitError(f"a format width of {digits} exceeds max_string ({limit})")
-
-
 def check_replace(text: Any, old: Any, new: Any, count: Any = -1, env: Any = None) -> None:
     """Refuse a ``replace`` whose result would exceed ``max_string`` (``"".replace`` grows)."""
     if not (isinstance(text, str) and isinstance(old, str) and isinstance(new, str)):
@@ -134,41 +124,14 @@ def check_join(separator: str, items: list[Any], env: Any = None) -> None:
     check_size(size, env)
 
 
-_PERCENT_SPEC_RE = re.compile(r"%(?:%|(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?)")
-
-
 def check_percent_format(template: str, values: Any, env: Any = None) -> None:
-    """Refuse ``"%999999999d" % x`` style widths and precisions (also given through ``*``),
-    and a result whose widths and printed values add up beyond max_string; count the
-    result's size as made."""
+    """Refuse ``"%999999999d" % x`` style widths and precisions (wherever Python reads them:
+    behind a ``%(key(with)parens)``, through ``*``), and a result whose widths and printed
+    values add up beyond max_string; count the result's size as made."""
     if "%" not in template:
         return
-    star_values = values if isinstance(values, tuple) else (values,)
-    stars = 0
-    total = len(template)
-    limit = max_string(env)
-    for match in _PERCENT_SPEC_RE.finditer(template):
-        for number in match.groups():
-            if number is None:
-                continue
-            if number == "*":
-                if stars < len(star_values):
-                    width = star_values[stars]
-                    if isinstance(width, int):
-                        if width > limit:
-                            check_size(width, env)
-                        total += abs(width)
-                stars += 1
-            elif len(number) > 18 or int(number) > limit:
-                raise LimitError(f"a format width of {number} exceeds max_string ({limit})")
-            else:
-                total += int(number)
-    printed = (*star_values, *values.values()) if isinstance(values, dict) else star_values
-    for value in printed:
-        if total > limit:
-            break
-        total += printed_size(value)
-    check_size(total, env)
+    escaped = isinstance(template, Markup)
+    check_size(percent_bound(template, values, max_string(env), escaped), env)
 
 
 # ---------------------------------------------------------------------------------------------
