@@ -16,8 +16,8 @@ from itertools import chain
 from typing import Any
 
 from .errors import LimitError
-from .printing import VIEW_TYPES, leaf_repr_size, repr_size
-from .runtime import Namespace
+from .printing import VIEW_TYPES, escaped_size, leaf_repr_size, repr_size
+from .runtime import Namespace, hooks
 
 
 @dataclass(frozen=True)
@@ -891,3 +891,23 @@ def check_key(key: Any) -> Any:
 
 
 _DEFAULT_LIMITS = Limits()
+
+
+def measure_text(value: Any) -> None:
+    """Measure and charge ``str(value)`` before it is made (anything but a string): a
+    container prints its items' reprs, an integer its digits."""
+    if type(value) is int:
+        charge_big_int(value.bit_length())
+    elif not isinstance(value, str):
+        check_printable(value)
+
+
+def measure_escaped(text: str) -> None:
+    """Refuse and charge, before it is made, ``text`` escaped for HTML (up to five times as
+    long: ``"`` becomes ``&#34;``)."""
+    check_length(escaped_size(text), current_limits())
+
+
+# escape() and Markup() (runtime.py, below this module) measure through these.
+hooks["measure_text"] = measure_text
+hooks["measure_escaped"] = measure_escaped

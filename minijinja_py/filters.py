@@ -24,17 +24,19 @@ from .budget import (
     check_length,
     check_printable,
     current_limits,
+    measure_text,
     no_charge,
 )
 from .errors import FilterArgumentError, LimitError
+from .format_spec import join_bound
 from .frames import costly
 from .methods import (
-    check_join,
     check_percent_format,
     check_replace,
     check_size,
     check_width,
     markup_mod,
+    max_string,
 )
 from .runtime import Markup, Undefined, pass_environment, wants_environment
 from .runtime import escape as html_escape
@@ -91,6 +93,13 @@ def _soft_str(value: Any) -> str:
         charge_big_int(value.bit_length())
     else:
         check_printable(value)
+    return str(value)
+
+
+def _text(value: Any) -> str:
+    # ``str(value)``, measured before it is made (a container prints its items' reprs).
+    if not isinstance(value, str):
+        measure_text(value)
     return str(value)
 
 
@@ -219,7 +228,7 @@ def do_replace(eval_ctx: Any, s: Any, old: Any, new: Any, count: int | None = No
     """``{{ "aaaaargh"|replace("a", "d'oh, ", 2) }}`` -> ``d'oh, d'oh, aaargh``"""
     if count is None:
         count = -1
-    s, old, new = str(s), str(old), str(new)
+    s, old, new = _text(s), _text(old), _text(new)
     check_replace(s, old, new, count, eval_ctx)
     return s.replace(old, new, count)
 
@@ -371,7 +380,7 @@ def do_striptags(value: Any) -> str:
 
     if hasattr(value, "__html__"):
         value = value.__html__()
-    text = _strip_markup(str(value))
+    text = _strip_markup(_text(value))
     return html.unescape(" ".join(text.split()))
 
 
@@ -403,9 +412,16 @@ def _url_quote(obj: Any, for_qs: bool = False) -> str:
     from urllib.parse import quote_from_bytes
 
     if not isinstance(obj, bytes):
-        obj = str(obj).encode("utf-8")
+        obj = _text(obj).encode("utf-8")
+    # Each byte that is not kept becomes three characters (an emoji: twelve): counted first.
+    kept = _URL_SAFE if for_qs else _URL_SAFE + b"/"
+    check_size(len(obj) + 2 * len(obj.translate(None, kept)))
     rv = quote_from_bytes(obj, b"" if for_qs else b"/")
     return rv.replace("%20", "+") if for_qs else rv
+
+
+# The bytes quote_from_bytes never quotes.
+_URL_SAFE = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~"
 
 
 def do_urlencode(value: Any) -> str:
@@ -562,7 +578,7 @@ def do_forceescape(value: Any) -> Markup:
     """``{{ "<a>"|safe|forceescape }}`` -> ``&lt;a&gt;`` (escapes even markup)"""
     if hasattr(value, "__html__"):
         value = value.__html__()
-    return html_escape(str(value))
+    return html_escape(_text(value))
 
 
 def do_mark_safe(value: Any) -> Markup:
@@ -804,8 +820,11 @@ def do_join(eval_ctx: Any, value: Any, d: Any = "", attribute: Any = None) -> st
     """``{{ [1, 2, 3]|join("|") }}`` -> ``1|2|3``"""
     if attribute is not None:
         value = map(make_attrgetter(eval_ctx, attribute), value)
-    separator, items = str(d), [str(item) for item in value]
-    check_join(separator, items, eval_ctx)
+    # Each item's text is measured before any is made: ``[big_list] * 1000`` prints the list
+    # a thousand times.
+    separator, items = _text(d), list(value)
+    check_size(join_bound(separator, items, max_string(eval_ctx)), eval_ctx)
+    items = [item if type(item) is str else str(item) for item in items]
     return separator.join(items)
 
 

@@ -57,6 +57,19 @@ def escaped_bound(value: Any, printed: int) -> int:
     return 5 * printed
 
 
+def join_bound(separator: str, items: list[Any], limit: int, escaped: bool = False) -> int:
+    """An upper bound of the text of ``items`` joined by ``separator``, each item printed
+    with ``str`` (``escaped``: and escaped for HTML, as ``Markup.join`` does); stops counting
+    above ``limit``."""
+    size = len(separator) * max(len(items) - 1, 0)
+    for item in items:
+        printed = str_bound(item, limit)
+        size += escaped_bound(item, printed) if escaped else printed
+        if size > limit:
+            break
+    return size
+
+
 def _too_wide(what: str, number: int, limit: int) -> LimitError:
     return LimitError(f"a format {what} of {number} exceeds max_string ({limit})")
 

@@ -20,9 +20,10 @@ from collections import abc, deque
 from collections.abc import Callable
 from typing import Any
 
-from .budget import charge_memory, printed_size
+from .budget import charge_memory, charge_steps, printed_size
 from .errors import LimitError, SecurityError
-from .format_spec import percent_bound
+from .format_spec import join_bound, percent_bound
+from .printing import CHUNK, escaped_size
 from .runtime import MISSING, Markup, Undefined, escape
 
 #: The longest string a filter or method may build when no environment (with its
@@ -101,6 +102,24 @@ def check_width(width: Any, env: Any = None) -> None:
     """Refuse a padding width (or count) that would build an enormous value in one step."""
     if isinstance(width, int):
         check_size(width, env)
+
+
+def join_characters(separator: str, text: str, env: Any = None) -> str:
+    """``separator.join(text)``: the text's characters joined, measured and charged first,
+    and made a chunk at a time (Python would first make an object of each character)."""
+    count = len(text)
+    if isinstance(separator, Markup):
+        # markupsafe escapes each character, in Python code: a step per two of them
+        charge_steps(count // 2)
+        check_size(escaped_size(text) + len(separator) * max(count - 1, 0), env)
+        return Markup(str.join(separator, [escape(char) for char in text]))
+    charge_steps(count // 64)  # (a step per 64 items, as any walk of a list is charged)
+    check_size(count + len(separator) * max(count - 1, 0), env)
+    if not separator:
+        return str(text)
+    return separator.join(
+        [separator.join(text[start : start + CHUNK]) for start in range(0, count, CHUNK)]
+    )
 
 
 def check_replace(text: Any, old: Any, new: Any, count: Any = -1, env: Any = None) -> None:
@@ -433,11 +452,18 @@ def _str_method(obj: str, name: str, env: Any) -> Any:
         def join(*args: Any, **kwargs: Any) -> Any:
             # The items are needed twice (to measure, then to join): take them once.
             if len(args) == 1 and not kwargs:
+                if isinstance(args[0], str):
+                    # (not through a list of its characters: ten million objects at once)
+                    return join_characters(obj, args[0], env)
                 try:
                     items = args[0] if isinstance(args[0], list) else list(args[0])
                 except TypeError:
                     return bound(*args)  # not iterable: the builtin's own error
-                check_join(obj, items, env)
+                if isinstance(obj, Markup):
+                    # every item is printed and escaped
+                    check_size(join_bound(obj, items, max_string(env), escaped=True), env)
+                else:
+                    check_join(obj, items, env)
                 return bound(items)
             return bound(*args, **kwargs)
 

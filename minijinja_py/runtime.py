@@ -248,6 +248,8 @@ class Markup(str):
     def __new__(cls, base: Any = "") -> Markup:
         if hasattr(base, "__html__"):
             base = base.__html__()
+        elif not isinstance(base, str):
+            hooks["measure_text"](base)  # (``[s] * 1000|safe`` prints the list)
         return super().__new__(cls, base)
 
     def __html__(self) -> Markup:
@@ -283,6 +285,23 @@ class Markup(str):
         return f"Markup({str.__repr__(self)})"
 
 
+def _measure_nothing(value: Any) -> None:
+    return None
+
+
+# How the text escape() and Markup() make is measured before it is made: the sandbox's budget
+# (budget.py, which imports this module) puts its own functions here when it is imported.
+# measure_text(value): before ``str(value)`` of anything but a string (a container prints its
+# items' reprs); measure_escaped(text): before escaping a long text (``"`` becomes ``&#34;``).
+hooks: dict[str, Callable[[Any], None]] = {
+    "measure_text": _measure_nothing,
+    "measure_escaped": _measure_nothing,
+}
+
+# Texts shorter than this are escaped without measuring (five times it is still small).
+_MEASURED_ESCAPE = 1024
+
+
 def escape(value: Any) -> Markup:
     """HTML-escape ``&<>'"`` unless the value is already markup."""
     if type(value) is str:  # (has no __html__)
@@ -290,8 +309,12 @@ def escape(value: Any) -> Markup:
     elif hasattr(value, "__html__"):
         return Markup(value.__html__())
     else:
+        if not isinstance(value, str):
+            hooks["measure_text"](value)
         text = str(value)
     if "&" in text or "<" in text or ">" in text or "'" in text or '"' in text:
+        if len(text) >= _MEASURED_ESCAPE:
+            hooks["measure_escaped"](text)
         text = (
             text.replace("&", "&amp;")
             .replace(">", "&gt;")
