@@ -332,8 +332,15 @@ def charge_io(value: Any, result: Any) -> None:
     cls = type(value)
     if cls is str:
         units = len(value) // CHARS_PER_STEP
-    elif cls is list or cls is tuple or cls is dict or cls is range:
+    elif cls is list or cls is tuple or cls is dict:
         units = len(value) // FILTER_ITEMS_PER_STEP
+    elif cls is range:
+        units = len(value) // FILTER_ITEMS_PER_STEP
+        # Walking a range makes its integers: big ones (``range(2**65535, ...)``) take a
+        # kilobyte per 8,000 bits each, which whatever keeps them (a list) holds at once.
+        bits = max(value.start.bit_length(), value.stop.bit_length())
+        if bits > 64 and value:
+            charge_memory(len(value) * (bits // 8 + 32))
     cls = type(result)
     if cls is str:
         units += len(result) // CHARS_PER_STEP
@@ -482,7 +489,9 @@ def printed_size(value: Any) -> int:
     """What :func:`check_printable` checks, without counting the text as made."""
     if isinstance(value, str):
         return len(value)
-    if not isinstance(value, PRINTED_NESTED_TYPES):
+    if not isinstance(value, PRINTED_CONTAINERS):
+        if isinstance(value, (int, float)) or value is None:
+            return leaf_repr_size(value)
         return 32
     budget = _CURRENT.get()
     limits = budget.limits if budget is not None else _DEFAULT_LIMITS

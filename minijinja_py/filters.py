@@ -38,6 +38,7 @@ from .methods import (
     markup_mod,
     max_string,
 )
+from .printing import json_layout, layout_bound
 from .runtime import Markup, Undefined, pass_environment, wants_environment
 from .runtime import escape as html_escape
 from .tests import test_eq, test_ne
@@ -405,6 +406,11 @@ def do_pprint(value: Any) -> str:
     """``{{ {"b": 1, "a": 2}|pprint }}`` -> ``{'a': 2, 'b': 1}``"""
     import pprint
 
+    # Lines of a pprint layout are indented to their bracket's column, and a long string is
+    # split into a piece per line or word, each on its own indented line: bounded first.
+    size, nodes = layout_bound(value, max_string(), "pprint")
+    charge_work(items=nodes)
+    check_size(size)
     return pprint.pformat(value)
 
 
@@ -601,34 +607,6 @@ def _htmlsafe_json_dumps(obj: Any, dumps: Callable[..., str] | None, **kwargs: A
 _JSON_PROBE_WIDTH = 64
 
 
-def _check_json_size(value: Any, kwargs: dict[str, Any], env: Any = None) -> None:
-    import json
-
-    # A wide indent or separator repeats on every line or item: tojson(indent=10**7) of a
-    # small list is gigabytes.  Only then, dump once with one-character stand-ins (control
-    # characters that JSON escapes inside strings, so each raw one is a stand-in) and count.
-    indent, separators = kwargs.get("indent"), kwargs.get("separators")
-    widths = []
-    probe = dict(kwargs)
-    if isinstance(indent, str) or (isinstance(indent, int) and not isinstance(indent, bool)):
-        widths.append(("\x00", len(indent) if isinstance(indent, str) else indent))
-        probe["indent"] = "\x00"
-    if isinstance(separators, (tuple, list)) and len(separators) == 2:
-        if all(isinstance(part, str) for part in separators):
-            widths += [("\x01", len(separators[0])), ("\x02", len(separators[1]))]
-            probe["separators"] = ("\x01", "\x02")
-    if all(width <= _JSON_PROBE_WIDTH for _, width in widths):
-        return
-    try:
-        text = json.dumps(value, **probe)
-    except Exception:
-        return  # the real call raises the same error
-    size = len(text)
-    for marker, width in widths:
-        size += (width - 1) * text.count(marker)
-    check_size(size, env)
-
-
 @pass_environment
 def do_tojson(eval_ctx: Any, value: Any, indent: int | None = None) -> Markup:
     """``{{ {"b": "<", "a": 1}|tojson }}`` -> ``{"a": 1, "b": "\\u003c"}``"""
@@ -637,8 +615,26 @@ def do_tojson(eval_ctx: Any, value: Any, indent: int | None = None) -> Markup:
         kwargs = {**kwargs, "indent": indent}
     dumps = _policy(eval_ctx, "json.dumps_function")
     if dumps is None:
-        _check_json_size(value, kwargs, eval_ctx)
+        _check_json_bound(value, kwargs, eval_ctx, html=True)
     return _htmlsafe_json_dumps(value, dumps, **kwargs)
+
+
+def _check_json_bound(value: Any, kwargs: dict[str, Any], env: Any = None, html: bool = False) -> None:
+    # JSON writes a control character as six, an emoji as twelve (ensure_ascii), and repeats
+    # its indentation on every line, deeper lines more: the text is bounded before it is made.
+    width, item, key = json_layout(kwargs.get("indent"), kwargs.get("separators"))
+    size, nodes = layout_bound(
+        value,
+        max_string(env),
+        "json",
+        indent=width,
+        item_separator=item,
+        key_separator=key,
+        ensure_ascii=bool(kwargs.get("ensure_ascii", True)),
+        html=html,
+    )
+    charge_work(items=nodes)
+    check_size(size, env)
 
 
 # json.dumps's encoder for each indent chat_tojson has used with its other defaults (at most
@@ -661,8 +657,9 @@ def chat_tojson(
         and sort_keys is False
         and (indent is None or (type(indent) is int and 0 <= indent <= _JSON_PROBE_WIDTH))
     ):
-        # What templates pass: no width to check (see _check_json_size), and the encoder
+        # What templates pass: the encoder
         # json.dumps would build for these arguments can be built once and reused.
+        _check_json_bound(value, {"indent": indent, "ensure_ascii": False})
         encoder = _CHAT_ENCODERS.get(indent)
         if encoder is None:
             import json
@@ -677,7 +674,7 @@ def chat_tojson(
         "separators": separators,
         "sort_keys": sort_keys,
     }
-    _check_json_size(value, kwargs)
+    _check_json_bound(value, kwargs)
     return json.dumps(value, **kwargs)
 
 

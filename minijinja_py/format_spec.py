@@ -19,7 +19,7 @@ from typing import Any
 
 from .budget import printed_size
 from .errors import LimitError
-from .printing import escaped_size, leaf_repr_size
+from .printing import escaped_size, leaf_repr_size, repr_size
 
 # What a number can print as, besides its digits: a sign, a ``0x`` prefix, a ``%``.
 _NUMBER_EXTRA = 4
@@ -38,11 +38,16 @@ def str_bound(value: Any, limit: int) -> int:
     return printed_size(value)
 
 
-def repr_bound(value: Any, limit: int) -> int:
-    """An upper bound of ``len(repr(value))`` (and of ``ascii(value)``, never longer)."""
-    if isinstance(value, str):
-        return leaf_repr_size(value)
+def repr_bound(value: Any, limit: int, ascii_only: bool = False) -> int:
+    """An upper bound of ``len(repr(value))`` (``ascii_only``: of ``ascii(value)``, which
+    writes a non-ASCII character in up to ten)."""
     if isinstance(value, (int, float)) or value is None:
+        return leaf_repr_size(value)
+    if ascii_only:
+        if type(value) is str:
+            return repr_size(value, ascii)
+        return 10 * (leaf_repr_size(value) if isinstance(value, str) else printed_size(value))
+    if isinstance(value, str):
         return leaf_repr_size(value)
     return printed_size(value)
 
@@ -218,7 +223,7 @@ def percent_bound(fmt: str, args: Any, limit: int, escaped: bool = False) -> int
             if precision >= 0:
                 made = min(made, precision)
         elif ch == "r" or ch == "a":
-            made = repr_bound(value, limit)
+            made = repr_bound(value, limit, ascii_only=ch == "a")
             if escaped:
                 made *= 5
             if precision >= 0:
@@ -293,7 +298,7 @@ def spec_bound(value: Any, spec: str, limit: int) -> int:
     kind = spec[pos:]
     if isinstance(value, str):
         made = len(value) if precision < 0 else min(len(value), precision)
-    elif isinstance(value, (int, float)) and not isinstance(value, bool) or kind:
+    elif isinstance(value, (int, float)) or kind:  # (a bool with a spec formats as an int)
         if isinstance(value, float) or kind in ("e", "E", "f", "F", "g", "G", "%", "n"):
             made = _FLOAT_DIGITS + max(precision, 6) + 3
         else:

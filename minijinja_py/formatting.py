@@ -43,7 +43,8 @@ class SandboxedFormatter(string.Formatter):
     def convert_field(self, value: Any, conversion: str | None) -> Any:
         # ``{!r}`` and ``{!a}`` make the repr before the field is formatted: its size first.
         if conversion == "r" or conversion == "a":
-            check_size(repr_bound(value, max_string(self._env)), self._env)
+            limit = max_string(self._env)
+            check_size(repr_bound(value, limit, ascii_only=conversion == "a"), self._env)
         return super().convert_field(value, conversion)
 
     def get_field(self, field_name: str, args: Any, kwargs: Any) -> tuple[Any, Any]:

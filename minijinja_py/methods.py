@@ -365,6 +365,23 @@ def _escape(cls: type, s: Any, /) -> Markup:
     return escape(s)
 
 
+class _MarkupEscape:
+    """``markup.escape``: markupsafe's classmethod, printed as Jinja2's sandbox prints it
+    (never naming this package's classes or modules)."""
+
+    __slots__ = ()
+    __name__ = __qualname__ = "escape"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Markup:
+        # (called as the classmethod is, so that a wrong call is worded as Python words it)
+        return _escape(Markup, *args, **kwargs)
+
+    def __repr__(self) -> str:
+        return "<bound method Markup.escape of <class 'markupsafe.Markup'>>"
+
+
+MARKUP_ESCAPE = _MarkupEscape()
+
 _MARKUP_METHODS: dict[str, Callable[..., Any]] = {
     func.__name__[1:]: func
     for func in (
@@ -420,10 +437,10 @@ def _guarded(bound: Callable[..., Any], check: Callable[..., None]) -> Callable[
 def _str_method(obj: str, name: str, env: Any) -> Any:
     if name in ("format", "format_map"):
         return _format_method(obj, name, env)
+    if isinstance(obj, Markup) and name == "escape":
+        return MARKUP_ESCAPE
     if isinstance(obj, Markup) and name in _MARKUP_METHODS:
-        # ``escape`` is a classmethod of Markup
-        owner = Markup if name == "escape" else obj
-        bound: Any = types.MethodType(_MARKUP_METHODS[name], owner)
+        bound: Any = types.MethodType(_MARKUP_METHODS[name], obj)
     else:
         bound = getattr(obj, name)
 

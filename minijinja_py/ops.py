@@ -15,7 +15,7 @@ from .budget import (
     CHARS_PER_STEP,
     ITEMS_PER_STEP,
     NESTED_TYPES,
-    PRINTED_NESTED_TYPES,
+    PRINTED_CONTAINERS,
     Limits,
     charge_big_int,
     charge_built,
@@ -215,7 +215,7 @@ def to_string(value: Any) -> str:
         return value
     if isinstance(value, Undefined):
         return value.__str__()
-    if isinstance(value, PRINTED_NESTED_TYPES):
+    if isinstance(value, PRINTED_CONTAINERS):
         check_printable(value)  # the repr of [big] * 1000 is a thousand bigs
     elif type(value) is int:
         charge_big_int(value.bit_length())

@@ -25,18 +25,19 @@ VIEW_TYPES = (type({}.keys()), type({}.values()), type({}.items()))
 CHUNK = 1 << 16
 
 
-def repr_size(s: str) -> int:
-    """``len(str.__repr__(s))``, exactly, without making the repr of a long string."""
+def repr_size(s: str, write: Any = str.__repr__) -> int:
+    """``len(str.__repr__(s))`` (or of ``ascii(s)``, with ``write=ascii``), exactly, without
+    making the repr of a long string."""
     n = len(s)
     if n <= CHUNK:
-        return len(str.__repr__(s))
+        return len(write(s))
     if s.isascii() and s.isprintable():
         # Only backslashes and quotes are escaped in printable ASCII.
         return n + 2 + s.count("\\") + _escaped_quotes(s)
     size = 2
     for start in range(0, n, CHUNK):
         chunk = s[start : start + CHUNK]
-        size += len(str.__repr__(chunk)) - 2 - _escaped_quotes(chunk)
+        size += len(write(chunk)) - 2 - _escaped_quotes(chunk)
     return size + _escaped_quotes(s)
 
 
@@ -92,18 +93,22 @@ def leaf_repr_size(value: Any) -> int:
 
 
 def _pieces(s: str) -> int:
-    """The most pieces pprint splits ``s`` into: a line, or a word of a line, each."""
-    pieces = s.count("\n") + 1
+    """The most pieces pprint splits ``s`` into: a line, or a word of a line, each (every
+    line boundary, ``\u2028`` included, is whitespace to ``split``)."""
+    if s.isalnum():
+        return 1
+    pieces = 0
     for start in range(0, len(s), CHUNK):
-        pieces += len(s[start : start + CHUNK].split()) + 1
-    return pieces
+        chunk = s[start : start + CHUNK]
+        pieces += len(chunk.splitlines()) + len(chunk.split())
+    return max(pieces, 1)
 
 
 def layout_bound(
     value: Any,
     limit: int,
     kind: str,
-    indent: int = 0,
+    indent: int | None = None,
     item_separator: int = 2,
     key_separator: int = 2,
     ensure_ascii: bool = False,
@@ -112,8 +117,9 @@ def layout_bound(
 ) -> tuple[int, int]:
     """An upper bound of the length of ``value`` printed by ``kind`` ("json": ``json.dumps``
     with ``indent`` characters of indentation per level and the separators' lengths;
-    "pprint": ``pprint.pformat``), and the nodes walked; stops early once the bound exceeds
-    ``limit`` or the nodes ``max_nodes`` (the caller refuses then).
+    "pprint": ``pprint.pformat``), and the nodes walked (``indent`` None: JSON on one
+    line); stops early once the bound exceeds ``limit`` or the nodes ``max_nodes`` (the
+    caller refuses then).
 
     Every line break is counted with the deepest indentation its node can have: JSON indents
     ``indent`` per level, pprint to the column of the enclosing bracket (a dict value sits after
@@ -124,6 +130,8 @@ def layout_bound(
     stack: list[tuple[Any, int, int]] = [(value, 1, 0)]
     pop, push = stack.pop, stack.append
     is_json = kind == "json"
+    lines = indent is not None
+    width = indent or 0
     while stack:
         item, depth, column = pop()
         nodes += 1
@@ -132,15 +140,17 @@ def layout_bound(
                 size += json_string_size(item, ensure_ascii, html)
             else:
                 size += leaf_repr_size(item)
-                if type(item) is str and len(item) > 16:
-                    size += _pieces(item) * (column + 4)
+                if type(item) is str:
+                    # each piece after the first: two quotes, a line break and the column;
+                    # and the parentheses around the pieces of a string printed alone
+                    size += (_pieces(item) - 1) * (column + 3) + 2
         elif isinstance(item, dict):
             # brackets, then per item: its separators and a line break with indentation
             count = len(item)
             size += 2 + count * (item_separator + key_separator)
             if is_json:
-                if indent:
-                    size += (count + 1) * (1 + indent * depth)
+                if lines:
+                    size += (count + 1) * (1 + width * depth)
                 for key, child in item.items():
                     # (JSON writes numbers, booleans and null keys as strings)
                     size += json_string_size(key, ensure_ascii, html) if isinstance(
@@ -163,8 +173,8 @@ def layout_bound(
             count = len(item)
             size += 2 + count * item_separator
             if is_json:
-                if indent:
-                    size += (count + 1) * (1 + indent * depth)
+                if lines:
+                    size += (count + 1) * (1 + width * depth)
                 child_column = 0
             else:
                 size += count * (1 + column)
@@ -181,3 +191,22 @@ def layout_bound(
         if size > limit or nodes > max_nodes:
             break
     return size, nodes
+
+
+def json_layout(
+    indent: Any, separators: Any
+) -> tuple[int | None, int, int]:
+    """The indentation width (None: one line) and the two separators' lengths that
+    ``json.dumps(indent=indent, separators=separators)`` writes."""
+    if indent is None:
+        width = None
+    elif isinstance(indent, str):
+        width = len(indent)
+    elif isinstance(indent, int):
+        width = max(indent, 0)
+    else:
+        width = 64  # (json raises for anything else)
+    item, key = (1 if width is not None else 2), 2
+    if isinstance(separators, (tuple, list)) and len(separators) == 2:
+        item, key = (len(part) if isinstance(part, str) else 0 for part in separators)
+    return width, item, key
