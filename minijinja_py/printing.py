@@ -153,9 +153,11 @@ def layout_bound(
                     size += (count + 1) * (1 + width * depth)
                 for key, child in item.items():
                     # (JSON writes numbers, booleans and null keys as strings)
-                    size += json_string_size(key, ensure_ascii, html) if isinstance(
-                        key, str
-                    ) else leaf_repr_size(key) + 2
+                    size += (
+                        json_string_size(key, ensure_ascii, html)
+                        if isinstance(key, str)
+                        else leaf_repr_size(key) + 2
+                    )
                     push((child, depth + 1, 0))
             else:
                 size += count * (1 + column)
@@ -193,9 +195,7 @@ def layout_bound(
     return size, nodes
 
 
-def json_layout(
-    indent: Any, separators: Any
-) -> tuple[int | None, int, int]:
+def json_layout(indent: Any, separators: Any) -> tuple[int | None, int, int]:
     """The indentation width (None: one line) and the two separators' lengths that
     ``json.dumps(indent=indent, separators=separators)`` writes."""
     if indent is None:

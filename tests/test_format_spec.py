@@ -25,7 +25,9 @@ scalars = st.one_of(
     st.booleans(),
     st.none(),
 )
-values = st.one_of(scalars, st.lists(scalars, max_size=4), st.dictionaries(texts, scalars, max_size=3))
+values = st.one_of(
+    scalars, st.lists(scalars, max_size=4), st.dictionaries(texts, scalars, max_size=3)
+)
 keys = st.sampled_from(["a", "a(b)", "(x)", "a(b(c))d", "", " "])
 
 
@@ -39,7 +41,9 @@ def percent_formats(draw):
         elif kind == "%%":
             pieces.append("%%")
         elif kind == "bad":
-            pieces.append("%" + draw(st.sampled_from(["", "(", "(a", "5", ".", "*", "q", "l", "-"])))
+            pieces.append(
+                "%" + draw(st.sampled_from(["", "(", "(a", "5", ".", "*", "q", "l", "-"]))
+            )
         else:
             field = "%"
             if draw(st.booleans()):
@@ -90,7 +94,9 @@ def format_specs(draw):
     spec += draw(st.sampled_from(["", ",", "_", ",_"]))
     if draw(st.booleans()):
         spec += "." + draw(st.sampled_from(["", "0", "3", "20"]))
-    spec += draw(st.sampled_from(["", "", "s", "d", "b", "o", "x", "X", "c", "e", "f", "g", "n", "%", "q"]))
+    spec += draw(
+        st.sampled_from(["", "", "s", "d", "b", "o", "x", "X", "c", "e", "f", "g", "n", "%", "q"])
+    )
     return spec
 
 
@@ -128,20 +134,56 @@ CASES = [
         "{{ ('%(a(b))60000000s'|safe) % {'a(b)': 'x'} }}",
         LimitError("a format width of 60000000 exceeds max_string (10000000)"),
     ),
-    ("{{ '%.600000000f' % 1.5 }}", LimitError("a format precision of 600000000 exceeds max_string (10000000)")),
-    ("{{ '%.*f' % (600000000, 1.5) }}", LimitError("a format precision of 600000000 exceeds max_string (10000000)")),
-    ("{{ '%*s' % (-600000000, 'x') }}", LimitError("a format width of 600000000 exceeds max_string (10000000)")),
-    ("{{ '%0123456789012345678901d' % 1 }}", LimitError("a format width of 21 digits exceeds max_string (10000000)")),
-    ("{{ '{:600000000}'.format(1) }}", LimitError("a format width of 600000000 exceeds max_string (10000000)")),
-    ("{{ '{:.600000000}'.format('x') }}", LimitError("a format precision of 600000000 exceeds max_string (10000000)")),
-    ("{{ '{0:{1}}'.format(1, 600000000) }}", LimitError("a format width of 600000000 exceeds max_string (10000000)")),
-    ("{{ '{x:{y}}'.format_map({'x': 1, 'y': '>600000000'}) }}", LimitError("a format width of 600000000 exceeds max_string (10000000)")),
+    (
+        "{{ '%.600000000f' % 1.5 }}",
+        LimitError("a format precision of 600000000 exceeds max_string (10000000)"),
+    ),
+    (
+        "{{ '%.*f' % (600000000, 1.5) }}",
+        LimitError("a format precision of 600000000 exceeds max_string (10000000)"),
+    ),
+    (
+        "{{ '%*s' % (-600000000, 'x') }}",
+        LimitError("a format width of 600000000 exceeds max_string (10000000)"),
+    ),
+    (
+        "{{ '%0123456789012345678901d' % 1 }}",
+        LimitError("a format width of 21 digits exceeds max_string (10000000)"),
+    ),
+    (
+        "{{ '{:600000000}'.format(1) }}",
+        LimitError("a format width of 600000000 exceeds max_string (10000000)"),
+    ),
+    (
+        "{{ '{:.600000000}'.format('x') }}",
+        LimitError("a format precision of 600000000 exceeds max_string (10000000)"),
+    ),
+    (
+        "{{ '{0:{1}}'.format(1, 600000000) }}",
+        LimitError("a format width of 600000000 exceeds max_string (10000000)"),
+    ),
+    (
+        "{{ '{x:{y}}'.format_map({'x': 1, 'y': '>600000000'}) }}",
+        LimitError("a format width of 600000000 exceeds max_string (10000000)"),
+    ),
     # a field whose repr is ten times its text
-    ("{{ '%r' % ('\U000e0001' * 1000000) }}", LimitError("a string of 10000002 characters exceeds max_string (10000000)")),
-    ("{{ '{!a}'.format('\U000e0001' * 1000000) }}", LimitError("a string of 10000002 characters exceeds max_string (10000000)")),
+    (
+        "{{ '%r' % ('\U000e0001' * 1000000) }}",
+        LimitError("a string of 10000002 characters exceeds max_string (10000000)"),
+    ),
+    (
+        "{{ '{!a}'.format('\U000e0001' * 1000000) }}",
+        LimitError("a string of 10000002 characters exceeds max_string (10000000)"),
+    ),
     # escaping makes a Markup field five times as long
-    ("{{ ('%s'|safe) % ('\"' * 2500000) }}", LimitError("a string of 12500000 characters exceeds max_string (10000000)")),
-    ("{{ ('{}'|safe).format('&' * 2500000) }}", LimitError("a string of 12500002 characters exceeds max_string (10000000)")),
+    (
+        "{{ ('%s'|safe) % ('\"' * 2500000) }}",
+        LimitError("a string of 12500000 characters exceeds max_string (10000000)"),
+    ),
+    (
+        "{{ ('{}'|safe).format('&' * 2500000) }}",
+        LimitError("a string of 12500002 characters exceeds max_string (10000000)"),
+    ),
 ]
 
 

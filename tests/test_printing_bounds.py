@@ -26,8 +26,26 @@ from minijinja_py.runtime import Markup, escape
 
 LIMIT = 10**12
 ALPHABET = st.sampled_from(
-    ["a", "Z", " ", "'", '"', "\\", "\n", "\t", "\x00", "\x7f", "é", "\u2028", "😀", "\U000e0001",
-     "<", ">", "&", "\ud800"]
+    [
+        "a",
+        "Z",
+        " ",
+        "'",
+        '"',
+        "\\",
+        "\n",
+        "\t",
+        "\x00",
+        "\x7f",
+        "é",
+        "\u2028",
+        "😀",
+        "\U000e0001",
+        "<",
+        ">",
+        "&",
+        "\ud800",
+    ]
 )
 texts = st.text(ALPHABET, max_size=40)
 scalars = st.one_of(texts, st.integers(-(10**40), 10**40), st.floats(), st.booleans(), st.none())
@@ -78,7 +96,12 @@ def test_json_bound_covers_json_dumps(value, indent, ensure_ascii):
         return
     width, item, key = json_layout(indent, None)
     bound, _ = layout_bound(
-        value, LIMIT, "json", indent=width, item_separator=item, key_separator=key,
+        value,
+        LIMIT,
+        "json",
+        indent=width,
+        item_separator=item,
+        key_separator=key,
         ensure_ascii=ensure_ascii,
     )
     assert bound >= len(made)
@@ -127,19 +150,31 @@ REFUSED = [
     (BIG + "{{ [lst]|join }}", PRINTED),
     (BIG + "{{ dict.fromkeys(range(1000)|map('string'), s).values() }}", PRINTED),
     (BIG + "{{ [dict.fromkeys(range(1000)|map('string'), s).items()] }}", PRINTED),
-    ("{{ ('\x01' * 2000000)|tojson }}", "a string of 12000002 characters exceeds max_string (10000000)"),
+    (
+        "{{ ('\x01' * 2000000)|tojson }}",
+        "a string of 12000002 characters exceeds max_string (10000000)",
+    ),
     (
         "{{ ('😀' * 1000000)|tojson(ensure_ascii=true) }}",
         "a string of 12000002 characters exceeds max_string (10000000)",
     ),
-    (DEEP + "{{ ns.x|tojson(indent=' ' * 3000) }}", "a string of 10152513 characters exceeds max_string (10000000)"),
+    (
+        DEEP + "{{ ns.x|tojson(indent=' ' * 3000) }}",
+        "a string of 10152513 characters exceeds max_string (10000000)",
+    ),
     (
         "{% set d = dict.fromkeys(range(2000)|map('string'), 'a ' * 200) %}{{ {'k' * 5000: d}|pprint }}",
         "a string of 10035901 characters exceeds max_string (10000000)",
     ),
-    ("{{ (('x'|safe) + ('\"' * 9999980))|length }}", "a string of 49999900 characters exceeds max_string (10000000)"),
+    (
+        "{{ (('x'|safe) + ('\"' * 9999980))|length }}",
+        "a string of 49999900 characters exceeds max_string (10000000)",
+    ),
     ("{{ ('<'|safe).join('&' * 2000001) }}", "the render exceeded max_steps (200000)"),
-    ("{{ 'x'.join('😀' * 6000000) }}", "a string of 11999999 characters exceeds max_string (10000000)"),
+    (
+        "{{ 'x'.join('😀' * 6000000) }}",
+        "a string of 11999999 characters exceeds max_string (10000000)",
+    ),
 ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .cases_amplifiers import AMPLIFIERS, COMPILE_FOLDING, MEMORY_UNCOUNTED
 from .cases_bare import BARE_EXCEPTIONS
 from .cases_crashes import CRASHES
 from .cases_escapes import ESCAPES, MUTATIONS
@@ -18,6 +19,9 @@ ATTACKS: list[Attack] = [
     *SHARED,
     *MEMORY,
     *COMPILE,
+    *AMPLIFIERS,
+    *COMPILE_FOLDING,
+    *MEMORY_UNCOUNTED,
     *PYTHON,
     *BARE_EXCEPTIONS,
 ]
