@@ -18,7 +18,7 @@ from typing import Any
 from .runtime import Namespace
 
 #: dict views print their items: ``dict_items([('a', 1)])``
-VIEW_TYPES = (type({}.keys()), type({}.values()), type({}.items()))
+VIEW_TYPES: tuple[type, ...] = (type({}.keys()), type({}.values()), type({}.items()))
 
 #: Characters measured at a time: measuring a chunk makes its text (up to 12 times as long)
 #: and drops it, so memory stays within about a megabyte whatever the string's length.
