@@ -564,6 +564,11 @@ class ChatDict:
         return dict(*check_pairs(args), **kwargs)
 
     def fromkeys(self, keys: Any, value: Any = None) -> dict[Any, Any]:
+        if isinstance(keys, str):
+            # Its characters, one object each: walked by the dict without a list of them
+            # (which would be ten million objects at once for ten million characters).
+            charge_steps(len(keys) // 64)  # (a step per 64 items, as a list is walked)
+            return dict.fromkeys(keys, value)
         keys = list(keys)
         check_length(len(keys), current_limits(), "dict")
         for key in keys:

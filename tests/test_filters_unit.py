@@ -609,7 +609,7 @@ def test_argument_errors_read_like_jinja2() -> None:
         ("format", "%999999999d", (1,)),
         ("format", "%.99999999f", (1.0,)),
         ("format", "%*d", (10**9, 1)),
-        ("format", "%(a)0999999999d", ()),
+        ("format", "%0*.*d", (5, 10**9, 1)),  # (a precision behind a width)
     ],
 )
 def test_huge_sizes_in_arguments_are_refused(name: str, value: Any, args: tuple) -> None:

@@ -26,8 +26,11 @@ from ..sandbox.budget import (
     check_size,
     costly,
     current_limits,
+    measure_text,
     no_charge,
 )
+from ..sandbox.format_spec import join_bound
+from ..sandbox.printing import json_layout, layout_bound
 from ..values.runtime import Markup, Undefined, pass_environment, wants_environment
 from ..values.runtime import escape as html_escape
 from .costs import (
@@ -47,12 +50,12 @@ from .costs import (
     guarded,
 )
 from .methods import (
-    check_join,
     check_percent_format,
     check_replace,
     check_width,
     do_striptags,
     markup_mod,
+    max_string,
 )
 from .tests import test_eq, test_ne
 
@@ -107,6 +110,13 @@ def _soft_str(value: Any) -> str:
         charge_big_int(value.bit_length())
     else:
         check_printable(value)
+    return str(value)
+
+
+def _text(value: Any) -> str:
+    # ``str(value)``, measured before it is made (a container prints its items' reprs).
+    if not isinstance(value, str):
+        measure_text(value)
     return str(value)
 
 
@@ -235,7 +245,7 @@ def do_replace(eval_ctx: Any, s: Any, old: Any, new: Any, count: int | None = No
     """``{{ "aaaaargh"|replace("a", "d'oh, ", 2) }}`` -> ``d'oh, d'oh, aaargh``"""
     if count is None:
         count = -1
-    s, old, new = str(s), str(old), str(new)
+    s, old, new = _text(s), _text(old), _text(new)
     check_replace(s, old, new, count, eval_ctx)
     return s.replace(old, new, count)
 
@@ -377,6 +387,11 @@ def do_pprint(value: Any) -> str:
     """``{{ {"b": 1, "a": 2}|pprint }}`` -> ``{'a': 2, 'b': 1}``"""
     import pprint
 
+    # Lines of a pprint layout are indented to their bracket's column, and a long string is
+    # split into a piece per line or word, each on its own indented line: bounded first.
+    size, nodes = layout_bound(value, max_string(), "pprint")
+    charge_work(items=nodes)
+    check_size(size)
     return pprint.pformat(value)
 
 
@@ -384,9 +399,16 @@ def _url_quote(obj: Any, for_qs: bool = False) -> str:
     from urllib.parse import quote_from_bytes
 
     if not isinstance(obj, bytes):
-        obj = str(obj).encode("utf-8")
+        obj = _text(obj).encode("utf-8")
+    # Each byte that is not kept becomes three characters (an emoji: twelve): counted first.
+    kept = _URL_SAFE if for_qs else _URL_SAFE + b"/"
+    check_size(len(obj) + 2 * len(obj.translate(None, kept)))
     rv = quote_from_bytes(obj, b"" if for_qs else b"/")
     return rv.replace("%20", "+") if for_qs else rv
+
+
+# The bytes quote_from_bytes never quotes.
+_URL_SAFE = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~"
 
 
 def do_urlencode(value: Any) -> str:
@@ -543,7 +565,7 @@ def do_forceescape(value: Any) -> Markup:
     """``{{ "<a>"|safe|forceescape }}`` -> ``&lt;a&gt;`` (escapes even markup)"""
     if hasattr(value, "__html__"):
         value = value.__html__()
-    return html_escape(str(value))
+    return html_escape(_text(value))
 
 
 def do_mark_safe(value: Any) -> Markup:
@@ -566,34 +588,6 @@ def _htmlsafe_json_dumps(obj: Any, dumps: Callable[..., str] | None, **kwargs: A
 _JSON_PROBE_WIDTH = 64
 
 
-def _check_json_size(value: Any, kwargs: dict[str, Any], env: Any = None) -> None:
-    import json
-
-    # A wide indent or separator repeats on every line or item: tojson(indent=10**7) of a
-    # small list is gigabytes.  Only then, dump once with one-character stand-ins (control
-    # characters that JSON escapes inside strings, so each raw one is a stand-in) and count.
-    indent, separators = kwargs.get("indent"), kwargs.get("separators")
-    widths = []
-    probe = dict(kwargs)
-    if isinstance(indent, str) or (isinstance(indent, int) and not isinstance(indent, bool)):
-        widths.append(("\x00", len(indent) if isinstance(indent, str) else indent))
-        probe["indent"] = "\x00"
-    if isinstance(separators, (tuple, list)) and len(separators) == 2:
-        if all(isinstance(part, str) for part in separators):
-            widths += [("\x01", len(separators[0])), ("\x02", len(separators[1]))]
-            probe["separators"] = ("\x01", "\x02")
-    if all(width <= _JSON_PROBE_WIDTH for _, width in widths):
-        return
-    try:
-        text = json.dumps(value, **probe)
-    except Exception:
-        return  # the real call raises the same error
-    size = len(text)
-    for marker, width in widths:
-        size += (width - 1) * text.count(marker)
-    check_size(size, env)
-
-
 @pass_environment
 def do_tojson(eval_ctx: Any, value: Any, indent: int | None = None) -> Markup:
     """``{{ {"b": "<", "a": 1}|tojson }}`` -> ``{"a": 1, "b": "\\u003c"}``"""
@@ -602,8 +596,26 @@ def do_tojson(eval_ctx: Any, value: Any, indent: int | None = None) -> Markup:
         kwargs = {**kwargs, "indent": indent}
     dumps = _policy(eval_ctx, "json.dumps_function")
     if dumps is None:
-        _check_json_size(value, kwargs, eval_ctx)
+        _check_json_bound(value, kwargs, eval_ctx, html=True)
     return _htmlsafe_json_dumps(value, dumps, **kwargs)
+
+
+def _check_json_bound(value: Any, kwargs: dict[str, Any], env: Any = None, html: bool = False) -> None:
+    # JSON writes a control character as six, an emoji as twelve (ensure_ascii), and repeats
+    # its indentation on every line, deeper lines more: the text is bounded before it is made.
+    width, item, key = json_layout(kwargs.get("indent"), kwargs.get("separators"))
+    size, nodes = layout_bound(
+        value,
+        max_string(env),
+        "json",
+        indent=width,
+        item_separator=item,
+        key_separator=key,
+        ensure_ascii=bool(kwargs.get("ensure_ascii", True)),
+        html=html,
+    )
+    charge_work(items=nodes)
+    check_size(size, env)
 
 
 # json.dumps's encoder for each indent chat_tojson has used with its other defaults (at most
@@ -626,8 +638,9 @@ def chat_tojson(
         and sort_keys is False
         and (indent is None or (type(indent) is int and 0 <= indent <= _JSON_PROBE_WIDTH))
     ):
-        # What templates pass: no width to check (see _check_json_size), and the encoder
+        # What templates pass: the encoder
         # json.dumps would build for these arguments can be built once and reused.
+        _check_json_bound(value, {"indent": indent, "ensure_ascii": False})
         encoder = _CHAT_ENCODERS.get(indent)
         if encoder is None:
             import json
@@ -642,7 +655,7 @@ def chat_tojson(
         "separators": separators,
         "sort_keys": sort_keys,
     }
-    _check_json_size(value, kwargs)
+    _check_json_bound(value, kwargs)
     return json.dumps(value, **kwargs)
 
 
@@ -785,8 +798,11 @@ def do_join(eval_ctx: Any, value: Any, d: Any = "", attribute: Any = None) -> st
     """``{{ [1, 2, 3]|join("|") }}`` -> ``1|2|3``"""
     if attribute is not None:
         value = map(make_attrgetter(eval_ctx, attribute), value)
-    separator, items = str(d), [str(item) for item in value]
-    check_join(separator, items, eval_ctx)
+    # Each item's text is measured before any is made: ``[big_list] * 1000`` prints the list
+    # a thousand times.
+    separator, items = _text(d), list(value)
+    check_size(join_bound(separator, items, max_string(eval_ctx)), eval_ctx)
+    items = [item if type(item) is str else str(item) for item in items]
     return separator.join(items)
 
 

@@ -5,15 +5,13 @@ Kept apart from :mod:`methods` so that ``string`` is imported only when a templa
 
 from __future__ import annotations
 
-import re
 import string
 from _string import formatter_field_name_split  # type: ignore[import-not-found]
 from typing import Any
 
-from ..sandbox.budget import check_format_spec, check_size, printed_size
+from ..sandbox.budget import check_size, max_string
+from ..sandbox.format_spec import escaped_bound, repr_bound, spec_bound
 from ..values.runtime import Markup, escape
-
-_DIGITS = re.compile(r"\d+")
 
 
 class SandboxedFormatter(string.Formatter):
@@ -35,13 +33,21 @@ class SandboxedFormatter(string.Formatter):
         check_size(self.made, self._env)
         return super().vformat(format_string, args, kwargs)
 
-    def _count_field(self, value: Any, format_spec: str) -> None:
-        # A field makes its value's text, padded to the widths in its spec: measured before
-        # it is made, and added to what the call's other fields make (``'{:9999999}' * 9``).
-        check_format_spec(format_spec, self._env)
-        widths = sum(int(d) for d in _DIGITS.findall(format_spec)) if format_spec else 0
-        self.made += printed_size(value) + widths
+    def _count_field(self, value: Any, format_spec: str) -> int:
+        # A field makes its value's text, padded to the width in its spec (read as Python
+        # reads it, see format_spec): measured before it is made, and added to what the
+        # call's other fields make (``'{:9999999}' * 9``).
+        made = spec_bound(value, format_spec, max_string(self._env))
+        self.made += made
         check_size(self.made, self._env)
+        return made
+
+    def convert_field(self, value: Any, conversion: str | None) -> Any:
+        # ``{!r}`` and ``{!a}`` make the repr before the field is formatted: its size first.
+        if conversion == "r" or conversion == "a":
+            limit = max_string(self._env)
+            check_size(repr_bound(value, limit, ascii_only=conversion == "a"), self._env)
+        return super().convert_field(value, conversion)
 
     def get_field(self, field_name: str, args: Any, kwargs: Any) -> tuple[Any, Any]:
         first, rest = formatter_field_name_split(field_name)
@@ -59,7 +65,10 @@ class SandboxedEscapeFormatter(SandboxedFormatter):
     """The formatter of ``Markup.format``: every field is HTML-escaped unless it is markup."""
 
     def format_field(self, value: Any, format_spec: str) -> str:
-        self._count_field(value, format_spec)
+        made = self._count_field(value, format_spec)
+        # escaping makes the field up to five times as long
+        self.made += escaped_bound(value, made) - made
+        check_size(self.made, self._env)
         if isinstance(value, Markup):
             if format_spec:
                 raise ValueError("Unsupported format specification for Markup.")

@@ -14,7 +14,6 @@ results stay markup).
 from __future__ import annotations
 
 import functools
-import re
 import types
 from array import array
 from collections import abc, deque
@@ -28,8 +27,11 @@ from ..sandbox.budget import (
     check_printable,
     check_size,
     max_string,
+    measure_text,
     printed_size,
 )
+from ..sandbox.format_spec import join_bound, percent_bound
+from ..sandbox.printing import CHUNK, escaped_size
 from ..values.runtime import MISSING, Markup, Undefined, escape, use_markup_mod
 from .costs import FREE, RECEIVER, WORDS, Cost, declare, guarded
 
@@ -90,6 +92,24 @@ def check_width(width: Any, env: Any = None) -> None:
         check_size(width, env)
 
 
+def join_characters(separator: str, text: str, env: Any = None) -> str:
+    """``separator.join(text)``: the text's characters joined, measured and charged first,
+    and made a chunk at a time (Python would first make an object of each character)."""
+    count = len(text)
+    if isinstance(separator, Markup):
+        # markupsafe escapes each character, in Python code: a step per two of them
+        charge_steps(count // 2)
+        check_size(escaped_size(text) + len(separator) * max(count - 1, 0), env)
+        return Markup(str.join(separator, [escape(char) for char in text]))
+    charge_steps(count // 64)  # (a step per 64 items, as any walk of a list is charged)
+    check_size(count + len(separator) * max(count - 1, 0), env)
+    if not separator:
+        return str(text)
+    return separator.join(
+        [separator.join(text[start : start + CHUNK]) for start in range(0, count, CHUNK)]
+    )
+
+
 def check_replace(text: Any, old: Any, new: Any, count: Any = -1, env: Any = None) -> None:
     """Refuse a ``replace`` whose result would exceed ``max_string`` (``"".replace`` grows)."""
     if not (isinstance(text, str) and isinstance(old, str) and isinstance(new, str)):
@@ -111,41 +131,14 @@ def check_join(separator: str, items: list[Any], env: Any = None) -> None:
     check_size(size, env)
 
 
-_PERCENT_SPEC_RE = re.compile(r"%(?:%|(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?)")
-
-
 def check_percent_format(template: str, values: Any, env: Any = None) -> None:
-    """Refuse ``"%999999999d" % x`` style widths and precisions (also given through ``*``),
-    and a result whose widths and printed values add up beyond max_string; count the
-    result's size as made."""
+    """Refuse ``"%999999999d" % x`` style widths and precisions (wherever Python reads them:
+    behind a ``%(key(with)parens)``, through ``*``), and a result whose widths and printed
+    values add up beyond max_string; count the result's size as made."""
     if "%" not in template:
         return
-    star_values = values if isinstance(values, tuple) else (values,)
-    stars = 0
-    total = len(template)
-    limit = max_string(env)
-    for match in _PERCENT_SPEC_RE.finditer(template):
-        for number in match.groups():
-            if number is None:
-                continue
-            if number == "*":
-                if stars < len(star_values):
-                    width = star_values[stars]
-                    if isinstance(width, int):
-                        if width > limit:
-                            check_size(width, env)
-                        total += abs(width)
-                stars += 1
-            elif len(number) > 18 or int(number) > limit:
-                raise LimitError(f"a format width of {number} exceeds max_string ({limit})")
-            else:
-                total += int(number)
-    printed = (*star_values, *values.values()) if isinstance(values, dict) else star_values
-    for value in printed:
-        if total > limit:
-            break
-        total += printed_size(value)
-    check_size(total, env)
+    escaped = isinstance(template, Markup)
+    check_size(percent_bound(template, values, max_string(env), escaped), env)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -395,6 +388,8 @@ def do_striptags(value: Any) -> str:
 
     if hasattr(value, "__html__"):
         value = value.__html__()
+    elif not isinstance(value, str):
+        measure_text(value)  # ``str(value)``, measured before it is made
     text = _strip_markup(str(value))
     return html.unescape(" ".join(text.split()))
 
@@ -414,6 +409,23 @@ def _escape(cls: type, s: Any, /) -> Markup:
         check_printable(s)  # its text is made: ``[big] * 1000`` prints a thousand bigs
     return escape(s)
 
+
+class _MarkupEscape:
+    """``markup.escape``: markupsafe's classmethod, printed as Jinja2's sandbox prints it
+    (never naming this package's classes or modules)."""
+
+    __slots__ = ()
+    __name__ = __qualname__ = "escape"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Markup:
+        # (called as the classmethod is, so that a wrong call is worded as Python words it)
+        return _escape(Markup, *args, **kwargs)
+
+    def __repr__(self) -> str:
+        return "<bound method Markup.escape of <class 'markupsafe.Markup'>>"
+
+
+MARKUP_ESCAPE = _MarkupEscape()
 
 _MARKUP_METHODS: dict[str, Callable[..., Any]] = {
     func.__name__[1:]: func
@@ -470,10 +482,10 @@ def _guarded(bound: Callable[..., Any], check: Callable[..., None]) -> Callable[
 def _str_method(obj: str, name: str, env: Any) -> Any:
     if name in ("format", "format_map"):
         return _format_method(obj, name, env)
+    if isinstance(obj, Markup) and name == "escape":
+        return MARKUP_ESCAPE
     if isinstance(obj, Markup) and name in _MARKUP_METHODS:
-        # ``escape`` is a classmethod of Markup
-        owner = Markup if name == "escape" else obj
-        bound: Any = types.MethodType(_MARKUP_METHODS[name], owner)
+        bound: Any = types.MethodType(_MARKUP_METHODS[name], obj)
     else:
         bound = getattr(obj, name)
 
@@ -502,14 +514,19 @@ def _str_method(obj: str, name: str, env: Any) -> Any:
         def join(*args: Any, **kwargs: Any) -> Any:
             # The items are needed twice (to measure, then to join): take them once.
             if len(args) == 1 and not kwargs:
+                if isinstance(args[0], str):
+                    # (not through a list of its characters: ten million objects at once)
+                    return join_characters(obj, args[0], env)
                 try:
                     items = args[0] if isinstance(args[0], list) else list(args[0])
                 except TypeError:
                     return bound(*args)  # not iterable: the builtin's own error
-                check_join(obj, items, env)
                 if isinstance(obj, Markup):
-                    # (markup escapes each item, in Python)
+                    # every item is printed and escaped (in Python: a step per two items)
                     charge_steps(len(items) // FILTER_ITEMS_PER_STEP)
+                    check_size(join_bound(obj, items, max_string(env), escaped=True), env)
+                else:
+                    check_join(obj, items, env)
                 return bound(items)
             return bound(*args, **kwargs)
 

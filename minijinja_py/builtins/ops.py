@@ -8,7 +8,6 @@ from building values larger than the environment's limits before Python allocate
 from __future__ import annotations
 
 import operator
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -17,7 +16,7 @@ from ..sandbox.budget import (
     CHARS_PER_STEP,
     ITEMS_PER_STEP,
     NESTED_TYPES,
-    PRINTED_NESTED_TYPES,
+    PRINTED_CONTAINERS,
     charge_big_int,
     charge_built,
     charge_size,
@@ -27,14 +26,13 @@ from ..sandbox.budget import (
     check_int,
     check_length,
     check_printable,
-    printed_size,
 )
+from ..sandbox.format_spec import percent_bound
 from ..sandbox.limits import Limits
 from ..values.runtime import Undefined
 from .costs import Cost, declare, inline
 
 _SIZED = (str, list, tuple)
-_PERCENT_WIDTH = re.compile(r"%(?:\([^)]*\))?[-+ #0]*(\d+|\*)?(?:\.(\d+|\*))?")
 
 
 def make_add(limits: Limits) -> Callable[[Any, Any], Any]:
@@ -108,41 +106,11 @@ def make_mod(limits: Limits) -> Callable[[Any, Any], Any]:
         if isinstance(a, str):
             # checking and filling each conversion is Python work: a step per two of them
             charge_steps(a.count("%") // 2)
-            check_length(_percent_size(a, b, limits), limits)
+            check_length(percent_bound(a, b, limits.max_string), limits)
             return a % b
         return a % b
 
     return modulo
-
-
-def _percent_size(fmt: str, args: Any, limits: Limits) -> int:
-    """The most characters ``fmt % args`` can make: the format, every value printed, and
-    every width and precision (summed: each may pad a different field).  A single width
-    beyond max_string is refused as that width."""
-    values = args if isinstance(args, tuple) else (args,)
-    widths = 0
-    for match in _PERCENT_WIDTH.finditer(fmt):
-        for part in match.groups():
-            if part is None:
-                continue
-            if part == "*":
-                for value in values:
-                    if type(value) is int and value > limits.max_string:
-                        check_length(value, limits)
-                widths += sum(abs(v) for v in values if type(v) is int)
-            else:
-                width = int(part) if len(part) <= 18 else 10**18
-                if width > limits.max_string:
-                    check_length(width, limits)
-                widths += width
-    if isinstance(args, dict):
-        values = (*values, *args.values())
-    size = len(fmt) + widths
-    for value in values:
-        if size > limits.max_string:
-            break
-        size += printed_size(value)
-    return size
 
 
 def make_binops(limits: Limits) -> dict[str, Callable[[Any, Any], Any]]:
@@ -259,7 +227,7 @@ def to_string(value: Any) -> str:
         return value
     if isinstance(value, Undefined):
         return value.__str__()
-    if isinstance(value, PRINTED_NESTED_TYPES):
+    if isinstance(value, PRINTED_CONTAINERS):
         check_printable(value)  # the repr of [big] * 1000 is a thousand bigs
     elif type(value) is int:
         charge_big_int(value.bit_length())

@@ -7,7 +7,13 @@ from collections import abc
 from numbers import Number
 from typing import Any
 
-from ..sandbox.budget import NESTED_TYPES, check_compared, check_compared_pair, check_key
+from ..sandbox.budget import (
+    NESTED_TYPES,
+    check_compared,
+    check_compared_pair,
+    check_key,
+    measure_text,
+)
 from ..values.runtime import Undefined, pass_environment
 from .costs import FREE, SCAN, TEXT, Cost, declare
 
@@ -84,14 +90,22 @@ def test_number(value: Any) -> bool:
     return isinstance(value, Number)
 
 
+def _text(value: Any) -> str:
+    # ``str(value)``, measured and charged first: each test of a list prints it whole, and a
+    # list holding one big string a thousand times prints it a thousand times.
+    if not isinstance(value, str):
+        measure_text(value)
+    return str(value)
+
+
 def test_lower(value: Any) -> bool:
     """``{{ "abc" is lower }}`` -> ``True``"""
-    return str(value).islower()
+    return _text(value).islower()
 
 
 def test_upper(value: Any) -> bool:
     """``{{ "ABC" is upper }}`` -> ``True``"""
-    return str(value).isupper()
+    return _text(value).isupper()
 
 
 def test_string(value: Any) -> bool:

@@ -402,7 +402,7 @@ class Compiler:
         may_fold, folding = self.may_fold, self.folding
         self.may_fold, self.folding = False, True
         try:
-            return bool(self._evaluate(node))
+            return bool(self._evaluate(node, FOLD_FACTOR * _source_weight(node) + FOLD_SLACK))
         except Exception:
             return None
         finally:
@@ -427,23 +427,35 @@ class Compiler:
         """
         may_fold, folding = self.may_fold, self.folding
         self.may_fold, self.folding = False, True
+        # Compiling stays linear in the source: a constant is folded only when what it folds
+        # into is within a small multiple of the source that spells it.  Anything bigger
+        # (``[[0] * 10000] * 10000``, or sixty characters of ``[[[0] * 2] * 2] * 2 ...`` that
+        # share their lists into a tree of a billion items) is left to the render, whose
+        # budget charges it; the output is the same either way.
+        room = FOLD_FACTOR * _source_weight(node) + FOLD_SLACK
         try:
-            value = self._evaluate(node)
+            value = self._evaluate(node, room)
         except Exception:
             return MISSING
         finally:
             self.may_fold, self.folding = may_fold, folding
+        if _tree_weight(value, room) > room:
+            return MISSING
         return value if _has_safe_repr(value) else MISSING
 
-    def _evaluate(self, node: n.Node) -> Any:
-        # One budget for all the folding of a template, published like a render's, so that a
-        # constant expression that would walk or build too much stops here (and is left to the
-        # render, under the render's own budget) instead of hanging the compiler.
-        # (A tenth of max_steps: real templates fold a few tiny expressions.)
+    def _evaluate(self, node: n.Node, room: int | None = None) -> Any:
+        # One step budget for all the folding of a template, published like a render's, so
+        # that a constant expression that would walk or build too much stops here (and is left
+        # to the render, under the render's own budget) instead of hanging the compiler.
+        # (A tenth of max_steps: real templates fold a few tiny expressions.)  Each fold may
+        # also make only ``room`` bytes of big values (see _fold).
         if self.fold_state is None:
             steps = max(1000, self.limits.max_steps // 10)
             self.fold_state = RenderState(replace(self.limits, max_steps=steps), [])
         state = self.fold_state
+        if room is not None:
+            state.memory = 0
+            state._memory_budget = room
         token = enter_render(state)
         try:
             return self.expr(node).eval(Frame({}, None, state))
@@ -746,6 +758,74 @@ def _has_arguments(arguments: n.Arguments) -> bool:
 
 # Filters Jinja gives the render context: its optimizer never folds them.
 _CONTEXT_FILTERS = frozenset(["random", "map", "select", "reject", "selectattr", "rejectattr"])
+
+
+# A folded constant may weigh (items and characters, shared parts counted each time they are
+# reached) this many times the source weight of the expression that makes it, plus this slack.
+FOLD_FACTOR = 16
+FOLD_SLACK = 1024
+
+
+def _source_weight(node: Any) -> int:
+    """The size of the source that spells ``node``, as its nodes and literal characters: at
+    least one character per node, and a literal's own length."""
+    weight = 0
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    while stack:
+        item = pop()
+        if isinstance(item, tuple):
+            for child in item:
+                push(child)
+            continue
+        if not isinstance(item, (n.Node, n.Arguments)):
+            continue
+        weight += 1
+        if isinstance(item, n.Const):
+            value = item.value
+            if isinstance(value, str):
+                weight += len(value)
+            elif isinstance(value, int):
+                weight += value.bit_length() // 3
+            continue
+        for name in _slots(type(item)):
+            push(getattr(item, name, None))
+    return weight
+
+
+def _slots(cls: type) -> tuple[str, ...]:
+    names = _SLOTS.get(cls)
+    if names is None:
+        names = _SLOTS[cls] = tuple(
+            name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ()) if name != "pos"
+        )
+    return names
+
+
+_SLOTS: dict[type, tuple[str, ...]] = {}
+
+
+def _tree_weight(value: Any, most: int) -> int:
+    """Items and characters of ``value`` as a tree (a list held twice counts twice: folding
+    and copying walk it so), counted until they exceed ``most``."""
+    weight = 0
+    stack = [value]
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        item = pop()
+        weight += 1
+        if isinstance(item, str):
+            weight += len(item)
+        elif isinstance(item, dict):
+            weight += len(item)
+            extend(item.keys())
+            extend(item.values())
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            weight += len(item)
+            extend(item)
+        if weight > most:
+            break
+    return weight
 
 
 def _has_safe_repr(value: Any) -> bool:

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import LimitError
 from .limits import Limits
+from .printing import VIEW_TYPES, AttributeBag, escaped_size, leaf_repr_size, repr_size
 
 # Bulk work is charged to the step budget at one step per this many characters or items: a
 # step of template code costs a few microseconds, as does scanning a kilobyte in C or
@@ -283,6 +284,12 @@ def charge_io(value: Any, result: Any) -> None:
         units = len(value) // CHARS_PER_STEP
     elif isinstance(value, _SCANNED):
         units = len(value) // FILTER_ITEMS_PER_STEP
+        if isinstance(value, range):
+            # Walking a range makes its integers: big ones (``range(2**65535, ...)``) take a
+            # kilobyte per 8,000 bits each, which whatever keeps them (a list) holds at once.
+            bits = max(value.start.bit_length(), value.stop.bit_length())
+            if bits > 64 and value:
+                charge_memory(len(value) * (bits // 8 + 32))
     if isinstance(result, str):
         units += len(result) // CHARS_PER_STEP
     elif isinstance(result, _SCANNED):
@@ -395,7 +402,9 @@ def printed_size(value: Any) -> int:
     """What :func:`check_printable` checks, without counting the text as made."""
     if isinstance(value, str):
         return len(value)
-    if not isinstance(value, PRINTED_NESTED_TYPES):
+    if not isinstance(value, PRINTED_CONTAINERS):
+        if isinstance(value, (int, float)) or value is None:
+            return leaf_repr_size(value)
         return 32
     budget = _CURRENT.get()
     limits = budget.limits if budget is not None else _DEFAULT_LIMITS
@@ -420,8 +429,8 @@ def printed_size(value: Any) -> int:
         item, depth = pop()
         nodes += 1
         if isinstance(item, str):
-            size += len(item) + 2
-        elif isinstance(item, (list, tuple, set, frozenset, dict, AttributeBag)):
+            size += leaf_repr_size(item)  # (a string in a container prints as its repr)
+        elif isinstance(item, PRINTED_CONTAINERS):
             if depth > deepest:
                 raise LimitError(f"a value nested deeper than max_recursion ({deepest})")
             depth += 1
@@ -434,11 +443,12 @@ def printed_size(value: Any) -> int:
                     push((key, depth))
                     push((val, depth))
             else:
-                size += 2 + 2 * len(item)
+                # (``set()``, ``frozenset({...})``, ``dict_items([...])``: 14 more at most)
+                size += (2 if type(item) is list or type(item) is tuple else 16) + 2 * len(item)
                 for child in item:
                     push((child, depth))
         elif isinstance(item, int):
-            size += item.bit_length() // 3 + 4
+            size += item.bit_length() // 3 + 5
         elif item is None:
             size += 4
         elif type(item) is float:
@@ -465,16 +475,8 @@ def printed_size(value: Any) -> int:
 _SMALL_NODES = 4095
 
 
-class AttributeBag:
-    """A value that prints as the dict of its attributes, kept in ``_attrs``: the base of the
-    runtime's ``Namespace``, defined here so that the budget sizes one without importing the
-    runtime values (which sit above the sandbox)."""
-
-    __slots__ = ("_attrs",)
-    _attrs: dict[str, Any]
-
-
 PRINTED_NESTED_TYPES = (list, tuple, dict, set, frozenset, AttributeBag)
+PRINTED_CONTAINERS = (*PRINTED_NESTED_TYPES, *VIEW_TYPES)
 
 
 def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int, int]:
@@ -509,11 +511,12 @@ def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int
                 for key in item:
                     cls = type(key)
                     if cls is str:
-                        size += len(key) + 2
+                        # (a long one is measured only while within the limit: see below)
+                        size += repr_size(key) if size + len(key) <= limit else len(key) + 2
                     elif cls is tuple:  # (a list or dict is never a key)
                         push(key)
                     elif cls is int or cls is bool:
-                        size += key.bit_length() // 3 + 4
+                        size += key.bit_length() // 3 + 5
                     elif cls is float:
                         size += 24
                     else:
@@ -527,17 +530,19 @@ def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int
             for child in item:
                 cls = type(child)
                 if cls is str:
-                    size += len(child) + 2
+                    # A repr is measured by reading the string: only while the sizes so far
+                    # leave room for it (a string shared a thousand times is read ten times)
+                    size += repr_size(child) if size + len(child) <= limit else len(child) + 2
                 elif cls is dict or cls is list or cls is tuple:
                     push(child)
                 elif cls is int or cls is bool:
-                    size += child.bit_length() // 3 + 4  # (an int prints a digit per 3.3 bits)
+                    size += child.bit_length() // 3 + 5  # (an int prints a digit per 3.3 bits)
                 elif child is None:
                     size += 4
                 elif cls is float:
                     size += 24
                 elif isinstance(child, str):  # markup, sourced text: sized as the full walk does
-                    size += len(child) + 2
+                    size += leaf_repr_size(child)
                 else:
                     return 0, 0
         level = below
@@ -812,3 +817,18 @@ def check_format_spec(spec: str, env: Any) -> None:
     for digits in _SPEC_NUMBER_RE.findall(spec):
         if len(digits) > 18 or int(digits) > limit:
             raise LimitError(f"a format width of {digits} exceeds max_string ({limit})")
+
+
+def measure_text(value: Any) -> None:
+    """Measure and charge ``str(value)`` before it is made (anything but a string): a
+    container prints its items' reprs, an integer its digits."""
+    if type(value) is int:
+        charge_big_int(value.bit_length())
+    elif not isinstance(value, str):
+        check_printable(value)
+
+
+def measure_escaped(text: str) -> None:
+    """Refuse and charge, before it is made, ``text`` escaped for HTML (up to five times as
+    long: ``"`` becomes ``&#34;``)."""
+    check_length(escaped_size(text), current_limits())

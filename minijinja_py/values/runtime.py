@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..errors import MAX_MESSAGE, LimitError, TemplateRuntimeError, UndefinedError, bounded_repr
-from ..sandbox.budget import AttributeBag
+from ..sandbox.budget import AttributeBag, measure_escaped, measure_text
 
 
 class _Missing:
@@ -249,6 +249,8 @@ class Markup(str):
     def __new__(cls, base: Any = "") -> Markup:
         if hasattr(base, "__html__"):
             base = base.__html__()
+        elif not isinstance(base, str):
+            measure_text(base)  # (``[s] * 1000|safe`` prints the list)
         return super().__new__(cls, base)
 
     def __html__(self) -> Markup:
@@ -295,6 +297,14 @@ def use_markup_mod(function: Callable[[Markup, Any], Markup]) -> None:
     _markup_mod = function
 
 
+# escape() and Markup() measure the text they make before making it (the sandbox's budget):
+# measure_text(value) before ``str(value)`` of anything but a string (a container prints its
+# items' reprs), measure_escaped(text) before escaping a long text (``"`` becomes ``&#34;``).
+
+# Texts shorter than this are escaped without measuring (five times it is still small).
+_MEASURED_ESCAPE = 1024
+
+
 def escape(value: Any) -> Markup:
     """HTML-escape ``&<>'"`` unless the value is already markup."""
     if type(value) is str:  # (has no __html__)
@@ -302,8 +312,12 @@ def escape(value: Any) -> Markup:
     elif hasattr(value, "__html__"):
         return Markup(value.__html__())
     else:
+        if not isinstance(value, str):
+            measure_text(value)
         text = str(value)
     if "&" in text or "<" in text or ">" in text or "'" in text or '"' in text:
+        if len(text) >= _MEASURED_ESCAPE:
+            measure_escaped(text)
         text = (
             text.replace("&", "&amp;")
             .replace(">", "&gt;")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .cases_amplifiers import AMPLIFIERS, COMPILE_FOLDING, MEMORY_UNCOUNTED
 from .cases_bare import BARE_EXCEPTIONS
 from .cases_crashes import CRASHES
 from .cases_errors import ERRORS
@@ -21,6 +22,9 @@ ATTACKS: list[Attack] = [
     *SUBCLASS,
     *MEMORY,
     *COMPILE,
+    *AMPLIFIERS,
+    *COMPILE_FOLDING,
+    *MEMORY_UNCOUNTED,
     *PYTHON,
     *ERRORS,
     *BARE_EXCEPTIONS,
