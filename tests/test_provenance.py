@@ -240,9 +240,16 @@ def test_the_kept_containers_are_bounded():
     from minijinja_py import provenance
     from minijinja_py.provenance import keep_traced
 
+    # Each value holds 40,001 containers of 64 bytes (and 8 per item), about 2.9 MB: the
+    # third one lets the first two go (8 MB at most), a value over the bound is not kept.
     for _ in range(3):
-        keep_traced([[] for _ in range(provenance._KEPT_MOST // 2)])
-    assert 0 < len(provenance._KEPT) <= provenance._KEPT_MOST
+        keep_traced([[] for _ in range(40_000)])
+    assert len(provenance._KEPT) == 40_001
+    assert provenance._KEPT_SIZE[0] == 64 * 40_001 + 8 * 40_000
+    assert provenance.KEPT_BYTES == 8 << 20
+    huge = ["x" * (9 << 20)]
+    keep_traced(huge)
+    assert id(huge) not in provenance._KEPT
 
 
 def test_text_added_before_a_sourced_string_shifts_its_sources():
