@@ -49,10 +49,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 from ..provenance import Provenance, Segment
+from .kept import KeptBytes
 
 __all__ = ["ChatProvenance", "TurnTexts", "chat_source", "infer_assistant_spans"]
 
@@ -497,9 +497,16 @@ def _past_line_end(followed: str, without: str, markers: tuple[str, str], line_e
 _GENERATION_TAG = re.compile(r"\{%[-+]?\s*generation\s*[-+]?%\}")
 
 
-@lru_cache(maxsize=64)  # asked at every traced render of the same few sources
 def has_generation_blocks(source: str) -> bool:
-    return _GENERATION_TAG.search(source) is not None
+    # (asked at every traced render of the same few sources: kept, bounded in bytes)
+    found = _HAS_GENERATION.get(source)
+    if found is None:
+        found = _GENERATION_TAG.search(source) is not None
+        _HAS_GENERATION.put(source, found, len(source) + 128)
+    return found
+
+
+_HAS_GENERATION = KeptBytes(4 << 20)
 
 
 def chat_provenance(

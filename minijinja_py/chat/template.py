@@ -14,6 +14,7 @@ from ..provenance import keep_traced, track_value
 from ..sandbox import Limits
 from .capabilities import ChatCapabilities, probe_capabilities
 from .inputs import REASONING_FIELDS, normalise_conversations, to_template_data
+from .kept import COMPILED_BYTES, PROBES_BYTES, TOOLS_BYTES, KeptBytes, compiled_size
 from .loading import (
     load_gguf_files,
     load_pretrained_files,
@@ -88,9 +89,8 @@ class ChatTemplate:
             raise TypeError(f"now must be a datetime.datetime, not {type(now).__name__}")
         self.now = now
         self._tokenizer = tokenizer
-        self._compiled: dict[str, Any] = {}
-        self._probes: dict[Any, TurnTexts] = {}
-        self._traced_tools: dict[str, Any] = {}
+        self._compiled: dict[str, Any] = {}  # (the model's own templates)
+        self._kept_caches()
         for source in self.sources.values():
             self._compile(source)
 
@@ -155,13 +155,21 @@ class ChatTemplate:
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state["_compiled"] = {}
-        state["_probes"] = {}
-        state["_traced_tools"] = {}
+        for name in ("_passed", "_probes", "_traced_tools"):
+            state.pop(name, None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # (pickles of 0.1.0 lack the limits and the clock; older ones the traced tools)
-        self.__dict__.update({"limits": None, "now": None, "_traced_tools": {}, **state})
+        self.__dict__.update({"limits": None, "now": None, **state})
+        self._kept_caches()
+
+    def _kept_caches(self) -> None:
+        # What is kept between calls, bounded in bytes (see chat/kept.py): templates compiled
+        # from sources passed as chat_template=, probed turn texts, traced tool lists.
+        self._passed = KeptBytes(COMPILED_BYTES)
+        self._probes = KeptBytes(PROBES_BYTES)
+        self._traced_tools = KeptBytes(TOOLS_BYTES)
 
     def __repr__(self) -> str:
         names = ", ".join(self.sources)
@@ -208,8 +216,13 @@ class ChatTemplate:
     def _compile(self, source: str) -> Any:
         compiled = self._compiled.get(source)
         if compiled is None:
-            compiled = _environment(self.limits).from_string(source)
-            self._compiled[source] = compiled
+            compiled = self._passed.get(source)
+            if compiled is None:
+                compiled = _environment(self.limits).from_string(source)
+                if source == self._single or source in self._templates.values():
+                    self._compiled[source] = compiled
+                else:  # (a source passed as chat_template=: kept while the bytes allow)
+                    self._passed.put(source, compiled, compiled_size(source))
         return compiled
 
     def compiled(self, tools: Any = None, chat_template: str | None = None) -> Any:
@@ -449,9 +462,7 @@ class ChatTemplate:
                         return call.compiled.render(context)
 
                     call.probes = probe_turn_texts(render)
-                    if len(self._probes) >= 64:
-                        self._probes.clear()
-                    self._probes[key] = call.probes
+                    self._probes.put(key, call.probes, _probes_size(key, call.probes))
             probes = call.probes
         return chat_provenance(traced, chat, probes)
 
@@ -469,9 +480,7 @@ class ChatTemplate:
         if sourced is None:
             sourced = track_value(tools, ("tools",), in_place=True)  # (this call's own copy)
             keep_traced(sourced)
-            if len(self._traced_tools) >= _TRACED_TOOLS_KEPT:
-                self._traced_tools.clear()
-            self._traced_tools[key] = sourced
+            self._traced_tools.put(key, sourced, _TRACED_BYTES_PER_CHAR * len(key))
         return sourced
 
     # tokens ------------------------------------------------------------------------------------
@@ -682,8 +691,18 @@ class _Call:
     generation: bool = False
 
 
-# The distinct tool lists whose traced copies a ChatTemplate keeps.
-_TRACED_TOOLS_KEPT = 16
+# What a traced tool list holds per character of its repr (its key), about: the repr itself,
+# and the traced copy's strings with their segments.
+_TRACED_BYTES_PER_CHAR = 8
+
+
+def _probes_size(key: tuple, probes: TurnTexts) -> int:
+    # (the source, the options' names and values, and the texts read: about their characters)
+    source, options = key
+    size = len(source) + sum(map(len, probes)) + 1024
+    for name, value in options:
+        size += len(name) + (len(value) if isinstance(value, str) else 32) + 64
+    return size
 
 
 def _option_key(context: dict[str, Any]) -> tuple:
