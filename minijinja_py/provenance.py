@@ -1350,7 +1350,7 @@ def _exact_chat_tojson(result: str, value: Any, *args: Any, **kwargs: Any) -> An
             scanned = kept[1].get(result)
             if scanned is None:
                 scanned = scanned_json_text(value, result)
-                size = 2 * len(result) + SEGMENT_BYTES * len(getattr(scanned, "segments", ()))
+                size = 2 * len(result) + _KEPT_SEGMENT_BYTES * len(getattr(scanned, "segments", ()))
                 if _kept_room(size):
                     kept[1][result] = scanned
         else:
@@ -1366,18 +1366,21 @@ def _exact_chat_tojson(result: str, value: Any, *args: Any, **kwargs: Any) -> An
 _KEPT: dict[int, tuple[Any, dict[str, Any]]] = {}
 _KEPT_SIZE = [0]
 #: bytes that the containers kept between renders and their tojson texts may hold together
-KEPT_BYTES = 8 << 20
+KEPT_BYTES = 4 << 20
 # (a container's own bytes, about, and a sourced string's beyond its characters)
-_CONTAINER_BYTES = 64
-_STRING_BYTES = 160
+_CONTAINER_BYTES = 256
+_STRING_BYTES = 256
+# (a segment kept: its tuple, its numbers, its place in the tuple of segments)
+_KEPT_SEGMENT_BYTES = 2 * SEGMENT_BYTES
 
 
-def keep_traced(value: Any) -> None:
+def keep_traced(value: Any) -> int:
     """Note that the containers of ``value``, traced data, are rendered again unchanged (a
     ``ChatTemplate`` keeps its callers' tools traced): tojson of one is then read off once.
 
     A template cannot change the data it is given, so a container's JSON text and its sources
-    are the same at every render.  A value bigger than KEPT_BYTES is not kept."""
+    are the same at every render.  A value bigger than KEPT_BYTES is not kept.  Returns the
+    bytes ``value`` holds, about (as counted against the bound)."""
     containers = []
     size = 0
     pending = [value]
@@ -1395,11 +1398,11 @@ def keep_traced(value: Any) -> None:
         size += _CONTAINER_BYTES + 8 * len(item)
         containers.append(item)
         if size > KEPT_BYTES:
-            return
-    if not _kept_room(size):
-        return
-    for item in containers:
-        _KEPT[id(item)] = (item, {})
+            return size + sum(map(len, pending))  # (what was not walked, at least)
+    if _kept_room(size):
+        for item in containers:
+            _KEPT[id(item)] = (item, {})
+    return size
 
 
 def _kept_room(size: int) -> bool:

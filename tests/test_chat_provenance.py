@@ -341,6 +341,7 @@ def test_the_traced_tools_kept_are_bounded():
     chat = ChatTemplate.from_string(TOOLS_TEMPLATE)
     for index in range(48):
         chat.render_with_provenance(MESSAGES, tools=[_tool(f"f{index}", {"x" * 100_000: 1})])
-    # (each list's repr is about 100 KB, kept as 8 bytes a character: 10 fit in 8 MiB)
-    assert len(chat._traced_tools) == 10
+    # (each list is its 100 KB repr, two bytes a character, and its three containers and
+    # strings as keep_traced counts them: 205,839 bytes, of which 20 fit in 4 MiB)
+    assert [size for _, size in chat._traced_tools._entries.values()] == [205_839] * 20
     assert chat._traced_tools.size <= TOOLS_BYTES

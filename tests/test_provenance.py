@@ -240,14 +240,15 @@ def test_the_kept_containers_are_bounded():
     from minijinja_py import provenance
     from minijinja_py.provenance import keep_traced
 
-    # Each value holds 40,001 containers of 64 bytes (and 8 per item), about 2.9 MB: the
-    # third one lets the first two go (8 MB at most), a value over the bound is not kept.
-    for _ in range(3):
-        keep_traced([[] for _ in range(40_000)])
-    assert len(provenance._KEPT) == 40_001
-    assert provenance._KEPT_SIZE[0] == 64 * 40_001 + 8 * 40_000
-    assert provenance.KEPT_BYTES == 8 << 20
-    huge = ["x" * (9 << 20)]
+    # Each value holds 10,001 containers of 256 bytes (and 8 per item), about 2.6 MB: the
+    # second one lets the first go (4 MiB at most), and so on; a value over the bound is not
+    # kept.
+    for _ in range(4):
+        keep_traced([[] for _ in range(10_000)])
+    assert len(provenance._KEPT) == 10_001
+    assert provenance._KEPT_SIZE[0] == 256 * 10_001 + 8 * 10_000
+    assert provenance.KEPT_BYTES == 4 << 20
+    huge = ["x" * (5 << 20)]
     keep_traced(huge)
     assert id(huge) not in provenance._KEPT
 

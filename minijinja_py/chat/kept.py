@@ -23,7 +23,7 @@ COMPILED_BYTES = 16 << 20
 #: bytes of probed turn texts (keyed by the template's source and its options)
 PROBES_BYTES = 4 << 20
 #: bytes of traced tool lists (see ChatTemplate._sourced_tools)
-TOOLS_BYTES = 8 << 20
+TOOLS_BYTES = 4 << 20
 
 
 def compiled_size(source: str) -> int:

@@ -479,8 +479,9 @@ class ChatTemplate:
         sourced = self._traced_tools.get(key)
         if sourced is None:
             sourced = track_value(tools, ("tools",), in_place=True)  # (this call's own copy)
-            keep_traced(sourced)
-            self._traced_tools.put(key, sourced, _TRACED_BYTES_PER_CHAR * len(key))
+            # (the traced copy's bytes, about, as keep_traced counts them, and its key's)
+            size = keep_traced(sourced) + _TRACED_BYTES_PER_CHAR * len(key) + _TRACED_BYTES_EACH
+            self._traced_tools.put(key, sourced, size)
         return sourced
 
     # tokens ------------------------------------------------------------------------------------
@@ -691,9 +692,9 @@ class _Call:
     generation: bool = False
 
 
-# What a traced tool list holds per character of its repr (its key), about: the repr itself,
-# and the traced copy's strings with their segments.
-_TRACED_BYTES_PER_CHAR = 8
+# What a traced tool list's key (its repr) holds per character, about, and each entry.
+_TRACED_BYTES_PER_CHAR = 2
+_TRACED_BYTES_EACH = 4096
 
 
 def _probes_size(key: tuple, probes: TurnTexts) -> int:

@@ -7,6 +7,7 @@ from .cases_crashes import CRASHES
 from .cases_escapes import ESCAPES, MUTATIONS
 from .cases_python import PYTHON
 from .cases_shared import SHARED
+from .cases_training import TRAINING
 from .cases_work import COMPILE, MEMORY, WORK
 from .model import Attack
 
@@ -20,6 +21,7 @@ ATTACKS: list[Attack] = [
     *COMPILE,
     *PYTHON,
     *BARE_EXCEPTIONS,
+    *TRAINING,
 ]
 
 _ids = [a.id for a in ATTACKS]
