@@ -255,6 +255,27 @@ def test_chat_render_with_shared_keywords_and_messages():
     )
 
 
+def test_inferred_assistant_spans_of_many_turns_are_found_in_linear_time():
+    chat = ChatTemplate.from_string(
+        "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n"
+        "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+    )
+    messages = [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": f"m{i}" if i % 3 else ""}
+        for i in range(30_000)
+    ]
+    result, seconds = cpu(chat.render_with_provenance, messages)
+    assert result.assistant_rule == "inferred"
+    assert len(result.assistant_spans) == 15_000
+    # (message 1 "m1", message 3 empty: its header and marker, message 5 "m5")
+    assert [result.text[a:b] for a, b in result.assistant_spans[:3]] == [
+        "m1<|im_end|>\n",
+        "<|im_end|>\n",
+        "m5<|im_end|>\n",
+    ]
+    assert seconds < CPU_BOUND
+
+
 # -- tokens -------------------------------------------------------------------------------------
 
 

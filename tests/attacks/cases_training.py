@@ -154,6 +154,23 @@ def protected_many_caller_tokens() -> str:
     return f"{ids.count(end)} control ends"
 
 
+def inferred_spans_many_turns() -> str:
+    # 40,000 turns, a third of them empty: each turn's neighbours were found by a walk over
+    # every other message
+    from minijinja_py import ChatTemplate
+
+    chat = ChatTemplate.from_string(
+        "{% for m in messages %}[{{ m.role }}]{{ m.content }}</s>{% endfor %}"
+        "{% if add_generation_prompt %}[assistant]{% endif %}"
+    )
+    messages = [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": "x" if i % 3 else ""}
+        for i in range(40_000)
+    ]
+    result = chat.render_with_provenance(messages)
+    return f"{len(result.assistant_spans)} spans, {result.assistant_rule}"
+
+
 def lone_surrogate_tokenized() -> str:
     from minijinja_py import ChatTemplate
 
@@ -417,6 +434,12 @@ TRAINING = [
         "protected-caller-tokens",
         call=_fn("protected_many_caller_tokens"),
         expect=Ok("20000 control ends"),
+    ),
+    Attack(
+        TRAIN,
+        "inferred-spans-many-turns",
+        call=_fn("inferred_spans_many_turns"),
+        expect=Ok("20000 spans, inferred"),
     ),
     Attack(
         TRAIN,
