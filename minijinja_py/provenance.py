@@ -955,6 +955,13 @@ def _traced_leaf(value: Any, path: Path) -> Any:
     return value
 
 
+def check_traceable(value: Any, path: Path) -> None:
+    """Refuse, with the LimitError of :func:`track_value`, a value whose tree would pass
+    ``max_items`` or that contains itself, before anything walks it as a tree (its ``repr``)."""
+    if value.__class__ in (dict, list, tuple):
+        _check_expansion(value, path)
+
+
 def _check_expansion(value: Any, path: Path) -> None:
     """Refuse a value whose tree (shared containers counted each time they are met) holds
     more than ``max_items`` items, or that contains itself: the counts are found by one

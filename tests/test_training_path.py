@@ -276,6 +276,20 @@ def test_inferred_assistant_spans_of_many_turns_are_found_in_linear_time():
     assert seconds < CPU_BOUND
 
 
+def test_traced_tools_with_shared_structure_are_refused_before_their_repr():
+    chat = ChatTemplate.from_string("{{ tools|length }}{{ messages[0].content }}")
+    parameters = {"type": "object", "properties": {"a": shared(40)}}
+    tools = [{"type": "function", "function": {"name": "f", "parameters": parameters}}]
+    messages = [{"role": "user", "content": "hi"}]
+    assert chat.render(messages, tools=tools) == "1hi"
+    with pytest.raises(LimitError) as info:
+        chat.render_with_provenance(messages, tools=tools)
+    assert info.value.message == (
+        "the value of 'tools' holds 3298534883334 items once its shared lists and dicts are"
+        " traced at each place they occur, more than max_items (1000000)"
+    )
+
+
 # -- tokens -------------------------------------------------------------------------------------
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from ..errors import TemplateError
-from ..provenance import keep_traced, track_value
+from ..provenance import check_traceable, keep_traced, track_value
 from ..sandbox import Limits
 from .capabilities import ChatCapabilities, probe_capabilities
 from .inputs import REASONING_FIELDS, normalise_conversations, to_template_data
@@ -475,6 +475,7 @@ class ChatTemplate:
         costs a call with tools.  The key is the data's ``repr``, which tells apart every value
         template data holds (``1``, ``True``, ``"1"``, a tuple and a list); a template cannot
         change what it is given, so the traced copy is shared."""
+        check_traceable(tools, ("tools",))  # (shared lists would make a repr of a huge tree)
         key = repr(tools)
         sourced = self._traced_tools.get(key)
         if sourced is None:

@@ -218,6 +218,12 @@ def shared_message_traced() -> str:
     return _chat("{{ messages[0].extra|length }}", trace=True, messages=[message])
 
 
+def shared_tools_traced() -> str:
+    parameters = {"type": "object", "properties": {"a": _shared(45)}}
+    tools = [{"type": "function", "function": {"name": "f", "parameters": parameters}}]
+    return _chat("{{ tools|length }}", trace=True, tools=tools)
+
+
 def self_containing_keyword() -> str:
     value: dict = {"a": 1}
     value["self"] = [value]
@@ -472,6 +478,15 @@ TRAINING = [
         call=_fn("shared_message_traced"),
         expect=Ok(
             "LimitError: the value of 'messages' holds 105553116266498 items once its shared"
+            " lists and dicts are traced at each place they occur, more than max_items (1000000)"
+        ),
+    ),
+    Attack(
+        SHARED,
+        "tools-traced",
+        call=_fn("shared_tools_traced"),
+        expect=Ok(
+            "LimitError: the value of 'tools' holds 105553116266502 items once its shared"
             " lists and dicts are traced at each place they occur, more than max_items (1000000)"
         ),
     ),
