@@ -141,16 +141,14 @@ def encode_chat(
     }
 
 
-def _assistant_mask(
-    count: int, spans: Sequence[tuple[int, int]], char_to_token: Any
-) -> list[int]:
+def _assistant_mask(count: int, spans: Sequence[tuple[int, int]], char_to_token: Any) -> list[int]:
     """The mask of the tokens the spans fall in, by transformers' mapping, quirks included: a
     span whose first character has no token ends the marking; an end that maps to no token
     (or to token 0) runs to the end.
 
-    Each span marks a range of tokens, noted where it starts and ends and summed once over the
-    tokens: linear in the tokens and the spans, however many spans run to the end."""
-    changes = [0] * (count + 1)
+    Each span gives a range of tokens; the ranges, sorted and merged, are marked by slices:
+    linear in the tokens and the spans, however many spans run to the end."""
+    ranges = []
     for start, end in spans:
         start_token = char_to_token(start)
         end_token = char_to_token(end - 1)
@@ -158,13 +156,19 @@ def _assistant_mask(
             break
         stop = end_token + 1 if end_token else count
         if start_token < stop:
-            changes[start_token] += 1
-            changes[stop] -= 1
-    mask = []
-    inside = 0
-    for change in changes[:count]:
-        inside += change
-        mask.append(1 if inside > 0 else 0)
+            ranges.append((start_token, stop))
+    mask = [0] * count
+    if not ranges:
+        return mask
+    ranges.sort()
+    low, high = ranges[0]
+    for start, stop in ranges:
+        if start > high:
+            mask[low:high] = [1] * (high - low)
+            low = start
+        if stop > high:
+            high = stop
+    mask[low:high] = [1] * (high - low)
     return mask
 
 
