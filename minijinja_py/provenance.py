@@ -928,7 +928,8 @@ def _traced(value: Any, path: Path, in_place: bool, shared: bool) -> Any:
                 elif cls in leaves:
                     copy[name] = item
                 else:
-                    copy[name] = None  # (its place, filled when its turn comes)
+                    if not in_place:  # (its place, filled when its turn comes; in place, the
+                        copy[name] = None  # value stays until then: a retrace may read it)
                     stack.append((copy, name, item, (*path, name)))
             holder[key] = copy
             continue

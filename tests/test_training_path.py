@@ -276,6 +276,30 @@ def test_inferred_assistant_spans_of_many_turns_are_found_in_linear_time():
     assert seconds < CPU_BOUND
 
 
+def test_a_message_sharing_a_dict_is_traced_at_each_place():
+    # (the chat layer's copy keeps the sharing; tracing it in place would give both places one
+    # path: it is traced as a copy instead, each place with its own)
+    chat = ChatTemplate.from_string(
+        "{% for m in messages %}{{ m.a.k }}|{{ m.b.k }}|{{ m.c[0].k }};{% endfor %}"
+    )
+    x = {"k": "v"}
+    messages = [
+        {"role": "user", "content": "c", "a": x, "b": x, "c": [x]},
+        {"role": "user", "content": "d", "a": {"k": "w"}, "b": x, "c": [{"k": "z"}]},
+    ]
+    result = chat.render_with_provenance(messages)
+    assert result.text == "v|v|v;w|v|z;"
+    assert [(s.start, s.path) for s in result.segments] == [
+        (0, ("messages", 0, "a", "k")),
+        (2, ("messages", 0, "b", "k")),
+        (4, ("messages", 0, "c", 0, "k")),
+        (6, ("messages", 1, "a", "k")),
+        (8, ("messages", 1, "b", "k")),
+        (10, ("messages", 1, "c", 0, "k")),
+    ]
+    assert messages[0]["a"] is x and x == {"k": "v"}  # (the caller's data untouched)
+
+
 def test_traced_tools_with_shared_structure_are_refused_before_their_repr():
     chat = ChatTemplate.from_string("{{ tools|length }}{{ messages[0].content }}")
     parameters = {"type": "object", "properties": {"a": shared(40)}}
