@@ -462,6 +462,11 @@ def test_gguf_strings_are_bounded_before_they_are_read(tmp_path):
     assert str(info.value) == f"{path}: truncated GGUF header (needed 1000000 bytes at offset 67)"
     path.write_bytes(_gguf([_template("é".encode() * 1000)]))
     assert gguf.read_gguf_metadata(path).values["tokenizer.chat_template"] == "é" * 1000
+    # another key's text over the bound (a tokenizer.json) is passed over, not decoded
+    big = _text(b"tokenizer.huggingface.json") + struct.pack("<I", 8) + _text(b"{" * (5 << 20))
+    path.write_bytes(_gguf([big, _template(b"ok")]))
+    metadata = gguf.read_gguf_metadata(path)
+    assert metadata.values == {"tokenizer.chat_template": "ok"}
 
 
 def test_gguf_string_arrays_are_bounded_in_all(tmp_path, monkeypatch):

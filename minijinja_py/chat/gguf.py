@@ -177,8 +177,16 @@ class _Reader:
         self.pos += self.len_size
         return value
 
-    def string(self) -> str:
+    def string(self, skip_over: int | None = None) -> Any:
+        """The next string; with ``skip_over``, None for one longer than that (its bytes passed
+        over, never decoded, within MAX_HEADER)."""
         n = self.length()
+        if skip_over is not None and n > skip_over:
+            if self.size is not None and self.pos + n > self.size:
+                raise GGUFError(f"truncated GGUF header (needed {n} bytes at offset {self.pos})")
+            self.need(n)
+            self.pos += n
+            return None
         if n > MAX_STRING:
             raise GGUFError(f"GGUF string of {n} bytes at offset {self.pos} is implausibly large")
         if self.size is not None and self.pos + n > self.size:
@@ -289,6 +297,12 @@ def _parse(handle: Any, small_array: int, wanted: tuple[str, ...], name: str) ->
     for _ in range(kv_count):
         key = reader.string()
         vtype = reader.scalar("I")
+        if vtype == STRING and not key.startswith(TEMPLATE_KEY):
+            # (another key's long text, a tokenizer.json say, is passed over, not decoded)
+            text = reader.string(skip_over=MAX_STRING)
+            if text is not None:
+                meta.values[key] = text
+            continue
         if vtype != ARRAY:
             meta.values[key] = reader.value(vtype)
             continue
