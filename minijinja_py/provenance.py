@@ -550,7 +550,7 @@ def paths_of(values: Iterable[Any], depth: int = 6) -> list[Path]:
 _CHARGED_ITEMS = 64
 
 
-def derived(result: Any, inputs: Iterable[Any]) -> Any:
+def derived(result: Any, inputs: Any) -> Any:
     """``result``, computed from ``inputs``, attributed as a whole to every source of them."""
     if not result or not (result.__class__ is str or isinstance(result, Markup)):
         return result
@@ -1287,7 +1287,7 @@ class _Paths:
         return self.found
 
 
-def _completed(result: Any, inputs: Iterable[Any]) -> Any:
+def _completed(result: Any, inputs: Any) -> Any:
     """``result`` with every character no segment covers attributed to all of ``inputs``.
 
     A filter written for plain strings may trace part of its result (a sourced operand added

@@ -25,7 +25,7 @@ dropped, and :func:`alias_reasoning` offers its reasoning under every name templ
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 __all__ = [
@@ -233,6 +233,8 @@ class _Rebuild:
             return (self.met(key, done, depth), self.height)
         if depth >= MAX_DEPTH:
             raise _TooDeep
+        items: Any
+        build: Callable[[list[Any]], Any]
         if cls is dict or (cls is not list and isinstance(value, Mapping)):
             items = []
             for pair in value.items():

@@ -540,7 +540,7 @@ _GENERATION_TAG = re.compile(r"\{%[-+]?\s*generation\s*[-+]?%\}")
 
 def has_generation_blocks(source: str) -> bool:
     # (asked at every traced render of the same few sources: kept, bounded in bytes)
-    found = _HAS_GENERATION.get(source)
+    found: bool | None = _HAS_GENERATION.get(source)
     if found is None:
         found = _GENERATION_TAG.search(source) is not None
         _HAS_GENERATION.put(source, found, len(source) + 128)
