@@ -959,8 +959,25 @@ def _traced_leaf(value: Any, path: Path) -> Any:
 def check_traceable(value: Any, path: Path) -> None:
     """Refuse, with the LimitError of :func:`track_value`, a value whose tree would pass
     ``max_items`` or that contains itself, before anything walks it as a tree (its ``repr``)."""
-    if value.__class__ in (dict, list, tuple):
+    if value.__class__ in (dict, list, tuple) and _meets_twice(value):
         _check_expansion(value, path)
+
+
+def _meets_twice(value: Any) -> bool:
+    # Whether a walk of ``value`` meets a list, tuple or dict twice (shared, or containing
+    # itself): one pass over its containers, stopped at the first met again.
+    seen: set[int] = set()
+    pending = [value]
+    containers = (dict, list, tuple)
+    while pending:
+        item = pending.pop()
+        if id(item) in seen:
+            return True
+        seen.add(id(item))
+        for child in item.values() if item.__class__ is dict else item:
+            if child.__class__ in containers:
+                pending.append(child)
+    return False
 
 
 def _check_expansion(value: Any, path: Path) -> None:

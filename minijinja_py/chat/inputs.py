@@ -60,6 +60,17 @@ def to_template_data(value: Any, argument: str = "value") -> Any:
     cls = type(value)
     if cls in _SCALAR_TYPES:
         return value
+    if cls is dict:  # (a message of strings, the usual value: copied at once)
+        scalars = _SCALAR_TYPES
+        for item in value.values():
+            if type(item) not in scalars:
+                break
+        else:
+            for item in value:
+                if type(item) not in scalars:
+                    break
+            else:
+                return value.copy()
     try:
         return _Rebuild().plain(value, 0)
     except _TooDeep:

@@ -198,7 +198,7 @@ def infer_assistant_spans(
     if not assistants:
         return []
     regions = message_regions(segments, len(messages))
-    neighbours = _Neighbours(regions, len(messages), len(text))
+    neighbours = _Neighbours(regions, len(messages), len(text), len(assistants) > _FEW_TURNS)
     replies: dict[int, list[tuple[int, int]]] | None = None  # (see _later_reply)
     spans: list[tuple[int, int]] = []
     later: list[tuple[int, int]] = []  # (see _later_reply)
@@ -207,10 +207,20 @@ def infer_assistant_spans(
         if not own:
             # Nothing of the turn is traced (empty content): its generation prompt between the
             # neighbouring messages, then the marker, make the span.
-            low = neighbours.end_before[index]
+            if neighbours.sorted:
+                low = neighbours.end_before[index]
+                high = neighbours.start_after[index]
+            else:
+                low = max(
+                    (end for other, found in regions.items() if other < index for _, end in found),
+                    default=0,
+                )
+                high = min(
+                    (start for other, found in regions.items() if other > index for start, _ in found),
+                    default=len(text),
+                )
             if spans:
                 low = max(low, spans[-1][1])
-            high = neighbours.start_after[index]
             start = _prompt_end(text, low, high, generation_prompt)
             if start is None:
                 if generation_prompt or not past_end_of_turn or not end_of_turn:
@@ -229,8 +239,20 @@ def infer_assistant_spans(
                 spans.append((start, _line_end(text, found, high, after)))
             continue
         first = own[0][0]
-        following = neighbours.following(index, first)  # where the next message's text begins
-        before = neighbours.before(index, first)  # where the last one's before the turn ends
+        if neighbours.sorted:
+            following = neighbours.following(index, first)  # where the next message's text begins
+            before = neighbours.before(index, first)  # where the last one's before the turn ends
+        else:  # (a few turns: the walk over the other messages costs less than sorting them)
+            following = len(text)
+            before = 0
+            for other, found in regions.items():
+                if other == index:
+                    continue
+                for start, end in found:
+                    if first <= start < following:
+                        following = start
+                    if before < end <= first:
+                        before = end
         last = max(end for start, end in own if start < following)
         if spans:
             # (a turn the template writes without a header of its own, after a dropped tool
@@ -261,21 +283,29 @@ def infer_assistant_spans(
     return spans
 
 
+# Up to this many assistant turns, each turn's neighbours are found by a walk over the other
+# messages (cheaper than sorting for a short conversation; quadratic for a long one).
+_FEW_TURNS = 16
+
+
 class _Neighbours:
     """Where the other messages' text lies around a turn, read off sorted lists of the
     regions' starts and ends (and running bounds by message index) instead of a walk over every
     message for each turn: linear in the segments, whatever the number of turns."""
 
     def __init__(
-        self, regions: dict[int, list[tuple[int, int]]], count: int, length: int
+        self, regions: dict[int, list[tuple[int, int]]], count: int, length: int, sort: bool
     ) -> None:
+        self.sorted = sort
+        self.length = length
+        if not sort:
+            return  # (a few turns: see _FEW_TURNS)
         starts = sorted((start, other) for other, found in regions.items() for start, _ in found)
         ends = sorted((end, other) for other, found in regions.items() for _, end in found)
         self.starts = starts
         self.start_keys = [start for start, _ in starts]
         self.ends = ends
         self.end_keys = [end for end, _ in ends]
-        self.length = length
         # the furthest end of the messages before each index, the first start of those after
         highest = [max((end for _, end in regions.get(i, ())), default=0) for i in range(count)]
         lowest = [min((start for start, _ in regions.get(i, ())), default=length) for i in range(count)]
