@@ -35,6 +35,7 @@ from typing import Any, NamedTuple
 from .builtins.filters import FILTERS, chat_tojson
 from .builtins.methods import STR_METHODS
 from .builtins.ops import to_string
+from .errors import LimitError
 from .run.expressions import Const
 from .run.frames import located
 from .run.operators import AddChain
@@ -43,7 +44,9 @@ from .sandbox.budget import (
     CHARS_PER_STEP,
     FILTER_ITEMS_PER_STEP,
     ITEMS_PER_STEP,
+    charge_memory,
     charge_steps,
+    charge_work,
     check_length,
     current_limits,
 )
@@ -117,6 +120,9 @@ class Sourced(str):
         result = str.__mul__(self, count)
         if result is NotImplemented or not result:
             return result
+        if count * len(self.segments) > EXACT_SEGMENTS:
+            # (the copies as runs: each source once over the whole text, not a segment per copy)
+            return derived(result, (self,))
         return join_text((self,) * count)
 
     __rmul__ = __mul__
@@ -135,10 +141,7 @@ class Sourced(str):
             start, stop, step = key.indices(len(self))
             if step == 1:
                 return _make(result, _clip(self.segments, start, max(start, stop), -start))
-            segments: list[Segment] = []
-            for position, index in enumerate(range(start, stop, step)):
-                segments.extend(_clip(self.segments, index, index + 1, position - index))
-            return _make(result, segments)
+            return _make(result, _stepped(self.segments, range(start, stop, step)))
         index = key.__index__()
         if index < 0:
             index += len(self)
@@ -146,14 +149,23 @@ class Sourced(str):
 
     def __iter__(self) -> Iterator[str]:
         segments = self.segments
+        # (a sourced character costs a string and a segment: charged a block at a time)
+        charge_work(items=min(len(self), _CHARS_BLOCK) * PIECE_ITEMS)
         if len(segments) != 1:
-            for index in range(len(self)):
-                yield self[index]
+            # (one sweep over the segments for all the characters: see _cut)
+            chars = str.__iter__(self)
+            cuts = ((index, index + 1, -index) for index in range(len(self)))
+            for index, pieces in enumerate(_cut(segments, cuts)):
+                if index and not index % _CHARS_BLOCK:
+                    charge_work(items=_CHARS_BLOCK * PIECE_ITEMS)
+                yield _make(next(chars), pieces)
             return
         # (the usual case, one value's text, made one character at a time without slicing)
         start, end, path, offset, verbatim = segments[0]
         make = str.__new__
         for index, char in enumerate(str.__iter__(self)):
+            if index and not index % _CHARS_BLOCK:
+                charge_work(items=_CHARS_BLOCK * PIECE_ITEMS)
             if start <= index < end:
                 sourced = make(Sourced, char)
                 at = None if offset is None else offset + index - start
@@ -187,40 +199,39 @@ class Sourced(str):
     def removesuffix(self, suffix: Any) -> Any:
         return self[: len(str.removesuffix(self, suffix))]
 
+    # (the pieces of split, rsplit and splitlines are cut in one sweep: see _pieces)
+
     def split(self, sep: Any = None, maxsplit: Any = -1) -> list[Any]:
         parts = str.split(self, sep, maxsplit)
-        charge_steps(len(parts) // FILTER_ITEMS_PER_STEP)  # (a traced slice per part, below)
-        pieces = []
+        starts = []
         position = 0
         for part in parts:
             if sep is None:  # whitespace runs: each part starts at the next non-space
                 position = str.find(self, part, position)
-            pieces.append(self[position : position + len(part)])
+            starts.append(position)
             position += len(part) + (0 if sep is None else len(sep))
-        return pieces
+        return _pieces(self, parts, starts)
 
     def rsplit(self, sep: Any = None, maxsplit: Any = -1) -> list[Any]:
         parts = str.rsplit(self, sep, maxsplit)
-        charge_steps(len(parts) // FILTER_ITEMS_PER_STEP)  # (a traced slice per part, below)
-        pieces = []
+        starts = []
         end = len(self)
         for part in reversed(parts):
             start = str.rfind(self, part, 0, end) if sep is None else end - len(part)
-            pieces.append(self[start : start + len(part)])
+            starts.append(start)
             end = start - (0 if sep is None else len(sep))
-        pieces.reverse()
-        return pieces
+        starts.reverse()
+        return _pieces(self, parts, starts)
 
     def splitlines(self, keepends: Any = False) -> list[Any]:
-        pieces = []
+        lines = []
+        starts = []
         position = 0
-        lines = str.splitlines(self, True)
-        charge_steps(len(lines) // FILTER_ITEMS_PER_STEP)  # (a traced slice per line, below)
-        for line in lines:
-            width = len(line) if keepends else len(str.splitlines(line)[0])
-            pieces.append(self[position : position + width])
+        for line in str.splitlines(self, True):
+            starts.append(position)
             position += len(line)
-        return pieces
+            lines.append(line if keepends else str.splitlines(line)[0])
+        return _pieces(self, lines, starts)
 
     def partition(self, sep: Any) -> tuple[Any, Any, Any]:
         head, found, _ = str.partition(self, sep)
@@ -247,20 +258,27 @@ class Sourced(str):
         charge_steps(str.count(self, old) // FILTER_ITEMS_PER_STEP)
         own = self.segments
         inserted = getattr(new, "segments", ())
-        segments: list[tuple] = []
+        kept: list[tuple[int, int, int]] = []  # (the runs of this string kept, where they go)
+        places: list[int] = []  # (where the copies of new go)
         position = done = at = 0  # (at: the position in the result)
         while count < 0 or done < count:
             found = str.find(self, old, position)
             if found < 0:
                 break
-            segments += _clip(own, position, found, at - position)
+            kept.append((position, found, at - position))
             at += found - position
-            if inserted:
-                segments += _clip(inserted, 0, len(new), at)
+            places.append(at)
             at += len(new)
             position = found + len(old)
             done += 1
-        segments += _clip(own, position, len(self), at - position)
+        kept.append((position, len(self), at - position))
+        if len(places) * len(inserted) > EXACT_SEGMENTS:
+            return derived(result, (self, new))
+        segments: list[tuple] = []
+        for pieces in _cut(own, kept):
+            segments += pieces
+        for place in places:
+            _place(segments, inserted, place)
         return _make(result, segments)
 
     def join(self, iterable: Iterable[Any]) -> Any:
@@ -334,6 +352,8 @@ def _make(text: str, segments: Iterable[tuple]) -> Any:
         segments = tuple(segments)
     if not segments or not text:
         return text if text.__class__ is str else str.__str__(text)
+    if len(segments) >= _CHARGED_SEGMENTS:
+        charge_memory(len(segments) * SEGMENT_BYTES)
     result = str.__new__(Sourced, text)
     result.segments = segments
     return result
@@ -367,6 +387,100 @@ def _clip(segments: tuple[tuple, ...], low: int, high: int, shift: int) -> list[
                 offset += start - first
             clipped.append((start + shift, end + shift, path, offset, verbatim))
     return clipped
+
+
+# A string keeps exact segments (a run per piece of a source) up to this many where an
+# operation would multiply them (a repetition, copies of a replacement); beyond it the
+# result is attributed to each of its sources once, as a whole.
+EXACT_SEGMENTS = 4096
+# What a segment takes in memory, about (a tuple of five and its numbers), charged to the
+# render's memory budget with the work of making it, for strings of many segments.
+SEGMENT_BYTES = 96
+_CHARGED_SEGMENTS = CHARS_PER_STEP // SEGMENT_BYTES
+# A stepped slice keeps a segment per character up to this length (a reversed name keeps
+# where each of its characters came from); a longer one keeps one run per source segment.
+_STEPPED_EXACT = 256
+
+
+def _cut(segments: tuple[tuple, ...], cuts: Iterable[tuple[int, int, int]]) -> Iterator[list]:
+    """``_clip(segments, low, high, shift)`` for each of ``cuts``, whose ranges come in order
+    and do not overlap, in one sweep: the segments sorted once by start, each one kept
+    while the ranges reach it (the work is that of the segments made, not ranges x
+    segments)."""
+    if len(segments) == 1:
+        for low, high, shift in cuts:
+            yield _clip(segments, low, high, shift)
+        return
+    ordered = sorted(segments, key=_START)
+    count = len(ordered)
+    following = 0  # (the first segment not yet reached)
+    active: list[tuple] = []
+    for low, high, shift in cuts:
+        while following < count and ordered[following][0] < high:
+            active.append(ordered[following])
+            following += 1
+        if low >= high:
+            yield []
+            continue
+        clipped = []
+        kept = []
+        for segment in active:
+            first, last, path, offset, verbatim = segment
+            if last <= low:
+                continue  # (behind this range, and so behind every later one)
+            kept.append(segment)
+            start = first if first > low else low
+            end = last if last < high else high
+            if start < end:
+                if offset is not None:
+                    offset += start - first
+                clipped.append((start + shift, end + shift, path, offset, verbatim))
+        active = kept
+        yield clipped
+
+
+_START = itemgetter(0)
+# What one sourced piece (a string and its segments, made in Python) is charged, in items of
+# charge_work (ITEMS_PER_STEP of them make a step): about a microsecond, a quarter of a step.
+PIECE_ITEMS = 16
+_CHARS_BLOCK = 1024
+
+
+def _pieces(text: Sourced, parts: list[str], starts: list[int]) -> list[Any]:
+    # The parts of ``text`` (plain strings found at ``starts``, in order) with their segments.
+    charge_work(items=len(parts) * PIECE_ITEMS)
+    cuts = ((start, start + len(part), -start) for part, start in zip(parts, starts, strict=True))
+    return [_make(part, found) for part, found in zip(parts, _cut(text.segments, cuts), strict=True)]
+
+
+def _stepped(segments: tuple[tuple, ...], indices: range) -> list[tuple]:
+    """The segments of the characters at ``indices`` (a slice with a step), in order: one per
+    character for a short result, else one run per source segment (the characters a segment
+    gives are consecutive in the result, but not in its source: no offset)."""
+    if len(indices) <= _STEPPED_EXACT:
+        found: list[tuple] = []
+        for position, index in enumerate(indices):
+            found.extend(_clip(segments, index, index + 1, position - index))
+        return found
+    runs = []
+    for first, last, path, _, _ in segments:
+        # the positions p with first <= indices[p] < last form one range of positions
+        low, high = _positions(indices, first, last)
+        if low < high:
+            runs.append((low, high, path, None, False))
+    return runs
+
+
+def _positions(indices: range, first: int, last: int) -> tuple[int, int]:
+    start, step, count = indices.start, indices.step, len(indices)
+    if step > 0:
+        low = max(0, -((start - first) // step))  # (ceil((first - start) / step))
+        high = min(count, -((start - last) // step))
+    else:
+        back = -step
+        low = max(0, (start - last) // back + 1)
+        high = min(count, (start - first) // back + 1)
+    return low, high
 
 
 def join_text(parts: Iterable[Any]) -> Any:
@@ -414,29 +528,50 @@ def _interleave(separator: str, items: list[Any]) -> Any:
 
 
 def paths_of(values: Iterable[Any], depth: int = 6) -> list[Path]:
-    """The distinct source paths of the sourced strings in ``values`` (lists, dicts: nested)."""
+    """The distinct source paths of the sourced strings in ``values`` (lists, dicts: nested
+    ``depth`` levels below ``values``).
+
+    The walk goes level by level and reads each container once (``l2 = [l1, l1]``, ``l1 = [l0,
+    l0]``: three containers, not a tree), and is charged to the running render by the items it
+    reads, before it reads them."""
     found: dict[Path, None] = {}
-    _collect(values, found, depth)
+    seen: set[int] = set()
+    level = [values]
+    unpaid = 0  # (items read and not yet charged: the charge is by ITEMS_PER_STEP)
+    while level:
+        below: list[Any] = []
+        for value in level:
+            cls = value.__class__
+            if cls is Sourced or cls is SourcedMarkup:
+                for segment in value.segments:
+                    found[segment[2]] = None
+            elif depth > 0 and (cls is list or cls is tuple or isinstance(value, (list, tuple))):
+                if id(value) not in seen:
+                    seen.add(id(value))
+                    below += value
+            elif depth > 0 and isinstance(value, dict):
+                if id(value) not in seen:
+                    seen.add(id(value))
+                    below += value.values()
+        depth -= 1
+        unpaid += len(below)
+        if unpaid >= _CHARGED_ITEMS:
+            charge_work(items=unpaid)
+            unpaid = 0
+        level = below
     return list(found)
 
 
-def _collect(value: Any, found: dict[Path, None], depth: int) -> None:
-    if value.__class__ in _SOURCED:
-        for segment in value.segments:
-            found[segment[2]] = None
-    elif depth and isinstance(value, (list, tuple)):
-        for item in value:
-            _collect(item, found, depth - 1)
-    elif depth and isinstance(value, dict):
-        for item in value.values():
-            _collect(item, found, depth - 1)
+# (charge_work counts items by the step's worth of them)
+_CHARGED_ITEMS = 64
 
 
-def derived(result: Any, inputs: Iterable[Any]) -> Any:
+def derived(result: Any, inputs: Any) -> Any:
     """``result``, computed from ``inputs``, attributed as a whole to every source of them."""
     if not result or not (result.__class__ is str or isinstance(result, Markup)):
         return result
-    segments = tuple((0, len(result), p, None, False) for p in paths_of(inputs))
+    paths = inputs.get() if inputs.__class__ is _Paths else paths_of(inputs)
+    segments = tuple((0, len(result), p, None, False) for p in paths)
     if not segments:
         return result
     if result.__class__ is str:
@@ -736,42 +871,170 @@ def track_value(value: Any, path: Path, in_place: bool = False) -> Any:
 
     ``in_place``: ``value`` was made for this render alone (the chat layer's copy of the
     caller's data): its dicts and lists get the sourced strings in place of the plain ones
-    instead of being copied."""
+    instead of being copied.
+
+    Each string gets the path it is reached by, so a container the value holds twice is
+    traced (copied) twice: where that would make more than ``max_items`` items of a value that
+    holds fewer, or the value contains itself, a :class:`LimitError` is raised before any copy
+    (``[x, x]`` forty levels deep would be a tree of 2**40).  Data nested deeper than
+    :data:`MAX_TRACED_DEPTH` is refused alike; the walk keeps its own stack."""
     kind = value.__class__
     if kind is str:
         return _source(value, path) if value else value
-    if kind is dict:
-        # (the leaves inline: this copy is most of what provenance costs a small template)
-        copy = value if in_place else {}
-        new = str.__new__
-        for key, item in value.items():  # (in place, values are replaced, never keys)
+    if kind in _LEAVES:
+        return value
+    try:
+        return _traced(value, path, in_place, False)
+    except _Shared:
+        pass
+    _check_expansion(value, path)
+    return _traced(value, path, False, True)
+
+
+#: How deeply the strings of a traced value may nest (each path names every level).
+MAX_TRACED_DEPTH = 1000
+
+
+class _Shared(Exception):
+    """A container met twice while tracing (see track_value)."""
+
+
+def _traced(value: Any, path: Path, in_place: bool, shared: bool) -> Any:
+    # The walk of track_value, by a stack of (holder, key, value, path): the traced value is
+    # stored at holder[key].  A tuple is built as a list, made a tuple once its items are
+    # (the (holder, key) entries).  ``shared``: containers met twice are copied twice.
+    seen: set[int] | None = None if shared else set()
+    top: list[Any] = [None]
+    stack: list[tuple] = [(top, 0, value, path)]
+    new = str.__new__
+    leaves = _LEAVES
+    while stack:
+        task = stack.pop()
+        if len(task) == 2:
+            holder, key = task
+            holder[key] = tuple(holder[key])
+            continue
+        holder, key, value, path = task
+        kind = value.__class__
+        if kind is dict or kind is list or kind is tuple:
+            if seen is not None:
+                if id(value) in seen:
+                    raise _Shared
+                seen.add(id(value))
+            if len(path) > MAX_TRACED_DEPTH:
+                raise LimitError(
+                    f"the value of {path[0]!r} nests deeper than provenance traces"
+                    f" ({MAX_TRACED_DEPTH} levels)"
+                )
+        else:
+            holder[key] = _traced_leaf(value, path)
+            continue
+        if kind is dict:
+            # (the leaves inline: this copy is most of what provenance costs a small template)
+            copy = value if in_place else {}
+            for name, item in value.items():  # (in place, values are replaced, never keys)
+                cls = item.__class__
+                if cls is str:
+                    if item:
+                        sourced = new(Sourced, item)
+                        sourced.segments = ((0, len(item), (*path, name), 0, True),)
+                        copy[name] = sourced
+                    else:
+                        copy[name] = item
+                elif cls in leaves:
+                    copy[name] = item
+                else:
+                    if not in_place:  # (its place, filled when its turn comes; in place, the
+                        copy[name] = None  # value stays until then: a retrace may read it)
+                    stack.append((copy, name, item, (*path, name)))
+            holder[key] = copy
+            continue
+        items = value if in_place and kind is list else list(value)
+        if kind is tuple:
+            stack.append((holder, key))
+        for index, item in enumerate(items):
             cls = item.__class__
             if cls is str:
                 if item:
-                    sourced = new(Sourced, item)
-                    sourced.segments = ((0, len(item), (*path, key), 0, True),)
-                    copy[key] = sourced
-                else:
-                    copy[key] = item
-            elif cls in _LEAVES:
-                copy[key] = item
-            else:
-                copy[key] = track_value(item, (*path, key), in_place)
-        return copy
-    if in_place and kind is list:
-        for index, item in enumerate(value):
-            if item.__class__ not in _LEAVES:
-                value[index] = track_value(item, (*path, index), True)
-        return value
-    if kind is list or kind is tuple:
-        items = [
-            item if item.__class__ in _LEAVES else track_value(item, (*path, index), in_place)
-            for index, item in enumerate(value)
-        ]
-        return items if kind is list else tuple(items)
+                    items[index] = _source(item, (*path, index))
+            elif cls not in leaves:
+                stack.append((items, index, item, (*path, index)))
+        holder[key] = items
+    return top[0]
+
+
+def _traced_leaf(value: Any, path: Path) -> Any:
+    if value.__class__ is str:
+        return _source(value, path) if value else value
     if isinstance(value, str) and not isinstance(value, Markup):
-        return track_value(str.__str__(value), path)
+        text = str.__str__(value)
+        return _source(text, path) if text else text
     return value
+
+
+def check_traceable(value: Any, path: Path) -> None:
+    """Refuse, with the LimitError of :func:`track_value`, a value whose tree would pass
+    ``max_items`` or that contains itself, before anything walks it as a tree (its ``repr``)."""
+    if value.__class__ in (dict, list, tuple) and _meets_twice(value):
+        _check_expansion(value, path)
+
+
+def _meets_twice(value: Any) -> bool:
+    # Whether a walk of ``value`` meets a list, tuple or dict twice (shared, or containing
+    # itself): one pass over its containers, stopped at the first met again.
+    seen: set[int] = set()
+    pending = [value]
+    containers = (dict, list, tuple)
+    while pending:
+        item = pending.pop()
+        if id(item) in seen:
+            return True
+        seen.add(id(item))
+        for child in item.values() if item.__class__ is dict else item:
+            if child.__class__ in containers:
+                pending.append(child)
+    return False
+
+
+def _check_expansion(value: Any, path: Path) -> None:
+    """Refuse a value whose tree (shared containers counted each time they are met) holds
+    more than ``max_items`` items, or that contains itself: the counts are found by one
+    walk of its distinct containers."""
+    limits = current_limits()
+    sizes: dict[int, int] = {}  # id -> items of its tree; -1 while its items are counted
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        item, closing = stack.pop()
+        key = id(item)
+        if closing:
+            items = item.values() if item.__class__ is dict else item
+            total = len(items)
+            for child in items:
+                if child.__class__ in (dict, list, tuple):
+                    total += sizes[id(child)]
+            sizes[key] = total
+            continue
+        known = sizes.get(key)
+        if known is not None:
+            if known < 0:
+                raise LimitError(f"the value of {path[0]!r} contains itself: provenance cannot trace it")
+            continue
+        sizes[key] = -1
+        stack.append((item, True))
+        items = item.values() if item.__class__ is dict else item
+        for child in items:
+            if child.__class__ in (dict, list, tuple):
+                if sizes.get(id(child)) == -1:
+                    raise LimitError(
+                        f"the value of {path[0]!r} contains itself: provenance cannot trace it"
+                    )
+                stack.append((child, False))
+    expanded = sizes[id(value)]
+    if expanded > limits.max_items:
+        raise LimitError(
+            f"the value of {path[0]!r} holds {expanded} items once its shared lists and dicts"
+            f" are traced at each place they occur, more than max_items ({limits.max_items})"
+        )
 
 
 _LEAVES = frozenset([int, float, bool, type(None)])
@@ -1037,11 +1300,27 @@ def _settle(result: Any, inputs: tuple, kwargs: dict) -> Any:
     if isinstance(result, Markup) and result.__class__ is not SourcedMarkup:
         return derived(result, (inputs, kwargs))
     if result.__class__ is list and any(isinstance(item, str) for item in result):
-        return [_completed(item, (inputs, kwargs)) for item in result]
+        paths = _Paths((inputs, kwargs))  # (the inputs walked once for all the items)
+        return [_completed(item, paths) for item in result]
     return result
 
 
-def _completed(result: Any, inputs: Iterable[Any]) -> Any:
+class _Paths:
+    """The paths of ``inputs``, found when first asked (see paths_of)."""
+
+    __slots__ = ("inputs", "found")
+
+    def __init__(self, inputs: Any) -> None:
+        self.inputs = inputs
+        self.found: list[Path] | None = None
+
+    def get(self) -> list[Path]:
+        if self.found is None:
+            self.found = paths_of(self.inputs)
+        return self.found
+
+
+def _completed(result: Any, inputs: Any) -> Any:
     """``result`` with every character no segment covers attributed to all of ``inputs``.
 
     A filter written for plain strings may trace part of its result (a sourced operand added
@@ -1055,7 +1334,7 @@ def _completed(result: Any, inputs: Iterable[Any]) -> Any:
     gaps = _uncovered(result.segments, len(result))
     if not gaps:
         return result
-    paths = paths_of(inputs)
+    paths = inputs.get() if inputs.__class__ is _Paths else paths_of(inputs)
     extra = [(start, end, path, None, False) for start, end in gaps for path in paths]
     return _make(result, (*result.segments, *extra))
 
@@ -1111,7 +1390,10 @@ def _exact_chat_tojson(result: str, value: Any, *args: Any, **kwargs: Any) -> An
         if kept is not None and kept[0] is value:  # (see keep_traced)
             scanned = kept[1].get(result)
             if scanned is None:
-                scanned = kept[1][result] = scanned_json_text(value, result)
+                scanned = scanned_json_text(value, result)
+                size = 2 * len(result) + _KEPT_SEGMENT_BYTES * len(getattr(scanned, "segments", ()))
+                if _kept_room(size):
+                    kept[1][result] = scanned
         else:
             scanned = scanned_json_text(value, result)
         if scanned is not None:
@@ -1120,19 +1402,28 @@ def _exact_chat_tojson(result: str, value: Any, *args: Any, **kwargs: Any) -> An
 
 
 # Traced containers that outlive a render unchanged (see keep_traced), by id: the container
-# itself (which keeps its id its own) and the traced tojson texts of it, by text.
+# itself (which keeps its id its own) and the traced tojson texts of it, by text.  What they
+# hold is counted in bytes (about) and bounded by KEPT_BYTES: past it, all are let go.
 _KEPT: dict[int, tuple[Any, dict[str, Any]]] = {}
-_KEPT_MOST = 4096
+_KEPT_SIZE = [0]
+#: bytes that the containers kept between renders and their tojson texts may hold together
+KEPT_BYTES = 4 << 20
+# (a container's own bytes, about, and a sourced string's beyond its characters)
+_CONTAINER_BYTES = 256
+_STRING_BYTES = 256
+# (a segment kept: its tuple, its numbers, its place in the tuple of segments)
+_KEPT_SEGMENT_BYTES = 2 * SEGMENT_BYTES
 
 
-def keep_traced(value: Any) -> None:
+def keep_traced(value: Any) -> int:
     """Note that the containers of ``value``, traced data, are rendered again unchanged (a
     ``ChatTemplate`` keeps its callers' tools traced): tojson of one is then read off once.
 
     A template cannot change the data it is given, so a container's JSON text and its sources
-    are the same at every render."""
-    if len(_KEPT) >= _KEPT_MOST:
-        _KEPT.clear()
+    are the same at every render.  A value bigger than KEPT_BYTES is not kept.  Returns the
+    bytes ``value`` holds, about (as counted against the bound)."""
+    containers = []
+    size = 0
     pending = [value]
     while pending:
         item = pending.pop()
@@ -1142,8 +1433,29 @@ def keep_traced(value: Any) -> None:
         elif kind is list or kind is tuple:
             pending.extend(item)
         else:
+            if isinstance(item, str):
+                size += len(item) + _STRING_BYTES
             continue
-        _KEPT[id(item)] = (item, {})
+        size += _CONTAINER_BYTES + 8 * len(item)
+        containers.append(item)
+        if size > KEPT_BYTES:
+            return size + sum(map(len, pending))  # (what was not walked, at least)
+    if _kept_room(size):
+        for item in containers:
+            _KEPT[id(item)] = (item, {})
+    return size
+
+
+def _kept_room(size: int) -> bool:
+    """Count ``size`` more bytes kept (letting all go first where they would pass the bound);
+    false for more than the bound allows at all."""
+    if size > KEPT_BYTES:
+        return False
+    if _KEPT_SIZE[0] + size > KEPT_BYTES:
+        _KEPT.clear()
+        _KEPT_SIZE[0] = 0
+    _KEPT_SIZE[0] += size
+    return True
 
 
 # The nesting that the walk of json_text follows (it attributes a deeper value as a whole),
@@ -1198,7 +1510,8 @@ def _exact_format(result: str, value: Any, *args: Any, **kwargs: Any) -> Any:
 def _exact_map(result: Any, *inputs: Any, **kwargs: Any) -> Any:
     if isinstance(result, str):
         return derived(result, (inputs, kwargs))
-    return (derived(item, (inputs, kwargs)) if item.__class__ is str else item for item in result)
+    paths = _Paths((inputs, kwargs))  # (the inputs walked once for all the items)
+    return (derived(item, paths) if item.__class__ is str else item for item in result)
 
 
 # Built-in filters that make no text: they return numbers, or the input's own items (which

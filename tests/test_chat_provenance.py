@@ -336,9 +336,12 @@ def test_traced_tools_kept_between_calls_are_those_of_the_call():
 
 
 def test_the_traced_tools_kept_are_bounded():
-    from minijinja_py.chat.spans import _TRACED_TOOLS_KEPT
+    from minijinja_py.chat.kept import TOOLS_BYTES
 
     chat = ChatTemplate.from_string(TOOLS_TEMPLATE)
-    for index in range(3 * _TRACED_TOOLS_KEPT):
-        chat.render_with_provenance(MESSAGES, tools=[_tool(f"f{index}", {})])
-    assert 0 < len(chat._traced_tools) <= _TRACED_TOOLS_KEPT
+    for index in range(48):
+        chat.render_with_provenance(MESSAGES, tools=[_tool(f"f{index}", {"x" * 100_000: 1})])
+    # (each list is its 100 KB repr, two bytes a character, and its three containers and
+    # strings as keep_traced counts them: 205,839 bytes, of which 20 fit in 4 MiB)
+    assert [size for _, size in chat._traced_tools._entries.values()] == [205_839] * 20
+    assert chat._traced_tools.size <= TOOLS_BYTES

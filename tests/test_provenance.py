@@ -240,9 +240,17 @@ def test_the_kept_containers_are_bounded():
     from minijinja_py import provenance
     from minijinja_py.provenance import keep_traced
 
-    for _ in range(3):
-        keep_traced([[] for _ in range(provenance._KEPT_MOST // 2)])
-    assert 0 < len(provenance._KEPT) <= provenance._KEPT_MOST
+    # Each value holds 10,001 containers of 256 bytes (and 8 per item), about 2.6 MB: the
+    # second one lets the first go (4 MiB at most), and so on; a value over the bound is not
+    # kept.
+    for _ in range(4):
+        keep_traced([[] for _ in range(10_000)])
+    assert len(provenance._KEPT) == 10_001
+    assert provenance._KEPT_SIZE[0] == 256 * 10_001 + 8 * 10_000
+    assert provenance.KEPT_BYTES == 4 << 20
+    huge = ["x" * (5 << 20)]
+    keep_traced(huge)
+    assert id(huge) not in provenance._KEPT
 
 
 def test_text_added_before_a_sourced_string_shifts_its_sources():

@@ -58,9 +58,14 @@ SPECIAL_TOKEN_IDS = {
 TEMPLATE_KEY = "tokenizer.chat_template"
 TOKENS_KEY = "tokenizer.ggml.tokens"
 _MARK_EVERY = 1024
-# A string value is materialised only below this size (chat templates are a few KB; a damaged
-# length must not make the reader copy gigabytes of tensor data).
-MAX_STRING = 64 * 1024 * 1024
+# A string value is materialised only below this size (chat templates are a few KB, the engine
+# compiles at most 500,000 characters; a damaged length must not make the reader copy gigabytes
+# of tensor data, nor decode megabytes of emoji into four times their size), and only where the
+# file holds that many bytes after its length.
+MAX_STRING = 4 * 1024 * 1024
+#: strings walked over the whole header, every array together (vocabulary and merges of real
+#: files hold under two million): 30 million empty strings would take seconds to walk
+MAX_STRINGS = 4_000_000
 #: bytes of header read at most (real headers, vocabulary and merges included, are a few MB)
 MAX_HEADER = 256 * 1024 * 1024
 #: key/value pairs (real files have a few dozen)
@@ -107,7 +112,18 @@ class GGUFMetadata:
 class _Reader:
     """A cursor over the header, read from the file in chunks as far as the parser needs."""
 
-    __slots__ = ("buf", "pos", "order", "len_fmt", "len_size", "_len", "_handle", "_eof")
+    __slots__ = (
+        "buf",
+        "pos",
+        "order",
+        "len_fmt",
+        "len_size",
+        "_len",
+        "_handle",
+        "_eof",
+        "size",
+        "strings_left",
+    )
 
     def __init__(self, handle: Any, head: bytes, order: str, version: int) -> None:
         self.buf = bytearray(head)
@@ -118,6 +134,11 @@ class _Reader:
         self._len = struct.Struct(order + self.len_fmt)
         self._handle = handle
         self._eof = False
+        try:
+            self.size: int | None = os.fstat(handle.fileno()).st_size
+        except (AttributeError, OSError, ValueError):  # (not a file: read until it ends)
+            self.size = None
+        self.strings_left = MAX_STRINGS
 
     def _fill(self, end: int) -> None:
         """Make ``buf`` hold at least ``end`` bytes, or raise."""
@@ -156,10 +177,20 @@ class _Reader:
         self.pos += self.len_size
         return value
 
-    def string(self) -> str:
+    def string(self, skip_over: int | None = None) -> Any:
+        """The next string; with ``skip_over``, None for one longer than that (its bytes passed
+        over, never decoded, within MAX_HEADER)."""
         n = self.length()
+        if skip_over is not None and n > skip_over:
+            if self.size is not None and self.pos + n > self.size:
+                raise GGUFError(f"truncated GGUF header (needed {n} bytes at offset {self.pos})")
+            self.need(n)
+            self.pos += n
+            return None
         if n > MAX_STRING:
             raise GGUFError(f"GGUF string of {n} bytes at offset {self.pos} is implausibly large")
+        if self.size is not None and self.pos + n > self.size:
+            raise GGUFError(f"truncated GGUF header (needed {n} bytes at offset {self.pos})")
         self.need(n)
         raw = self.buf[self.pos : self.pos + n]
         self.pos += n
@@ -174,6 +205,12 @@ class _Reader:
         With ``marks``, the offset of every ``_MARK_EVERY``-th string is appended to it, so that a
         later lookup by index walks at most ``_MARK_EVERY - 1`` strings.
         """
+        if count > self.strings_left:
+            raise GGUFError(
+                f"GGUF string arrays of more than {MAX_STRINGS} strings in all at offset"
+                f" {self.pos}, refused"
+            )
+        self.strings_left -= count
         unpack = self._len.unpack_from
         pos, step, done = self.pos, self.len_size, 0
         try:
@@ -260,6 +297,12 @@ def _parse(handle: Any, small_array: int, wanted: tuple[str, ...], name: str) ->
     for _ in range(kv_count):
         key = reader.string()
         vtype = reader.scalar("I")
+        if vtype == STRING and not key.startswith(TEMPLATE_KEY):
+            # (another key's long text, a tokenizer.json say, is passed over, not decoded)
+            text = reader.string(skip_over=MAX_STRING)
+            if text is not None:
+                meta.values[key] = text
+            continue
         if vtype != ARRAY:
             meta.values[key] = reader.value(vtype)
             continue

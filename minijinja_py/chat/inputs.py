@@ -25,7 +25,7 @@ dropped, and :func:`alias_reasoning` offers its reasoning under every name templ
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 __all__ = [
@@ -52,56 +52,245 @@ def to_template_data(value: Any, argument: str = "value") -> Any:
     """``value`` rebuilt from plain JSON-like data, as a template should see it (see the module).
 
     ``argument`` names the value in the ``TypeError`` raised for data nested too deeply.
+
+    A container the data holds more than once is rebuilt once and shared, as transformers
+    hands the template the caller's own objects: ``[x, x]`` forty levels deep is forty
+    containers here, not a tree of 2**40.  The walk keeps its own stack (no Python recursion).
     """
+    cls = type(value)
+    if cls in _SCALAR_TYPES:
+        return value
+    if cls is dict:  # (a message of strings, the usual value: copied at once)
+        scalars = _SCALAR_TYPES
+        for item in value.values():
+            if type(item) not in scalars:
+                break
+        else:
+            for item in value:
+                if type(item) not in scalars:
+                    break
+            else:
+                return value.copy()
     try:
-        return _plain(value, MAX_DEPTH)
+        return _Rebuild().plain(value, 0)
     except _TooDeep:
         raise TypeError(
             f"{argument} is nested more than {MAX_DEPTH} levels deep (or contains itself)"
         ) from None
 
 
-def _plain(value: Any, depth: int) -> Any:
-    cls = type(value)
-    if cls in _SCALAR_TYPES:
-        return value
-    if depth <= 0:
-        raise _TooDeep
-    depth -= 1
-    if cls is dict:  # the common case, kept tight: most values are plain scalars
-        out = {}
-        for key, item in value.items():
-            if type(key) not in _SCALAR_TYPES:
-                key = _plain(key, depth)
-            out[key] = item if type(item) in _SCALAR_TYPES else _plain(item, depth)
-        return out
-    if cls is list:
-        return [item if type(item) in _SCALAR_TYPES else _plain(item, depth) for item in value]
-    return _plain_other(value, cls, depth)
+# A container being rebuilt: its items are rebuilt first (see _Rebuild).
+_BUILDING = object()
+_MISSING = object()
+# The levels rebuilt by recursion (far below any recursion limit); deeper ones by a stack.
+_RECURSION = 24
 
 
-def _plain_other(value: Any, cls: type, depth: int) -> Any:
-    if isinstance(value, str):
-        return str.__str__(value)
-    if isinstance(value, int):  # bool cannot be subclassed, so this is an int subclass
-        return int.__int__(value)
-    if isinstance(value, float):
-        return float.__float__(value)
-    if isinstance(value, Mapping):
-        return {_plain(k, depth): _plain(v, depth) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(item, depth) for item in value]
-    if isinstance(value, tuple):
-        return tuple(_plain(item, depth) for item in value)
-    if _is_numpy_scalar(cls):
-        return _plain(value.item(), depth)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        # One field at a time: arrays and images inside are not deep-copied.
-        return {f.name: _plain(getattr(value, f.name), depth) for f in dataclasses.fields(value)}
-    dump = getattr(value, "model_dump", None)  # pydantic 2
-    if callable(dump) and not isinstance(value, type):
-        return _plain(dump(), depth)
-    return f"<{cls.__name__}>"
+class _Rebuild:
+    """One rebuild: containers by id (each rebuilt once; the values read are kept alive
+    so that an id is never reused during the walk) and their heights, for the depth bound."""
+
+    __slots__ = ("done", "heights", "alive", "height")
+
+    def __init__(self) -> None:
+        self.done: dict[int, Any] = {}
+        self.heights: dict[int, int] = {}
+        self.alive: list[Any] = []
+        self.height = 0  # (of the last value plain() rebuilt)
+
+    def plain(self, value: Any, depth: int) -> Any:
+        """``value`` rebuilt at ``depth``; its height left in ``self.height``.
+
+        The usual data (dicts and lists a few levels deep) is rebuilt here, by recursion
+        bounded by _RECURSION levels; what lies deeper, and other types, by run()'s stack."""
+        cls = type(value)
+        if (cls is not dict and cls is not list) or depth >= _RECURSION:
+            found = self.open(value, depth)
+            if found.__class__ is list:
+                return self.run(found, depth)
+            self.height = found[1]
+            return found[0]
+        key = id(value)
+        done = self.done.get(key, _MISSING)
+        if done is not _MISSING:
+            return self.met(key, done, depth)
+        scalars = _SCALAR_TYPES
+        height = 0  # (0 while only scalars were met: then it is not registered, only copied)
+        below = depth + 1
+        if cls is dict:
+            result: Any = {}
+            for name, item in value.items():
+                if type(name) not in scalars or type(item) not in scalars:
+                    if not height:
+                        height = self.register(key, value)
+                    if type(name) not in scalars:
+                        name = self.plain(name, below)
+                        if self.height >= height:
+                            height = self.height + 1
+                    if type(item) not in scalars:
+                        item = self.plain(item, below)
+                        if self.height >= height:
+                            height = self.height + 1
+                result[name] = item
+        else:
+            result = []
+            for item in value:
+                if type(item) not in scalars:
+                    if not height:
+                        height = self.register(key, value)
+                    item = self.plain(item, below)
+                    if self.height >= height:
+                        height = self.height + 1
+                result.append(item)
+        if not height:
+            if depth >= MAX_DEPTH:
+                raise _TooDeep
+            self.height = 1
+            return result
+        if depth + height > MAX_DEPTH:
+            raise _TooDeep
+        self.done[key] = result
+        self.heights[key] = self.height = height
+        return result
+
+    def register(self, key: int, value: Any) -> int:
+        # A container with containers in it: met again, it is shared or contains itself.
+        self.done[key] = _BUILDING
+        self.alive.append(value)
+        return 1
+
+    def met(self, key: int, done: Any, depth: int) -> Any:
+        # A container met before: shared (or, still being rebuilt, containing itself).
+        if done is _BUILDING:
+            raise _TooDeep
+        height = self.heights[key]
+        if depth + height > MAX_DEPTH:
+            raise _TooDeep
+        self.height = height
+        return done
+
+    def run(self, frame: list[Any], depth: int) -> Any:
+        # A frame: [id, build, items, rebuilt items, next index, height of the items so far]
+        stack = [frame]
+        depth -= 1  # (the frames' depths: depth + their place on the stack)
+        while stack:
+            frame = stack[-1]
+            items, rebuilt = frame[2], frame[3]
+            index = frame[4]
+            while index < len(items):
+                item = items[index]
+                cls = type(item)
+                if cls in _SCALAR_TYPES:
+                    rebuilt.append(item)
+                    index += 1
+                    continue
+                opened = self.open(item, depth + len(stack))
+                if opened.__class__ is list:
+                    break
+                rebuilt.append(opened[0])
+                if opened[1] > frame[5]:
+                    frame[5] = opened[1]
+                index += 1
+            frame[4] = index
+            if index < len(items):
+                stack.append(opened)
+                continue
+            stack.pop()
+            result = frame[1](rebuilt)
+            height = frame[5] + 1
+            self.done[frame[0]] = result
+            self.heights[frame[0]] = height
+            if stack:
+                parent = stack[-1]
+                parent[3].append(result)
+                parent[4] += 1
+                if height > parent[5]:
+                    parent[5] = height
+            else:
+                self.height = height
+                return result
+        raise AssertionError("unreachable")
+
+    def open(self, value: Any, depth: int) -> Any:
+        """``(rebuilt, height)`` of a value rebuilt at once (a scalar, a container met before,
+        an opaque object), or the frame of a container whose items are to be rebuilt."""
+        cls = type(value)
+        if cls is dict:
+            # (most containers hold scalars only: copied at once, without a frame)
+            scalars = _SCALAR_TYPES
+            for item in value.values():
+                if type(item) not in scalars:
+                    break
+            else:
+                for item in value:
+                    if type(item) not in scalars:
+                        break
+                else:
+                    if depth >= MAX_DEPTH:
+                        raise _TooDeep
+                    return (value.copy(), 1)
+        elif cls is list:
+            scalars = _SCALAR_TYPES
+            for item in value:
+                if type(item) not in scalars:
+                    break
+            else:
+                if depth >= MAX_DEPTH:
+                    raise _TooDeep
+                return (value.copy(), 1)
+        key = id(value)
+        done = self.done.get(key, _MISSING)
+        if done is not _MISSING:
+            return (self.met(key, done, depth), self.height)
+        if depth >= MAX_DEPTH:
+            raise _TooDeep
+        items: Any
+        build: Callable[[list[Any]], Any]
+        if cls is dict or (cls is not list and isinstance(value, Mapping)):
+            items = []
+            for pair in value.items():
+                items += pair
+            build = _pairs
+        elif cls is list or isinstance(value, list):
+            items, build = value, list
+        elif isinstance(value, tuple):
+            items, build = value, tuple
+        elif isinstance(value, str):
+            return (str.__str__(value), 0)
+        elif isinstance(value, int):  # bool cannot be subclassed: an int subclass
+            return (int.__int__(value), 0)
+        elif isinstance(value, float):
+            return (float.__float__(value), 0)
+        elif _is_numpy_scalar(cls):
+            items, build = [value.item()], _only
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+            # One field at a time: arrays and images inside are not deep-copied.
+            names = [f.name for f in dataclasses.fields(value)]
+            items = [getattr(value, name) for name in names]
+            build = _named(names)
+        elif callable(getattr(value, "model_dump", None)) and not isinstance(value, type):
+            items, build = [value.model_dump()], _only  # pydantic 2
+        else:
+            return (f"<{cls.__name__}>", 0)
+        self.alive.append(value)
+        self.alive.append(items)
+        self.done[key] = _BUILDING
+        return [key, build, items, [], 0, 0]
+
+
+def _pairs(rebuilt: list[Any]) -> dict[Any, Any]:
+    return dict(zip(rebuilt[::2], rebuilt[1::2], strict=True))
+
+
+def _only(rebuilt: list[Any]) -> Any:
+    return rebuilt[0]
+
+
+def _named(names: list[str]) -> Any:
+    def build(rebuilt: list[Any]) -> dict[str, Any]:
+        return dict(zip(names, rebuilt, strict=True))
+
+    return build
 
 
 def _is_numpy_scalar(cls: type) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -57,14 +58,61 @@ def read_text(path: Path) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+#: Nesting of arrays and objects a loaded JSON file may have (real files have a handful);
+#: deeper files are refused before they are parsed (json's parser recurses in C).
+MAX_JSON_DEPTH = 100
+
+# What changes the nesting of JSON text: brackets, and the quotes and backslashes that tell
+# what is inside a string (a class of single characters: the scan never backtracks).
+_JSON_SIGNIFICANT = re.compile(r'[\[\]{}"\\]')
+
+
+def json_deeper_than(text: str, limit: int) -> bool:
+    """Whether ``text`` (JSON, valid or not) opens more than ``limit`` arrays and objects
+    inside one another, outside its strings.
+
+    One pass over the characters that matter, in order, tracking whether it is inside a string
+    and which character a backslash escapes: linear in the text, whatever it holds (an
+    unterminated string of escaped quotes included), and with no recursion.
+    """
+    if text.count("[") + text.count("{") <= limit:
+        return False  # (most texts: not even that many brackets)
+    depth = 0
+    inside = False  # (in a string)
+    escaped = -1  # (the position of the character the last backslash escapes)
+    for match in _JSON_SIGNIFICANT.finditer(text):
+        char = match.group()
+        if inside:
+            at = match.start()
+            if at == escaped:
+                continue
+            if char == "\\":
+                escaped = at + 1
+            elif char == '"':
+                inside = False
+        elif char == '"':
+            inside = True
+        elif char == "[" or char == "{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif char == "]" or char == "}":
+            depth -= 1
+    return False
+
+
 def _read_json(path: Path) -> Any:
     text = read_text(path)
+    if json_deeper_than(text, MAX_JSON_DEPTH):
+        raise ValueError(f"{path}: invalid JSON: nested more than {MAX_JSON_DEPTH} levels deep")
     try:
         return json.loads(text)
     except ValueError as exc:  # JSONDecodeError, and Python's limit on integer digits
         raise ValueError(f"{path}: invalid JSON: {exc}") from None
     except RecursionError:
-        raise ValueError(f"{path}: invalid JSON: nested too deeply") from None
+        raise ValueError(
+            f"{path}: invalid JSON: nested more than {MAX_JSON_DEPTH} levels deep"
+        ) from None
 
 
 class _ModelFolder:

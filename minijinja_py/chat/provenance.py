@@ -47,12 +47,13 @@ text after the results it holds) makes a span of its own.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 from ..provenance import Provenance, Segment
+from .kept import KeptBytes
 
 __all__ = ["ChatProvenance", "TurnTexts", "chat_source", "infer_assistant_spans"]
 
@@ -197,6 +198,8 @@ def infer_assistant_spans(
     if not assistants:
         return []
     regions = message_regions(segments, len(messages))
+    neighbours = _Neighbours(regions, len(messages), len(text), len(assistants) > _FEW_TURNS)
+    replies: dict[int, list[tuple[int, int]]] | None = None  # (see _later_reply)
     spans: list[tuple[int, int]] = []
     later: list[tuple[int, int]] = []  # (see _later_reply)
     for index in assistants:
@@ -204,16 +207,20 @@ def infer_assistant_spans(
         if not own:
             # Nothing of the turn is traced (empty content): its generation prompt between the
             # neighbouring messages, then the marker, make the span.
-            low = max(
-                (end for other, found in regions.items() if other < index for _, end in found),
-                default=0,
-            )
+            if neighbours.sorted:
+                low = neighbours.end_before[index]
+                high = neighbours.start_after[index]
+            else:
+                low = max(
+                    (end for other, found in regions.items() if other < index for _, end in found),
+                    default=0,
+                )
+                high = min(
+                    (start for other, found in regions.items() if other > index for start, _ in found),
+                    default=len(text),
+                )
             if spans:
                 low = max(low, spans[-1][1])
-            high = min(
-                (start for other, found in regions.items() if other > index for start, _ in found),
-                default=len(text),
-            )
             start = _prompt_end(text, low, high, generation_prompt)
             if start is None:
                 if generation_prompt or not past_end_of_turn or not end_of_turn:
@@ -232,16 +239,20 @@ def infer_assistant_spans(
                 spans.append((start, _line_end(text, found, high, after)))
             continue
         first = own[0][0]
-        following = len(text)  # where the next other message's text begins
-        before = 0  # where the last other message's text before the turn ends
-        for other, found in regions.items():
-            if other == index:
-                continue
-            for start, end in found:
-                if first <= start < following:
-                    following = start
-                if before < end <= first:
-                    before = end
+        if neighbours.sorted:
+            following = neighbours.following(index, first)  # where the next message's text begins
+            before = neighbours.before(index, first)  # where the last one's before the turn ends
+        else:  # (a few turns: the walk over the other messages costs less than sorting them)
+            following = len(text)
+            before = 0
+            for other, found in regions.items():
+                if other == index:
+                    continue
+                for start, end in found:
+                    if first <= start < following:
+                        following = start
+                    if before < end <= first:
+                        before = end
         last = max(end for start, end in own if start < following)
         if spans:
             # (a turn the template writes without a header of its own, after a dropped tool
@@ -264,27 +275,87 @@ def infer_assistant_spans(
             after = line_end if index == last_message else past_line_end
             spans.append((start, _line_end(text, found, following, after)))
         if own[-1][0] >= following:
-            later.extend(_later_reply(segments, index, spans[-1][1]))
+            if replies is None:
+                replies = _replies(segments)
+            later.extend(_later_reply(replies.get(index, ()), spans[-1][1]))
     if later:
         return _disjoint(sorted(spans + later))
     return spans
 
 
+# Up to this many assistant turns, each turn's neighbours are found by a walk over the other
+# messages (cheaper than sorting for a short conversation; quadratic for a long one).
+_FEW_TURNS = 16
+
+
+class _Neighbours:
+    """Where the other messages' text lies around a turn, read off sorted lists of the
+    regions' starts and ends (and running bounds by message index) instead of a walk over every
+    message for each turn: linear in the segments, whatever the number of turns."""
+
+    def __init__(
+        self, regions: dict[int, list[tuple[int, int]]], count: int, length: int, sort: bool
+    ) -> None:
+        self.sorted = sort
+        self.length = length
+        if not sort:
+            return  # (a few turns: see _FEW_TURNS)
+        starts = sorted((start, other) for other, found in regions.items() for start, _ in found)
+        ends = sorted((end, other) for other, found in regions.items() for _, end in found)
+        self.starts = starts
+        self.start_keys = [start for start, _ in starts]
+        self.ends = ends
+        self.end_keys = [end for end, _ in ends]
+        # the furthest end of the messages before each index, the first start of those after
+        highest = [max((end for _, end in regions.get(i, ())), default=0) for i in range(count)]
+        lowest = [min((start for start, _ in regions.get(i, ())), default=length) for i in range(count)]
+        self.end_before = [0] * count
+        self.start_after = [length] * count
+        for i in range(1, count):
+            self.end_before[i] = max(self.end_before[i - 1], highest[i - 1])
+        for i in range(count - 2, -1, -1):
+            self.start_after[i] = min(self.start_after[i + 1], lowest[i + 1])
+
+    def following(self, index: int, first: int) -> int:
+        """The first start at or after ``first`` of another message's text (else the end)."""
+        at = bisect_left(self.start_keys, first)
+        starts = self.starts
+        while at < len(starts) and starts[at][1] == index:
+            at += 1
+        return starts[at][0] if at < len(starts) else self.length
+
+    def before(self, index: int, first: int) -> int:
+        """The last end at or before ``first`` of another message's text (else 0)."""
+        at = bisect_right(self.end_keys, first) - 1
+        ends = self.ends
+        while at >= 0 and ends[at][1] == index:
+            at -= 1
+        return ends[at][0] if at >= 0 else 0
+
+
 _REPLY_FIELDS = frozenset(["content", "reasoning_content", "reasoning", "thinking"])
 
 
-def _later_reply(segments: Sequence[Segment], index: int, low: int) -> list[tuple[int, int]]:
+def _replies(segments: Sequence[Segment]) -> dict[int, list[tuple[int, int]]]:
+    # The segments of each message's text and reasoning, by message, in the segments' order.
+    found: dict[int, list[tuple[int, int]]] = {}
+    for start, end, path, _, _ in segments:
+        if len(path) >= 3 and path[0] == "messages" and path[2] in _REPLY_FIELDS:
+            found.setdefault(path[1], []).append((start, end))
+    return found
+
+
+def _later_reply(replies: Iterable[tuple[int, int]], low: int) -> list[tuple[int, int]]:
     # A turn's reply written after other messages' text: Gemma 4 writes a tool-calling turn's
     # content after the tool results it holds.  Its text and reasoning only (a tool result may
     # repeat a call's id).
     found: list[tuple[int, int]] = []
-    for start, end, path, _, _ in segments:
-        if start >= low and len(path) >= 3 and path[1] == index and path[0] == "messages":
-            if path[2] in _REPLY_FIELDS:
-                if found and start <= found[-1][1]:
-                    found[-1] = (found[-1][0], max(end, found[-1][1]))
-                else:
-                    found.append((start, end))
+    for start, end in replies:
+        if start >= low:
+            if found and start <= found[-1][1]:
+                found[-1] = (found[-1][0], max(end, found[-1][1]))
+            else:
+                found.append((start, end))
     return found
 
 
@@ -497,9 +568,16 @@ def _past_line_end(followed: str, without: str, markers: tuple[str, str], line_e
 _GENERATION_TAG = re.compile(r"\{%[-+]?\s*generation\s*[-+]?%\}")
 
 
-@lru_cache(maxsize=64)  # asked at every traced render of the same few sources
 def has_generation_blocks(source: str) -> bool:
-    return _GENERATION_TAG.search(source) is not None
+    # (asked at every traced render of the same few sources: kept, bounded in bytes)
+    found: bool | None = _HAS_GENERATION.get(source)
+    if found is None:
+        found = _GENERATION_TAG.search(source) is not None
+        _HAS_GENERATION.put(source, found, len(source) + 128)
+    return found
+
+
+_HAS_GENERATION = KeptBytes(4 << 20)
 
 
 def chat_provenance(

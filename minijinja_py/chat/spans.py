@@ -9,16 +9,32 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..provenance import keep_traced, track_value
+from ..provenance import check_traceable, keep_traced, track_value
 from .calls import _Call
 from .masks import adjust_spans, tagged_source
-from .provenance import ChatProvenance, chat_provenance, has_generation_blocks, probe_turn_texts
+from .provenance import (
+    ChatProvenance,
+    TurnTexts,
+    chat_provenance,
+    has_generation_blocks,
+    probe_turn_texts,
+)
 
 if TYPE_CHECKING:
     from .template import ChatTemplate
 
-# The distinct tool lists whose traced copies a ChatTemplate keeps.
-_TRACED_TOOLS_KEPT = 16
+# What a traced tool list's key (its repr) holds per character, about, and each entry.
+_TRACED_BYTES_PER_CHAR = 2
+_TRACED_BYTES_EACH = 4096
+
+
+def _probes_size(key: tuple[Any, ...], probes: TurnTexts) -> int:
+    # (the source, the options' names and values, and the texts read: about their characters)
+    source, options = key
+    size = len(source) + sum(map(len, probes)) + 1024
+    for name, value in options:
+        size += len(name) + (len(value) if isinstance(value, str) else 32) + 64
+    return size
 
 
 def traced_render(
@@ -49,9 +65,7 @@ def traced_render(
                     return call.compiled.render(context)
 
                 call.probes = probe_turn_texts(render)
-                if len(template._probes) >= 64:
-                    template._probes.clear()
-                template._probes[key] = call.probes
+                template._probes.put(key, call.probes, _probes_size(key, call.probes))
         probes = call.probes
     return chat_provenance(traced, chat, probes)
 
@@ -65,14 +79,14 @@ def sourced_tools(template: ChatTemplate, tools: Any) -> Any:
     costs a call with tools.  The key is the data's ``repr``, which tells apart every value
     template data holds (``1``, ``True``, ``"1"``, a tuple and a list); a template cannot
     change what it is given, so the traced copy is shared."""
+    check_traceable(tools, ("tools",))  # (shared lists would make a repr of a huge tree)
     key = repr(tools)
     sourced = template._traced_tools.get(key)
     if sourced is None:
         sourced = track_value(tools, ("tools",), in_place=True)  # (this call's own copy)
-        keep_traced(sourced)
-        if len(template._traced_tools) >= _TRACED_TOOLS_KEPT:
-            template._traced_tools.clear()
-        template._traced_tools[key] = sourced
+        # (the traced copy's bytes, about, as keep_traced counts them, and its key's)
+        size = keep_traced(sourced) + _TRACED_BYTES_PER_CHAR * len(key) + _TRACED_BYTES_EACH
+        template._traced_tools.put(key, sourced, size)
     return sourced
 
 

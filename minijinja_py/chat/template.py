@@ -21,6 +21,7 @@ from .calls import (
 from .capabilities import ChatCapabilities, probe_capabilities
 from .dropin import apply_to_template
 from .inputs import normalise_conversations, to_template_data
+from .kept import COMPILED_BYTES, PROBES_BYTES, TOOLS_BYTES, KeptBytes, compiled_size
 from .loading import (
     load_gguf_files,
     load_pretrained_files,
@@ -29,7 +30,7 @@ from .loading import (
     resolve_model_folder,
 )
 from .masks import AssistantSpans, ChatEncoding, check_mask_conventions, check_mask_mode
-from .provenance import ChatProvenance, TurnTexts, has_generation_blocks
+from .provenance import ChatProvenance, has_generation_blocks
 from .spans import chat_spans, traced_render
 from .types import TokenizedBatch, TokenizedChat
 
@@ -92,9 +93,8 @@ class ChatTemplate:
         #: The model folder read by from_pretrained (its tokenizer_config.json gives the
         #: padding and truncation settings of apply_chat_template), else None.
         self.folder: Path | None = None
-        self._compiled: dict[str, Any] = {}
-        self._probes: dict[Any, TurnTexts] = {}
-        self._traced_tools: dict[str, Any] = {}
+        self._compiled: dict[str, Any] = {}  # (the model's own templates)
+        self._kept_caches()
         for source in self.sources.values():
             self._compile(source)
 
@@ -161,15 +161,21 @@ class ChatTemplate:
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state["_compiled"] = {}
-        state["_probes"] = {}
-        state["_traced_tools"] = {}
+        for name in ("_passed", "_probes", "_traced_tools"):
+            state.pop(name, None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # (pickles of 0.1.0 lack the limits and the clock; older ones the traced tools)
-        self.__dict__.update(
-            {"limits": None, "now": None, "_traced_tools": {}, "folder": None, **state}
-        )
+        self.__dict__.update({"limits": None, "now": None, "folder": None, **state})
+        self._kept_caches()
+
+    def _kept_caches(self) -> None:
+        # What is kept between calls, bounded in bytes (see chat/kept.py): templates compiled
+        # from sources passed as chat_template=, probed turn texts, traced tool lists.
+        self._passed = KeptBytes(COMPILED_BYTES)
+        self._probes = KeptBytes(PROBES_BYTES)
+        self._traced_tools = KeptBytes(TOOLS_BYTES)
 
     def __repr__(self) -> str:
         names = ", ".join(self.sources)
@@ -216,8 +222,13 @@ class ChatTemplate:
     def _compile(self, source: str) -> Any:
         compiled = self._compiled.get(source)
         if compiled is None:
-            compiled = _environment(self.limits).from_string(source)
-            self._compiled[source] = compiled
+            compiled = self._passed.get(source)
+            if compiled is None:
+                compiled = _environment(self.limits).from_string(source)
+                if source == self._single or source in self._templates.values():
+                    self._compiled[source] = compiled
+                else:  # (a source passed as chat_template=: kept while the bytes allow)
+                    self._passed.put(source, compiled, compiled_size(source))
         return compiled
 
     def compiled(self, tools: Any = None, chat_template: str | None = None) -> Any:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -50,11 +51,64 @@ def added_tokens(tokenizer: Any) -> list[str]:
 
 
 def _added_pattern(tokenizer: Any) -> re.Pattern[str] | None:
-    tokens = [t for t in added_tokens(tokenizer) if t]
+    tokens = tuple(t for t in added_tokens(tokenizer) if t)
     if not tokens:
         return None
-    # Longest first: leftmost-longest, as the tokenizer matches its added tokens.
-    return re.compile("|".join(re.escape(t) for t in tokens))
+    pattern = _PATTERNS.get(tokens)
+    if pattern is None:
+        if len(_PATTERNS) >= 8:  # (a process meets few tokenizers)
+            _PATTERNS.clear()
+        pattern = _PATTERNS[tokens] = _token_pattern(tokens)
+    return pattern
+
+
+_PATTERNS: dict[tuple[str, ...], re.Pattern[str]] = {}
+# The nesting of groups up to which the tokens are matched through their trie (the regex
+# parser recurses on groups); a deeper trie is matched as an alternation.
+_TRIE_NESTING = 40
+
+
+def _token_pattern(tokens: tuple[str, ...]) -> re.Pattern[str]:
+    """A pattern that finds the tokens leftmost-longest, as the tokenizer matches its added
+    tokens, by their trie: at each position the text is read once along one branch (an
+    alternation of every token would try each token in turn at each ``<``)."""
+    trie: dict[str, Any] = {}
+    for token in tokens:
+        node = trie
+        for char in token:
+            node = node.setdefault(char, {})
+        node[""] = True  # (a token ends here; "" is no character)
+    # The pattern of each node, children before parents (an explicit stack: tokens may be long).
+    patterns: dict[int, tuple[str, int]] = {}
+    stack: list[tuple[dict[str, Any], bool]] = [(trie, False)]
+    while stack:
+        node, ready = stack.pop()
+        if not ready:
+            stack.append((node, True))
+            stack.extend((child, False) for char, child in node.items() if char)
+            continue
+        branches = [
+            (re.escape(char) + patterns[id(child)][0], patterns[id(child)][1])
+            for char, child in sorted(node.items())
+            if char
+        ]
+        nesting = max((depth for _, depth in branches), default=0)
+        if not branches:
+            text = ""
+        elif len(branches) == 1:
+            text = branches[0][0]
+        else:
+            text = "(?:" + "|".join(branch for branch, _ in branches) + ")"
+            nesting += 1
+        if "" in node and branches:
+            text = "(?:" + text + ")?"  # (greedy: the longer token first)
+            nesting += 1
+        patterns[id(node)] = (text, nesting)
+    text, nesting = patterns[id(trie)]
+    if nesting > _TRIE_NESTING:
+        # Longest first: leftmost-longest, as the tokenizer matches its added tokens.
+        return re.compile("|".join(re.escape(t) for t in tokens))
+    return re.compile(text)
 
 
 def encode_chat(
@@ -66,24 +120,60 @@ def encode_chat(
     """``input_ids``, ``attention_mask`` and ``assistant_masks`` of ``text``.
 
     ``caller_spans`` (the characters that came from the caller) switches protection on.
+    A text no tokenizer can encode (a lone surrogate, which the caller's data may hold) is
+    refused with a ``ValueError``.
     """
+    unencodable = _SURROGATE.search(text)
+    if unencodable is not None:
+        raise ValueError(
+            f"the rendered text holds a lone surrogate (U+{ord(unencodable.group()):04X}) at"
+            f" character {unencodable.start()}, which cannot be encoded as UTF-8 or tokenized"
+        )
     if caller_spans is None:
         encoding = tokenizer.encode(text, add_special_tokens=False)
         ids = list(encoding.ids)
         char_to_token = encoding.char_to_token
     else:
         ids, char_to_token = _encode_protected(tokenizer, text, caller_spans)
-    mask = [0] * len(ids)
+    return {
+        "input_ids": ids,
+        "attention_mask": [1] * len(ids),
+        "assistant_masks": _assistant_mask(len(ids), spans, char_to_token),
+    }
+
+
+def _assistant_mask(count: int, spans: Sequence[tuple[int, int]], char_to_token: Any) -> list[int]:
+    """The mask of the tokens the spans fall in, by transformers' mapping, quirks included: a
+    span whose first character has no token ends the marking; an end that maps to no token
+    (or to token 0) runs to the end.
+
+    Each span gives a range of tokens; the ranges, sorted and merged, are marked by slices:
+    linear in the tokens and the spans, however many spans run to the end."""
+    ranges = []
     for start, end in spans:
-        # transformers' mapping, quirks included: a span whose first character has no token
-        # ends the marking; an end that maps to no token (or to token 0) runs to the end.
         start_token = char_to_token(start)
         end_token = char_to_token(end - 1)
         if start_token is None:
             break
-        for index in range(start_token, end_token + 1 if end_token else len(ids)):
-            mask[index] = 1
-    return {"input_ids": ids, "attention_mask": [1] * len(ids), "assistant_masks": mask}
+        stop = end_token + 1 if end_token else count
+        if start_token < stop:
+            ranges.append((start_token, stop))
+    mask = [0] * count
+    if not ranges:
+        return mask
+    ranges.sort()
+    low, high = ranges[0]
+    for start, stop in ranges:
+        if start > high:
+            mask[low:high] = [1] * (high - low)
+            low = start
+        if stop > high:
+            high = stop
+    mask[low:high] = [1] * (high - low)
+    return mask
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _encode_protected(
@@ -92,9 +182,19 @@ def _encode_protected(
     pattern = _added_pattern(tokenizer)
     controls: list[tuple[int, int]] = []
     if pattern is not None:
+        # The matches come in order: one sweep over the caller's spans, sorted by start,
+        # keeping the furthest end of those that start before a match ends (a match
+        # overlaps a span exactly when that end passes its start).
+        ordered = sorted(caller_spans)
+        following = 0
+        reach = -1
         for match in pattern.finditer(text):
             start, end = match.span()
-            if not any(a < end and start < b for a, b in caller_spans):
+            while following < len(ordered) and ordered[following][0] < end:
+                if ordered[following][1] > reach:
+                    reach = ordered[following][1]
+                following += 1
+            if reach <= start:
                 controls.append((start, end))
     ids: list[int] = []
     pieces: list[tuple[int, int, int, Any]] = []  # (char start, char end, first token, encoding)
@@ -117,12 +217,18 @@ def _encode_protected(
     finally:
         tokenizer.encode_special_tokens = previous
 
+    starts = [piece[0] for piece in pieces]
+
     def char_to_token(char: int) -> int | None:
-        for start, end, first, encoding in pieces:
-            if start <= char < end:
-                found = encoding.char_to_token(char - start)
-                return None if found is None else first + found
-        return None
+        # (the pieces are in order and do not overlap: the one that may hold char, by bisection)
+        at = bisect_right(starts, char) - 1
+        if at < 0:
+            return None
+        start, end, first, encoding = pieces[at]
+        if not start <= char < end:
+            return None
+        found = encoding.char_to_token(char - start)
+        return None if found is None else first + found
 
     return ids, char_to_token
 

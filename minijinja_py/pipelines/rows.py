@@ -22,11 +22,11 @@ The result row holds ``text`` (``None`` on failure), ``assistant_spans`` (when a
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from ..chat import SPECIAL_TOKEN_NAMES, ChatTemplate
+from ..chat.loading import json_deeper_than
 from ..errors import TemplateError, bounded_repr, bounded_text
 
 __all__ = [
@@ -64,9 +64,6 @@ MAX_JSON_DEPTH = 100
 #: Digits of a JSON integer (Python's own default limit for converting text to int).
 MAX_INT_DIGITS = 4300
 
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_BRACKET = re.compile(r"[\[\]{}]")
-
 
 class InputError(ValueError):
     """A row that is not a conversation: wrong shape, a reserved key, oversized numbers."""
@@ -80,17 +77,9 @@ def _bounded_int(digits: str) -> int:
 
 
 def _check_depth(text: str) -> None:
-    # Only a text with more brackets than the limit can nest deeper: most rows skip the scan.
-    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
-        return
-    depth = 0
-    for match in _BRACKET.finditer(_STRING.sub("", text)):
-        if match.group() in "[{":
-            depth += 1
-            if depth > MAX_JSON_DEPTH:
-                raise InputError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
-        else:
-            depth -= 1
+    # (a linear scan: a regex for strings backtracked on an unterminated one of escapes)
+    if json_deeper_than(text, MAX_JSON_DEPTH):
+        raise InputError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
 
 
 def parse_json(text: str) -> Any:

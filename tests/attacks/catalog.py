@@ -10,6 +10,7 @@ from .cases_escapes import ESCAPES, MUTATIONS
 from .cases_python import PYTHON
 from .cases_shared import SHARED
 from .cases_subclass import SUBCLASS
+from .cases_training import TRAINING
 from .cases_work import COMPILE, MEMORY, WORK
 from .model import Attack
 
@@ -28,6 +29,7 @@ ATTACKS: list[Attack] = [
     *PYTHON,
     *ERRORS,
     *BARE_EXCEPTIONS,
+    *TRAINING,
 ]
 
 _ids = [a.id for a in ATTACKS]
