@@ -41,7 +41,6 @@ MAX_ROOT_MODULES = 12
 # they are split after the parallel sandbox work merges (remove each entry then).
 OVERSIZED = {
     "minijinja_py/builtins/filters.py",
-    "minijinja_py/provenance.py",
     "minijinja_py/sandbox/budget.py",
 }
 

@@ -519,7 +519,7 @@ def test_ten_thousand_calls_with_distinct_inputs_keep_the_process_flat(monkeypat
     monkeypatch.setattr(kept, "COMPILED_BYTES", 256 << 10)
     monkeypatch.setattr(kept, "PROBES_BYTES", 64 << 10)
     monkeypatch.setattr(kept, "TOOLS_BYTES", 256 << 10)
-    monkeypatch.setattr(provenance, "KEPT_BYTES", 256 << 10)
+    monkeypatch.setattr(provenance.tracking, "KEPT_BYTES", 256 << 10)
     from minijinja_py.chat import template as chat_template
 
     for name in ("COMPILED_BYTES", "PROBES_BYTES", "TOOLS_BYTES"):
