@@ -17,7 +17,6 @@ from .errors import (
 from .sandbox.budget import (
     FILTER_ITEMS_PER_STEP,
     charge_steps,
-    check_key,
     check_length,
     current_limits,
     enter_render,
@@ -25,6 +24,7 @@ from .sandbox.budget import (
     recursion_error,
 )
 from .sandbox.limits import Limits
+from .sandbox.measure import check_key
 from .values.runtime import PLAIN_NAMESPACES, Cycler, Joiner, Undefined
 
 if TYPE_CHECKING:
@@ -500,7 +500,7 @@ def raise_exception(message: Any) -> None:
     """``raise_exception(message)``: abort rendering with a TemplateError carrying ``message``."""
     # The error makes bounded text of the message at once (errors.bounded_text); the value is
     # still measured and counted as printing it would be, and refused past max_string.
-    from .sandbox.budget import check_printable
+    from .sandbox.measure import check_printable
 
     check_printable(message)
     raise TemplateError(message)

@@ -38,14 +38,8 @@ from minijinja_py.builtins.methods import (
 from minijinja_py.builtins.ops import COMPARISONS, make_binops, to_string
 from minijinja_py.errors import LimitError
 from minijinja_py.provenance import _source
-from minijinja_py.sandbox.budget import (
-    _CURRENT,
-    Budget,
-    Limits,
-    charge_arguments,
-    charge_compared_arguments,
-    costly,
-)
+from minijinja_py.sandbox.budget import _CURRENT, Budget, Limits, charge_arguments, costly
+from minijinja_py.sandbox.measure import charge_compared_arguments
 from minijinja_py.values.runtime import Markup, wants_environment
 
 # What one step may cost: CPU seconds and bytes (a step is a few microseconds of template

@@ -13,7 +13,9 @@ from minijinja_py.builtins.ops import COMPARISONS, make_add
 from minijinja_py.builtins.policy import AttributePolicy
 from minijinja_py.errors import LimitError, SecurityError, UndefinedError
 from minijinja_py.sandbox import budget as budget_module
-from minijinja_py.sandbox.budget import Budget, check_printable
+from minijinja_py.sandbox import measure as measure_module
+from minijinja_py.sandbox.budget import Budget
+from minijinja_py.sandbox.measure import check_printable
 from minijinja_py.values.runtime import LoopContext, Markup, Namespace, Undefined, escape
 
 # ---------------------------------------------------------------------------------------------
@@ -40,7 +42,7 @@ structures = st.recursive(
 
 def _outcome(value, limits: Limits, full_walk: bool, monkeypatch) -> tuple:
     if full_walk:
-        monkeypatch.setattr(budget_module, "_SMALL_NODES", 0)
+        monkeypatch.setattr(measure_module, "_SMALL_NODES", 0)
     budget = Budget(limits)
     token = budget_module.enter_render(budget)
     try:
@@ -381,7 +383,8 @@ def test_registered_lookups(source, per_item):
 )
 @pytest.mark.parametrize("op", ["in", "notin"])
 def test_containment_charges_as_before(item, container, op):
-    from minijinja_py.sandbox.budget import charge_size, check_key
+    from minijinja_py.sandbox.budget import charge_size
+    from minijinja_py.sandbox.measure import check_key
 
     def reference(a, b):  # as first written: every container but a dict charged by size
         if type(a) is tuple:
@@ -505,24 +508,24 @@ def _steps_of(action) -> int:
 def test_compared_walk_counts_shared_containers_each_time_reached():
     # 20 levels of [x, x]: 40 lists' worth of memory, 2**21 - 2 items reached by a walk.
     value = _doubled(20, [])
-    assert _steps_of(lambda: budget_module.check_compared(value)) == (2**21 - 2) // 64
-    assert _steps_of(lambda: budget_module.check_compared(value, 3)) == 3 * (2**21 - 2) // 64
+    assert _steps_of(lambda: measure_module.check_compared(value)) == (2**21 - 2) // 64
+    assert _steps_of(lambda: measure_module.check_compared(value, 3)) == 3 * (2**21 - 2) // 64
     # Only its depth is measured where it is kept, not compared: no walk charged.
-    assert _steps_of(lambda: budget_module.check_nesting(value)) == 0
+    assert _steps_of(lambda: measure_module.check_nesting(value)) == 0
 
 
 def test_compared_pair_charges_the_smaller_walk_and_nothing_for_one_value():
     big, small = _doubled(20, []), _doubled(12, [])
-    assert _steps_of(lambda: budget_module.check_compared_pair(big, small)) == (2**13 - 2) // 64
-    assert _steps_of(lambda: budget_module.check_compared_pair(big, big)) == 0
+    assert _steps_of(lambda: measure_module.check_compared_pair(big, small)) == (2**13 - 2) // 64
+    assert _steps_of(lambda: measure_module.check_compared_pair(big, big)) == 0
 
 
 def test_a_flat_list_pays_its_measure_once_and_each_walk():
     flat = list(range(640))
 
     def twice():
-        budget_module.check_compared(flat)
-        budget_module.check_compared(flat)
+        measure_module.check_compared(flat)
+        measure_module.check_compared(flat)
 
     # 10 steps to measure it (remembered for the render), 10 for each walk
     assert _steps_of(twice) == 30

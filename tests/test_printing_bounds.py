@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from minijinja_py import Environment, LimitError, chat_environment
-from minijinja_py.sandbox.budget import printed_size
+from minijinja_py.sandbox.measure import printed_size
 from minijinja_py.sandbox.printing import (
     CHUNK,
     escaped_size,

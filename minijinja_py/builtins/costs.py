@@ -31,13 +31,10 @@ from ..sandbox.budget import (
     CHARS_PER_STEP,
     FILTER_ITEMS_PER_STEP,
     ITEMS_PER_STEP,
-    NESTED_TYPES,
     bytes_of,
-    check_compared,
-    check_printable,
-    nesting_depth,
     no_charge,
 )
+from ..sandbox.measure import NESTED_TYPES, check_compared, check_printable, nesting_depth
 from ..values.runtime import Markup
 
 Charge = Callable[[Any, Any], None]

@@ -21,16 +21,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import LimitError, SecurityError
-from ..sandbox.budget import (
-    FILTER_ITEMS_PER_STEP,
-    charge_steps,
-    check_printable,
-    check_size,
-    max_string,
-    measure_text,
-    printed_size,
-)
+from ..sandbox.budget import FILTER_ITEMS_PER_STEP, charge_steps, check_size, max_string
 from ..sandbox.format_spec import join_bound, percent_bound
+from ..sandbox.measure import check_printable, measure_text, printed_size
 from ..sandbox.printing import CHUNK, escaped_size
 from ..values.runtime import MISSING, Markup, Undefined, escape, use_markup_mod
 from .costs import FREE, RECEIVER, WORDS, Cost, declare, guarded

@@ -15,20 +15,22 @@ from ..errors import LimitError
 from ..sandbox.budget import (
     CHARS_PER_STEP,
     ITEMS_PER_STEP,
-    NESTED_TYPES,
-    PRINTED_CONTAINERS,
     charge_big_int,
     charge_built,
     charge_size,
     charge_steps,
-    check_compared,
-    check_compared_pair,
     check_int,
     check_length,
-    check_printable,
 )
 from ..sandbox.format_spec import percent_bound
 from ..sandbox.limits import Limits
+from ..sandbox.measure import (
+    NESTED_TYPES,
+    PRINTED_CONTAINERS,
+    check_compared,
+    check_compared_pair,
+    check_printable,
+)
 from ..values.runtime import Undefined
 from .costs import Cost, declare, inline
 

@@ -12,13 +12,8 @@ import types
 from typing import Any
 
 from ..errors import LimitError, SecurityError
-from ..sandbox.budget import (
-    CHARS_PER_STEP,
-    charge_size,
-    check_key,
-    check_length,
-    current_limits,
-)
+from ..sandbox.budget import CHARS_PER_STEP, charge_size, check_length, current_limits
+from ..sandbox.measure import check_key
 from ..values.runtime import (
     MISSING,
     PLAIN_NAMESPACES,

@@ -7,7 +7,7 @@ from collections import abc
 from numbers import Number
 from typing import Any
 
-from ..sandbox.budget import (
+from ..sandbox.measure import (
     NESTED_TYPES,
     check_compared,
     check_compared_pair,

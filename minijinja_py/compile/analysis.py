@@ -211,3 +211,24 @@ def _call_depth_shape(cls: type) -> tuple[bool, int, tuple[str, ...]]:
     )
     _CALL_DEPTH_SHAPES[cls] = shape
     return shape
+
+
+def _declares(body: tuple[n.Node, ...]) -> bool:
+    """Whether statements of ``body`` write variables into the scope they run in, or capture it
+    (a macro or a call block's caller keeps the scope it is defined in).  A loop whose body does
+    neither can run every iteration in one scope, its variable rebound each time."""
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, n.Assign):
+            if not isinstance(node.target, n.TargetAttr):  # (`ns.x` is the namespace's)
+                return True
+        elif isinstance(node, (n.AssignBlock, n.Macro, n.CallBlock, n.Block)):
+            return True
+        elif isinstance(node, n.If):
+            stack.extend(node.body)
+            stack.extend(node.otherwise)
+        elif isinstance(node, (n.FilterBlock, n.Generation)):
+            stack.extend(node.body)
+        # (a nested loop, `with` and the rest run their bodies in scopes of their own)
+    return False

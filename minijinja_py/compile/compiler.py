@@ -26,8 +26,17 @@ from ..run.frames import Frame, RenderState
 from ..sandbox.budget import enter_render, leave_render, no_charge
 from ..sandbox.limits import Limits
 from ..syntax import nodes as n
-from ..values.runtime import MISSING, Markup, wants_environment
-from .analysis import Analysis, analyse, call_depth
+from ..values.runtime import MISSING, wants_environment
+from .analysis import Analysis, _declares, analyse, call_depth
+from .folding import (
+    _CONTEXT_FILTERS,
+    FOLD_FACTOR,
+    FOLD_SLACK,
+    _has_safe_repr,
+    _source_weight,
+    _tree_weight,
+)
+from .nesting import _may_nest
 
 # The checked operators depend only on the limits: one set per Limits, shared by templates
 # (bounded, so that a caller making new Limits per request does not grow it forever).
@@ -668,178 +677,8 @@ class Compiler:
         return o.CondExpr(test, then, otherwise, node.pos)
 
 
-# Filters whose result nests no deeper than their input.
-_FLAT_FILTERS = frozenset(
-    """list first last default d select reject selectattr rejectattr unique reverse sort trim
-    string lower upper length count join tojson replace safe e escape int float abs round
-    capitalize title striptags indent wordcount truncate center format""".split()
-)
-
-
-# Methods whose result holds nothing deeper than their receiver or arguments (a str or list of
-# them, a number, an item of the receiver, an argument, a view of the receiver).
-_FLAT_METHODS = frozenset(
-    """get copy index count strip lstrip rstrip split rsplit splitlines lower
-    upper title capitalize casefold swapcase replace startswith endswith find rfind join format
-    partition rpartition center ljust rjust zfill removeprefix removesuffix isdigit isalpha
-    isalnum isspace isupper islower istitle isnumeric isdecimal""".split()
-)
-
-
-def _declares(body: tuple[n.Node, ...]) -> bool:
-    """Whether statements of ``body`` write variables into the scope they run in, or capture it
-    (a macro or a call block's caller keeps the scope it is defined in).  A loop whose body does
-    neither can run every iteration in one scope, its variable rebound each time."""
-    stack = list(body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, n.Assign):
-            if not isinstance(node.target, n.TargetAttr):  # (`ns.x` is the namespace's)
-                return True
-        elif isinstance(node, (n.AssignBlock, n.Macro, n.CallBlock, n.Block)):
-            return True
-        elif isinstance(node, n.If):
-            stack.extend(node.body)
-            stack.extend(node.otherwise)
-        elif isinstance(node, (n.FilterBlock, n.Generation)):
-            stack.extend(node.body)
-        # (a nested loop, `with` and the rest run their bodies in scopes of their own)
-    return False
-
-
-def _constant_literal(node: n.Node) -> bool:
-    # (its depth is the source's: the same on every pass)
-    if isinstance(node, n.Const):
-        return True
-    if isinstance(node, (n.ListLit, n.TupleLit)):
-        return all(_constant_literal(item) for item in node.items)
-    if isinstance(node, n.DictLit):
-        return all(_constant_literal(k) and _constant_literal(v) for k, v in node.pairs)
-    return False
-
-
-def _may_nest(node: n.Node) -> bool:
-    """Whether ``node``'s value may nest deeper than the values it reads (see
-    budget.check_nesting): literals that hold what they read, most calls and most filters may."""
-    while True:
-        if isinstance(node, (n.Name, n.Const, n.Concat, n.Compare, n.Unary, n.Test)):
-            return False
-        if isinstance(node, (n.ListLit, n.TupleLit, n.DictLit)):
-            return not _constant_literal(node)
-        if (
-            isinstance(node, n.Call)
-            and isinstance(node.func, n.GetAttr)
-            and node.func.attr in _FLAT_METHODS
-            and node.arguments.star is None
-            and node.arguments.dstar is None
-        ):
-            arguments = [*node.arguments.args, *(v for _, v in node.arguments.kwargs)]
-            if any(_may_nest(argument) for argument in arguments):
-                return True
-            node = node.func.obj
-            continue
-        if isinstance(node, (n.GetAttr, n.GetItem)):
-            node = node.obj
-        elif isinstance(node, n.Filter) and node.name in _FLAT_FILTERS:
-            node = node.value
-        elif isinstance(node, (n.And, n.Or)):
-            return _may_nest(node.left) or _may_nest(node.right)
-        elif isinstance(node, n.CondExpr):
-            return _may_nest(node.then) or (
-                node.otherwise is not None and _may_nest(node.otherwise)
-            )
-        else:
-            return True
-
-
 def _has_arguments(arguments: n.Arguments) -> bool:
     return bool(arguments.args or arguments.kwargs or arguments.star or arguments.dstar)
-
-
-# Filters Jinja gives the render context: its optimizer never folds them.
-_CONTEXT_FILTERS = frozenset(["random", "map", "select", "reject", "selectattr", "rejectattr"])
-
-
-# A folded constant may weigh (items and characters, shared parts counted each time they are
-# reached) this many times the source weight of the expression that makes it, plus this slack.
-FOLD_FACTOR = 16
-FOLD_SLACK = 1024
-
-
-def _source_weight(node: Any) -> int:
-    """The size of the source that spells ``node``, as its nodes and literal characters: at
-    least one character per node, and a literal's own length."""
-    weight = 0
-    stack = [node]
-    pop, push = stack.pop, stack.append
-    while stack:
-        item = pop()
-        if isinstance(item, tuple):
-            for child in item:
-                push(child)
-            continue
-        if not isinstance(item, (n.Node, n.Arguments)):
-            continue
-        weight += 1
-        if isinstance(item, n.Const):
-            value = item.value
-            if isinstance(value, str):
-                weight += len(value)
-            elif isinstance(value, int):
-                weight += value.bit_length() // 3
-            continue
-        for name in _slots(type(item)):
-            push(getattr(item, name, None))
-    return weight
-
-
-def _slots(cls: type) -> tuple[str, ...]:
-    names = _SLOTS.get(cls)
-    if names is None:
-        names = _SLOTS[cls] = tuple(
-            name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ()) if name != "pos"
-        )
-    return names
-
-
-_SLOTS: dict[type, tuple[str, ...]] = {}
-
-
-def _tree_weight(value: Any, most: int) -> int:
-    """Items and characters of ``value`` as a tree (a list held twice counts twice: folding
-    and copying walk it so), counted until they exceed ``most``."""
-    weight = 0
-    stack = [value]
-    pop, extend = stack.pop, stack.extend
-    while stack:
-        item = pop()
-        weight += 1
-        if isinstance(item, str):
-            weight += len(item)
-        elif isinstance(item, dict):
-            weight += len(item)
-            extend(item.keys())
-            extend(item.values())
-        elif isinstance(item, (list, tuple, set, frozenset)):
-            weight += len(item)
-            extend(item)
-        if weight > most:
-            break
-    return weight
-
-
-def _has_safe_repr(value: Any) -> bool:
-    kind = type(value)
-    if value is None or kind in _SAFE_SCALARS:
-        return True
-    if kind in (tuple, list, set, frozenset):
-        return all(_has_safe_repr(item) for item in value)
-    if kind is dict:
-        return all(_has_safe_repr(k) and _has_safe_repr(v) for k, v in value.items())
-    return False
-
-
-_SAFE_SCALARS = frozenset([bool, int, float, complex, range, str, Markup])
 
 
 def _check_parameters(params: tuple[n.Param, ...], pos: int) -> None:

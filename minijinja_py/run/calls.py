@@ -10,15 +10,9 @@ from typing import Any
 
 from ..errors import TemplateRuntimeError
 from ..sandbox.budget import CHARS_PER_STEP as SHORT
-from ..sandbox.budget import (
-    SCALARS,
-    argument_units,
-    charge_arguments,
-    charge_built,
-    charge_compared_arguments,
-    check_length,
-)
+from ..sandbox.budget import SCALARS, argument_units, charge_arguments, charge_built, check_length
 from ..sandbox.callguard import GUARDED, call_guarded
+from ..sandbox.measure import charge_compared_arguments
 from ..values.runtime import Macro, wants_environment
 from .expressions import Charge, Const
 from .frames import Frame, located

@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..sandbox.budget import charge_built, check_key
+from ..sandbox.budget import charge_built
+from ..sandbox.measure import check_key
 from ..values.runtime import MISSING
 from .frames import Frame, located
 

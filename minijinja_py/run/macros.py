@@ -7,14 +7,8 @@ from functools import partial
 from typing import Any
 
 from ..errors import TemplateRuntimeError
-from ..sandbox.budget import (
-    CHECKED_LEVELS,
-    EVALUATION_DEPTH,
-    NESTED_TYPES,
-    PLAIN_TYPES,
-    charge_arguments,
-    check_nesting,
-)
+from ..sandbox.budget import EVALUATION_DEPTH, charge_arguments
+from ..sandbox.measure import CHECKED_LEVELS, NESTED_TYPES, PLAIN_TYPES, check_nesting
 from ..values.runtime import MISSING, Macro
 from .frames import Frame, located
 from .statements import joined, joined_text

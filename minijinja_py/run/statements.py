@@ -11,15 +11,9 @@ from typing import Any
 from ..builtins.ops import to_string
 from ..errors import LimitError, TemplateRuntimeError
 from ..sandbox.budget import CHARS_PER_STEP as SHORT
-from ..sandbox.budget import (
-    CHECKED_LEVELS,
-    NESTED_TYPES,
-    PLAIN_TYPES,
-    SCALARS,
-    check_length,
-    check_nesting,
-)
+from ..sandbox.budget import SCALARS, check_length
 from ..sandbox.limits import Limits
+from ..sandbox.measure import CHECKED_LEVELS, NESTED_TYPES, PLAIN_TYPES, check_nesting
 from ..values.runtime import (
     PLAIN_NAMESPACES,
     LoopContext,

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import LimitError
-from .budget import printed_size
+from .measure import printed_size
 from .printing import escaped_size, leaf_repr_size, repr_size
 
 # What a number can print as, besides its digits: a sign, a ``0x`` prefix, a ``%``.

@@ -6,7 +6,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..errors import MAX_MESSAGE, LimitError, TemplateRuntimeError, UndefinedError, bounded_repr
-from ..sandbox.budget import AttributeBag, measure_escaped, measure_text
+from ..sandbox.budget import measure_escaped
+from ..sandbox.measure import measure_text
+from ..sandbox.printing import AttributeBag
 
 
 class _Missing:
