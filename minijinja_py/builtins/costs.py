@@ -33,6 +33,7 @@ from ..sandbox.budget import (
     ITEMS_PER_STEP,
     bytes_of,
     no_charge,
+    walked_int_bytes,
 )
 from ..sandbox.measure import NESTED_TYPES, check_compared, check_printable, nesting_depth
 from ..values.runtime import Markup
@@ -95,9 +96,12 @@ def charge_scan(value: Any, result: Any) -> None:
     count to the memory budget."""
     units = units_of(value, CHARS_PER_STEP, FILTER_ITEMS_PER_STEP) if value is not None else 0
     size = 0
+    if isinstance(value, range):  # (its integers are made as it is walked: big ones count)
+        size = walked_int_bytes(value)
+        units += size // CHARS_PER_STEP
     if result is not None:
         units += units_of(result, CHARS_PER_STEP, FILTER_ITEMS_PER_STEP)
-        size = bytes_of(result)
+        size += bytes_of(result)
     _charge(units, size)
 
 

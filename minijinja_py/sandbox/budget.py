@@ -271,6 +271,13 @@ def charge_memory(size: int) -> None:
             budget.allocate(size)
 
 
+def walked_int_bytes(value: range) -> int:
+    """Bytes of the integers walking ``value`` makes: big ones (``range(2**65535, ...)``) take
+    a kilobyte per 8,000 bits each, which whatever keeps them (a list) holds at once."""
+    bits = max(value.start.bit_length(), value.stop.bit_length())
+    return len(value) * (bits // 8 + 32) if bits > 64 else 0
+
+
 def charge_io(value: Any, result: Any) -> None:
     """Charge a filter's work: walking its input and building its output, when big.
 
@@ -284,11 +291,7 @@ def charge_io(value: Any, result: Any) -> None:
     elif isinstance(value, _SCANNED):
         units = len(value) // FILTER_ITEMS_PER_STEP
         if isinstance(value, range):
-            # Walking a range makes its integers: big ones (``range(2**65535, ...)``) take a
-            # kilobyte per 8,000 bits each, which whatever keeps them (a list) holds at once.
-            bits = max(value.start.bit_length(), value.stop.bit_length())
-            if bits > 64 and value:
-                charge_memory(len(value) * (bits // 8 + 32))
+            charge_memory(walked_int_bytes(value))
     if isinstance(result, str):
         units += len(result) // CHARS_PER_STEP
     elif isinstance(result, _SCANNED):

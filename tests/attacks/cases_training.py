@@ -406,7 +406,9 @@ TRAINING = [
         TRAIN,
         "format-shared-arguments",
         call=_fn("format_with_shared_arguments"),
-        expect=(Ok("ok 500 300"), Ok("LimitError: the render exceeded max_steps (200000)")),
+        # (a %-format sizes only the fields its spec reads, so the shared list is never walked;
+        # per round: "ab" from c, then "b" of the replaced copy from c)
+        expect=(Ok("ok 500 200"),),
     ),
     Attack(
         TRAIN,
