@@ -106,5 +106,12 @@ def test_declared_costs_hold(data):
     )
     warm(kind, name)
     result = measure(kind, name, shape, size, string)
+    # CPU time only grows with noise (a busy machine's caches, the scheduler): a call over the
+    # bound is measured twice more and judged by its fastest run.
+    for _ in range(2):
+        if result.time_ratio <= TIME_FACTOR:
+            break
+        again = measure(kind, name, shape, size, string)
+        result = min(result, again, key=lambda measured: measured.time_ratio)
     assert result.time_ratio <= TIME_FACTOR, result
     assert result.memory_ratio <= MEMORY_FACTOR, result
