@@ -1,4 +1,4 @@
-"""``python -m minijinja_py``: the same command line as ``minijinja-py``."""
+"""`python -m minijinja_py`: the same command line as `minijinja-py`."""
 
 from .cli import main
 

@@ -1,4 +1,4 @@
-"""The ``minijinja-py`` command line: render, check and batch-render chat templates.
+"""The `minijinja-py` command line: render, check and batch-render chat templates.
 
     minijinja-py render --template chat.jinja --messages conversation.json --add-generation-prompt
     minijinja-py render --model ./Qwen3-0.6B --messages conversation.json
@@ -8,12 +8,12 @@
     minijinja-py batch --model ./Qwen3-0.6B in.parquet out.parquet --id-column id --fail-on-error
     minijinja-py completion bash
 
-Every failure prints ``error: <message>`` on stderr (the message bounded, with the template
+Every failure prints `error: <message>` on stderr (the message bounded, with the template
 position where there is one; never a traceback, whatever was raised) and exits with status 1;
-``batch --fail-on-error`` exits with status 2 when the run completed but some conversations
-failed.  ``batch`` refuses, before any work and writing nothing, a file whose extension names a
-format it cannot read or write (``out.csv``): JSONL is ``.jsonl``, ``.ndjson``, ``.jsonlines``,
-``.json``, no extension or ``-``; Parquet is ``.parquet`` or ``.pq``.
+`batch --fail-on-error` exits with status 2 when the run completed but some conversations
+failed.  `batch` refuses, before any work and writing nothing, a file whose extension names a
+format it cannot read or write (`out.csv`): JSONL is `.jsonl`, `.ndjson`, `.jsonlines`,
+`.json`, no extension or `-`; Parquet is `.parquet` or `.pq`.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ and "error": null, or a record of the failure
 
 
 class CommandError(Exception):
-    """A usage or input problem reported as ``error: <message>``."""
+    """A usage or input problem reported as `error: <message>`."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -82,7 +82,7 @@ def _load_json(path: str, what: str) -> Any:
 
 
 def _parse_vars(items: Sequence[str] | None) -> dict[str, Any]:
-    """``key=value`` pairs; a value that parses as JSON is used as that JSON value."""
+    """`key=value` pairs; a value that parses as JSON is used as that JSON value."""
     out: dict[str, Any] = {}
     for item in items or ():
         key, sep, raw = item.partition("=")
@@ -373,7 +373,7 @@ JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonlines", ".json")
 
 def _check_extension(path: str, role: str) -> None:
     """Refuse, before any work, a path whose extension names a format batch cannot handle
-    (``out.csv`` would otherwise receive JSONL)."""
+    (`out.csv` would otherwise receive JSONL)."""
     from .pipelines.files import PARQUET_SUFFIXES
 
     if path == "-":
@@ -446,8 +446,8 @@ def _cmd_completion(args: argparse.Namespace) -> int:
 
 
 def bash_completion(parser: argparse.ArgumentParser) -> str:
-    """A bash completion script for ``parser``'s commands and options (zsh reads it through
-    ``bashcompinit``): ``eval "$(minijinja-py completion bash)"``."""
+    """A bash completion script for `parser`'s commands and options (zsh reads it through
+    `bashcompinit`): `eval "$(minijinja-py completion bash)"`."""
     commands = _subcommands(parser)
     top = sorted(o for o in parser._option_string_actions if o.startswith("--"))  # noqa: SLF001
     lines = [
@@ -579,7 +579,7 @@ def _command_parser(parser: argparse.ArgumentParser, argv: Sequence[str]) -> Any
 
 
 def _unknown_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
-    """The options in ``argv`` that neither the program nor its command knows (abbreviations of
+    """The options in `argv` that neither the program nor its command knows (abbreviations of
     known options are known, as argparse accepts them)."""
     known = set(parser._option_string_actions)  # noqa: SLF001
     known |= set(_command_parser(parser, argv)._option_string_actions)  # noqa: SLF001
@@ -597,7 +597,7 @@ def _unknown_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> li
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status: 0 on success, 1 on any error, 2 when
-    ``batch --fail-on-error`` had conversations that failed."""
+    `batch --fail-on-error` had conversations that failed."""
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     unknown = _unknown_options(parser, argv)
@@ -627,7 +627,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _message(exc: BaseException, args: argparse.Namespace) -> str:
-    """The text after ``error:``: bounded, and never an exception of its own."""
+    """The text after `error:`: bounded, and never an exception of its own."""
     try:
         return _explain(exc, args)
     except Exception:  # noqa: BLE001 - describing the failure must not fail in its turn

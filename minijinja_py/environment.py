@@ -45,11 +45,11 @@ _OPTIONAL_TAGS = frozenset(["break", "continue", "generation"])
 class Environment:
     """Options and the filters, tests and globals that templates compiled by it use.
 
-    ``extensions`` switches on the optional tags: ``"loopcontrols"`` (``break``/``continue``,
-    also accepted as ``"jinja2.ext.loopcontrols"``) and ``"generation"``.  ``filters``,
-    ``tests`` and ``globals`` are plain dicts you may extend with Python callables; ``limits``
-    (a ``Limits``) bounds the work of every render; ``undefined`` is the class of the value a
-    missing name gives (``Undefined``, ``StrictUndefined`` or ``ChainableUndefined``).
+    `extensions` switches on the optional tags: `"loopcontrols"` (`break`/`continue`,
+    also accepted as `"jinja2.ext.loopcontrols"`) and `"generation"`.  `filters`,
+    `tests` and `globals` are plain dicts you may extend with Python callables; `limits`
+    (a `Limits`) bounds the work of every render; `undefined` is the class of the value a
+    missing name gives (`Undefined`, `StrictUndefined` or `ChainableUndefined`).
 
     Examples:
         >>> env = Environment(trim_blocks=True, extensions=["loopcontrols"])
@@ -108,9 +108,9 @@ class Environment:
     # ------------------------------------------------------------ templates
 
     def from_string(self, source: str, globals: Mapping[str, Any] | None = None) -> Template:
-        """Compile ``source``; raises ``TemplateSyntaxError`` when it does not parse.
+        """Compile `source`; raises `TemplateSyntaxError` when it does not parse.
 
-        ``globals`` are variables of this template only, under the render's context.
+        `globals` are variables of this template only, under the render's context.
 
         Examples:
             >>> template = Environment().from_string("{{ greeting }}, {{ name }}!", {"greeting": "Hello"})
@@ -122,11 +122,11 @@ class Environment:
     # ------------------------------------------------------------ used by filters and tests
 
     def getattr(self, obj: Any, attribute: str) -> Any:
-        """``obj.attribute`` as a template sees it: attribute first, then item."""
+        """`obj.attribute` as a template sees it: attribute first, then item."""
         return self.policy.getattr(obj, attribute)
 
     def getitem(self, obj: Any, argument: Any) -> Any:
-        """``obj[argument]`` as a template sees it: item first, then attribute."""
+        """`obj[argument]` as a template sees it: item first, then attribute."""
         return self.policy.getitem(obj, argument)
 
     def call_filter(
@@ -221,9 +221,9 @@ class _ProvenanceRun(NamedTuple):
 
 
 class Template:
-    """A compiled template.  ``Template(source, **options)`` makes its own environment.
+    """A compiled template.  `Template(source, **options)` makes its own environment.
 
-    ``options`` are ``Environment``'s.  Templates pickle (their source travels and is compiled
+    `options` are `Environment`'s.  Templates pickle (their source travels and is compiled
     again) and render identically in worker processes.
 
     Examples:
@@ -280,9 +280,9 @@ class Template:
         return parse(self.source, self.environment._lex_options)[1]
 
     def render(self, *args: Any, **kwargs: Any) -> str:
-        """Render with the variables of a mapping and/or keywords, as Jinja2's ``render``.
+        """Render with the variables of a mapping and/or keywords, as Jinja2's `render`.
 
-        Every failure raises a ``TemplateError`` subclass with a message and a position.
+        Every failure raises a `TemplateError` subclass with a message and a position.
 
         Examples:
             >>> Template("{{ a }} and {{ b }}").render({"a": 1}, b=2)
@@ -294,7 +294,7 @@ class Template:
     def render_with_spans(self, *args: Any, **kwargs: Any) -> tuple[str, list[tuple[int, int]]]:
         """Render, and return the (start, end) character span of each generation block.
 
-        Needs the ``"generation"`` extension (``chat_environment()`` has it).  The spans are the
+        Needs the `"generation"` extension (`chat_environment()` has it).  The spans are the
         character offsets transformers turns into its assistant-token mask.
 
         Examples:
@@ -305,11 +305,11 @@ class Template:
         return self._render(dict(*args, **kwargs), record_spans=True)
 
     def render_with_provenance(self, *args: Any, **kwargs: Any) -> Provenance:
-        """Render, and say where each character came from (see :mod:`minijinja_py.provenance`).
+        """Render, and say where each character came from (see `minijinja_py.provenance`).
 
-        The text is ``render()``'s; every string of the context is traced through the template's
+        The text is `render()`'s; every string of the context is traced through the template's
         operations, its characters attributed to the path of the value they came from:
-        ``("messages", 3, "content")`` for ``render(messages=...)``.
+        `("messages", 3, "content")` for `render(messages=...)`.
         """
         return self.trace(dict(*args, **kwargs))
 
@@ -320,11 +320,11 @@ class Template:
         *,
         private: bool = False,
     ) -> Provenance:
-        """:meth:`render_with_provenance` of ``context``, tracing only the variables named in
-        ``traced`` (all when None): the others, like a tokenizer's special tokens, print as
+        """`render_with_provenance` of `context`, tracing only the variables named in
+        `traced` (all when None): the others, like a tokenizer's special tokens, print as
         template text does, without a source.
 
-        ``private``: the context's lists and dicts were made for this call alone (as the chat
+        `private`: the context's lists and dicts were made for this call alone (as the chat
         layer makes them); their strings are replaced in place by traced ones instead of being
         copied."""
         run = self._run_with_provenance()
@@ -452,7 +452,7 @@ def default_globals(limits: Limits) -> dict[str, Any]:
     safe_range.__qualname__ = "safe_range"
 
     def lipsum(n: int = 5, html: bool = True, min: int = 20, max: int = 100) -> str:
-        """Placeholder text: ``n`` paragraphs of ``min`` to ``max`` words."""
+        """Placeholder text: `n` paragraphs of `min` to `max` words."""
         if n * max > limits.max_string // 8 or n < 0 or min > max:
             raise LimitError(f"lipsum({n}, max={max}) would exceed max_string")
         charge_steps(n * max // FILTER_ITEMS_PER_STEP)  # Python work per word
@@ -497,7 +497,7 @@ def _lorem_ipsum(n: int, html: bool, min_words: int, max_words: int) -> str:
 
 
 def raise_exception(message: Any) -> None:
-    """``raise_exception(message)``: abort rendering with a TemplateError carrying ``message``."""
+    """`raise_exception(message)`: abort rendering with a TemplateError carrying `message`."""
     # The error makes bounded text of the message at once (errors.bounded_text); the value is
     # still measured and counted as printing it would be, and refused past max_string.
     from .sandbox.measure import check_printable
@@ -511,7 +511,7 @@ _STRFTIME_WIDTH = 32
 
 
 def _strftime_now(format: str) -> str:
-    """``strftime_now(format)``: the current local time, formatted by ``datetime.strftime``."""
+    """`strftime_now(format)`: the current local time, formatted by `datetime.strftime`."""
     from datetime import datetime
 
     from .sandbox.budget import charge_memory, current_limits
@@ -528,7 +528,7 @@ def _strftime_now(format: str) -> str:
 
 
 class ChatNamespace(SandboxedNamespace):
-    """transformers' ``namespace``: no name starting with an underscore, built or assigned."""
+    """transformers' `namespace`: no name starting with an underscore, built or assigned."""
 
     __slots__ = ()
 
@@ -556,7 +556,7 @@ def _refuse_private_name(name: Any) -> None:
 
 
 class ChatDict:
-    """transformers' ``dict``: calling it builds a dict, ``dict.fromkeys`` works, nothing else."""
+    """transformers' `dict`: calling it builds a dict, `dict.fromkeys` works, nothing else."""
 
     __slots__ = ()
 
@@ -579,10 +579,10 @@ class ChatDict:
 def chat_environment(limits: Limits | None = None) -> Environment:
     """An environment configured exactly as transformers configures Jinja2 for chat templates.
 
-    ``trim_blocks`` and ``lstrip_blocks`` on, ``break``/``continue`` and ``{% generation %}``
-    enabled, ``tojson`` as ``json.dumps(x, ensure_ascii=False, ...)``, and the globals
-    ``raise_exception`` and ``strftime_now`` (replace it through ``env.globals`` to pin time),
-    with transformers 5.23's ``dict`` and ``namespace``.
+    `trim_blocks` and `lstrip_blocks` on, `break`/`continue` and `{% generation %}`
+    enabled, `tojson` as `json.dumps(x, ensure_ascii=False, ...)`, and the globals
+    `raise_exception` and `strftime_now` (replace it through `env.globals` to pin time),
+    with transformers 5.23's `dict` and `namespace`.
 
     Examples:
         >>> env = chat_environment()

@@ -1,6 +1,6 @@
 """The error family raised by the engine.
 
-Every failure that leaves ``render()`` is a ``TemplateError``.  Errors carry the source offset
+Every failure that leaves `render()` is a `TemplateError`.  Errors carry the source offset
 where they happened; line and column are computed only when somebody asks for them, so raising
 stays cheap on the hot path.
 """
@@ -23,19 +23,19 @@ _MAX_INT_DIGITS = 4300
 
 
 def capped_message(text: str) -> str:
-    """``text``, cut to :data:`MAX_MESSAGE` characters with a note of its length."""
+    """`text`, cut to `MAX_MESSAGE` characters with a note of its length."""
     if len(text) <= MAX_MESSAGE:
         return text
     return f"{str.__getitem__(text, slice(0, MAX_MESSAGE))}... ({len(text)} characters in all)"
 
 
 def bounded_text(value: object, limit: int = MAX_MESSAGE) -> str:
-    """``str(value)`` as a message: a plain ``str`` of at most ``limit`` characters and an
-    elision marker, made without ever building more than ``limit + 1`` characters of it.
+    """`str(value)` as a message: a plain `str` of at most `limit` characters and an
+    elision marker, made without ever building more than `limit + 1` characters of it.
 
-    Safe for any value: an int past the digit limit is described (``<int of 5001 digits>``),
+    Safe for any value: an int past the digit limit is described (`<int of 5001 digits>`),
     containers are printed by our own walk (shared or self-referencing ones included), and an
-    object whose ``__str__`` raises is named (``<unprintable Foo object>``).
+    object whose `__str__` raises is named (`<unprintable Foo object>`).
 
     >>> bounded_text([1, "a"])
     "[1, 'a']"
@@ -71,7 +71,7 @@ def bounded_text(value: object, limit: int = MAX_MESSAGE) -> str:
 
 
 def bounded_repr(value: object, limit: int = MAX_MESSAGE) -> str:
-    """``repr(value)`` under the rules of :func:`bounded_text`.
+    """`repr(value)` under the rules of `bounded_text`.
 
     >>> bounded_repr("it's")
     '"it\'s"'
@@ -112,7 +112,7 @@ _WALKED = {
 
 
 def _base(value: object) -> type | None:
-    """The builtin type whose printing ``value`` inherits unchanged, if any."""
+    """The builtin type whose printing `value` inherits unchanged, if any."""
     kind = type(value)
     if kind in _WALKED:
         return kind
@@ -135,7 +135,7 @@ class _Full(Exception):
 
 
 class _Text:
-    """Parts of a text, refusing more than ``room`` characters."""
+    """Parts of a text, refusing more than `room` characters."""
 
     def __init__(self, room: int) -> None:
         self.parts: list[str] = []
@@ -168,7 +168,7 @@ _CLOSERS: dict[type, tuple[str, str, str]] = {
 
 
 def _print(value: object, out: _Text, quote: bool) -> None:
-    """Python's repr of ``value`` (its str at the top when ``quote`` is false), without
+    """Python's repr of `value` (its str at the top when `quote` is false), without
     recursion: a stack of iterators over each open container's pieces."""
     stack: list[Any] = [iter(((value, quote),))]
     open_ids: list[int] = [-1]
@@ -259,7 +259,7 @@ def _int_text(value: int) -> str:
 
 
 def _digits(value: int) -> int:
-    """Decimal digits of ``abs(value)``, from its bit length (no decimal conversion)."""
+    """Decimal digits of `abs(value)`, from its bit length (no decimal conversion)."""
     magnitude = -value if value < 0 else value
     if magnitude < 10:
         return 1
@@ -277,14 +277,14 @@ _EXCERPT_SIDE = 40
 
 
 class TemplateError(Exception):
-    """Base class of every error the engine raises; ``raise_exception(msg)`` raises exactly this.
+    """Base class of every error the engine raises; `raise_exception(msg)` raises exactly this.
 
-    ``message`` is the message alone, always a ``str`` of at most :data:`MAX_MESSAGE_TOTAL`
-    characters: whatever an error is raised with (``raise_exception(10**5000)``, a list, an
-    object whose ``__str__`` fails) becomes bounded text when the error is made, as
-    :func:`bounded_text` prints it (``raise_exception([1, 2])`` has the message ``'[1, 2]'``,
-    the text Jinja2's error shows).  ``lineno`` and ``colno`` (1-based) place the error in the
-    template, and ``str(error)`` adds the position and the source line with a caret.
+    `message` is the message alone, always a `str` of at most `MAX_MESSAGE_TOTAL`
+    characters: whatever an error is raised with (`raise_exception(10**5000)`, a list, an
+    object whose `__str__` fails) becomes bounded text when the error is made, as
+    `bounded_text` prints it (`raise_exception([1, 2])` has the message `'[1, 2]'`,
+    the text Jinja2's error shows).  `lineno` and `colno` (1-based) place the error in the
+    template, and `str(error)` adds the position and the source line with a caret.
 
     Examples:
         >>> from minijinja_py import chat_environment
@@ -319,14 +319,14 @@ class TemplateError(Exception):
 
     @property
     def lineno(self) -> int | None:
-        """The error's line, from 1; ``None`` when the error has no position."""
+        """The error's line, from 1; `None` when the error has no position."""
         if self.offset is None or self.source is None:
             return None
         return self.source.count("\n", 0, self.offset) + 1
 
     @property
     def colno(self) -> int | None:
-        """The error's column, from 1; ``None`` when the error has no position."""
+        """The error's column, from 1; `None` when the error has no position."""
         if self.offset is None or self.source is None:
             return None
         return self.offset - (self.source.rfind("\n", 0, self.offset) + 1) + 1

@@ -6,8 +6,8 @@ interpreter itself can do to its host.  A crash of CPython (a segfault), an allo
 past the cap, a caller-registered filter that never returns: each costs one render and one
 worker, which is replaced, never the calling process.
 
-Anything picklable with methods to call can be rendered through the pool (a :class:`Template`, a
-``ChatTemplate``, or the caller's own object).  Each template is pickled once in the caller and
+Anything picklable with methods to call can be rendered through the pool (a `Template`, a
+`ChatTemplate`, or the caller's own object).  Each template is pickled once in the caller and
 sent to a worker once; the worker keeps the compiled form for the renders that follow.
 """
 
@@ -47,8 +47,8 @@ _DEFAULT = _Default()
 class IsolationError(TemplateRuntimeError):
     """A render's worker process died, ran out of memory or ran past a timeout.
 
-    ``reason`` is ``"timeout"`` (the wall clock or the CPU time), ``"memory"``, ``"crash"``, or
-    ``"closed"`` (the renderer was closed during the render); the worker has been replaced
+    `reason` is `"timeout"` (the wall clock or the CPU time), `"memory"`, `"crash"`, or
+    `"closed"` (the renderer was closed during the render); the worker has been replaced
     (unless the renderer is closed).
 
     >>> issubclass(IsolationError, TemplateRuntimeError)
@@ -196,7 +196,7 @@ class _Worker:
         self.known: OrderedDict[int, None] = OrderedDict()
 
     def remember(self, key: int) -> bool:
-        """Whether the worker holds ``key`` already; afterwards it does."""
+        """Whether the worker holds `key` already; afterwards it does."""
         if key == _UNCACHED:
             return False
         if key in self.known:
@@ -248,16 +248,16 @@ class IsolatedRenderer:
     ...     iso.render(Template("Hello {{ name }}!"), name="World")
     'Hello World!'
 
-    ``iso.call(chat, "render", messages)`` runs ``chat.render(messages)`` in a worker;
-    ``iso.wrap(chat).render_many(conversations)`` does the same as an object.
+    `iso.call(chat, "render", messages)` runs `chat.render(messages)` in a worker;
+    `iso.wrap(chat).render_many(conversations)` does the same as an object.
 
-    Results and errors are the in-process ones (a ``TemplateError`` raised in the worker is
+    Results and errors are the in-process ones (a `TemplateError` raised in the worker is
     raised here, with its position); a worker that dies, exhausts its memory cap, runs past
-    ``timeout`` seconds of wall-clock time or past ``cpu_timeout`` seconds of its own CPU time
-    raises :class:`IsolationError` and is replaced.  A CPU-time limit holds the same on a busy
-    machine as on an idle one; give it a far larger wall-clock ``timeout`` as the backstop for a
-    render that waits without working.  Thread-safe: up to ``workers`` renders run at once, the
-    others wait for a worker; :meth:`close` ends the renders under way and the waits with an
+    `timeout` seconds of wall-clock time or past `cpu_timeout` seconds of its own CPU time
+    raises `IsolationError` and is replaced.  A CPU-time limit holds the same on a busy
+    machine as on an idle one; give it a far larger wall-clock `timeout` as the backstop for a
+    render that waits without working.  Thread-safe: up to `workers` renders run at once, the
+    others wait for a worker; `close` ends the renders under way and the waits with an
     error.
     """
 
@@ -299,7 +299,7 @@ class IsolatedRenderer:
         worker.stop()  # closed while it started
 
     def _take(self) -> _Worker:
-        """An idle worker, waiting for one; ``RuntimeError`` once the renderer is closed."""
+        """An idle worker, waiting for one; `RuntimeError` once the renderer is closed."""
         with self._ready:
             while not self._idle and not self._closed:
                 self._ready.wait()
@@ -327,8 +327,8 @@ class IsolatedRenderer:
     def close(self) -> None:
         """Stop every worker; the renderer cannot be used afterwards.
 
-        A render under way in another thread ends with :class:`IsolationError` (reason
-        ``"closed"``); a call waiting for a worker raises ``RuntimeError``.
+        A render under way in another thread ends with `IsolationError` (reason
+        `"closed"`); a call waiting for a worker raises `RuntimeError`.
         """
         with self._ready:
             self._closed = True
@@ -356,23 +356,23 @@ class IsolatedRenderer:
     # rendering ---------------------------------------------------------------------------------
 
     def render(self, template: Any, /, *args: Any, **kwargs: Any) -> str:
-        """``template.render(*args, **kwargs)`` in a worker."""
+        """`template.render(*args, **kwargs)` in a worker."""
         return self.call(template, "render", *args, **kwargs)
 
     def from_string(self, source: str, environment: Any = None) -> IsolatedTemplate:
         """A template compiled only in the workers: hostile source never compiles here.
 
-        ``environment`` defaults to the chat preset; a syntax error is raised by the first
+        `environment` defaults to the chat preset; a syntax error is raised by the first
         render.
         """
         return IsolatedTemplate(self, _CompiledInWorker(source, environment))
 
     def wrap(self, template: Any) -> IsolatedTemplate:
-        """An object whose ``render``/``render_many`` run ``template``'s in this pool."""
+        """An object whose `render`/`render_many` run `template`'s in this pool."""
         return IsolatedTemplate(self, template)
 
     def call(self, target: Any, method: str, /, *args: Any, **kwargs: Any) -> Any:
-        """``getattr(target, method)(*args, **kwargs)`` in a worker; ``target`` is sent once."""
+        """`getattr(target, method)(*args, **kwargs)` in a worker; `target` is sent once."""
         return self.submit(target, method, args, kwargs)
 
     def submit(
@@ -385,8 +385,8 @@ class IsolatedRenderer:
         timeout: float | None | _Default = _DEFAULT,
         cpu_timeout: float | None | _Default = _DEFAULT,
     ) -> Any:
-        """:meth:`call` with the arguments as values, and a ``timeout`` (wall clock) or a
-        ``cpu_timeout`` (the worker's CPU time) for this call only."""
+        """`call` with the arguments as values, and a `timeout` (wall clock) or a
+        `cpu_timeout` (the worker's CPU time) for this call only."""
         kwargs = kwargs or {}
         limit = self.timeout if isinstance(timeout, _Default) else timeout
         cpu_limit = self.cpu_timeout if isinstance(cpu_timeout, _Default) else cpu_timeout
@@ -484,7 +484,7 @@ class _CompiledInWorker:
 
 
 class IsolatedTemplate:
-    """A template whose renders run in an :class:`IsolatedRenderer`'s workers.
+    """A template whose renders run in an `IsolatedRenderer`'s workers.
 
     >>> with IsolatedRenderer(workers=1, timeout=10) as iso:
     ...     iso.wrap(Template("{{ x * 2 }}")).render(x=21)

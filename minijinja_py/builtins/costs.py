@@ -2,23 +2,23 @@
 the table of declarations that the builtins' modules fill in.
 
 Every filter, test, method, operator and global is declared once, beside its code, as a
-:class:`Cost` (the model is cel-go's: a cost per overload, charged from the sizes of the
+`Cost` (the model is cel-go's: a cost per overload, charged from the sizes of the
 arguments before the overload runs, then tracked on what it returns).  A declaration names its
 shape (for the report and the property test, tests/test_cost_declarations.py) and carries the
-function that charges it.  The sizes come from :func:`size_of` alone, which measures every
-subclass of ``str``, ``list``, ``tuple``, ``dict`` and ``int`` as its base type: a ``|safe``
+function that charges it.  The sizes come from `size_of` alone, which measures every
+subclass of `str`, `list`, `tuple`, `dict` and `int` as its base type: a `|safe`
 string or a traced string of provenance mode pays exactly what a plain string pays.
 
-Charging protocol (the evaluators' and the method path's): ``cost.charge(value, None)`` before
+Charging protocol (the evaluators' and the method path's): `cost.charge(value, None)` before
 the builtin runs, with its input (the filtered or tested value, the method's receiver);
-``charge_arguments`` for its other arguments; ``charge(None, result)`` after it ran, for what it
+`charge_arguments` for its other arguments; `charge(None, result)` after it ran, for what it
 returned (the runtime tracking: its bytes count to the memory budget).  What depends on an
 argument's value rather than its size (a padding width, a repeat count, a format's widths) is
-checked by the builtin before it builds anything, and refused above ``max_string``; such a
-declaration says so in its ``guard``.
+checked by the builtin before it builds anything, and refused above `max_string`; such a
+declaration says so in its `guard`.
 
 This module is the bottom layer's: it imports the budget only.  The modules of the builtins
-register their tables with :func:`declare`; the compiler reads them with :func:`charge_for`.
+register their tables with `declare`; the compiler reads them with `charge_for`.
 """
 
 from __future__ import annotations
@@ -59,8 +59,8 @@ def size_of(value: Any) -> int:
 
 
 def units_of(value: Any, chars: int, items: int) -> int:
-    """Steps to charge for reading ``value`` at ``chars`` characters or ``items`` items per
-    step (by :func:`size_of`, so for every subclass alike)."""
+    """Steps to charge for reading `value` at `chars` characters or `items` items per
+    step (by `size_of`, so for every subclass alike)."""
     if isinstance(value, str):
         return len(value) // chars
     if isinstance(value, SIZED):
@@ -116,7 +116,7 @@ def charge_walk(value: Any, result: Any) -> None:
 
 def charge_compare(value: Any, result: Any) -> None:
     """A walk that also compares, hashes or prints the items, recursively in C: their nesting
-    is measured and the recursive walk charged (``[x, x]`` forty levels deep is a trillion
+    is measured and the recursive walk charged (`[x, x]` forty levels deep is a trillion
     items to compare, not eighty)."""
     if value is not None and not isinstance(value, str) and isinstance(value, NESTED_TYPES):
         check_compared(value)
@@ -141,7 +141,7 @@ def charge_print(value: Any, result: Any) -> None:
 
 
 def charge_pprint(value: Any, result: Any) -> None:
-    """pprint: the structure measured as for :func:`charge_print`, and Python work wrapping
+    """pprint: the structure measured as for `charge_print`, and Python work wrapping
     its long strings into lines (a step per 64 characters of the printed text)."""
     if value is not None:
         size = check_printable(value)
@@ -155,9 +155,9 @@ def charge_pprint(value: Any, result: Any) -> None:
 
 
 def text_cost(passes: int) -> Charge:
-    """The text of the value read ``passes`` times at C speed (``str(x).islower()`` once,
+    """The text of the value read `passes` times at C speed (`str(x).islower()` once,
     escaping's five replacements and their copies eight times): a string's characters, or the
-    printed size of anything else, measured first (``[big] * 1000`` prints a thousand bigs)."""
+    printed size of anything else, measured first (`[big] * 1000` prints a thousand bigs)."""
     chars = CHARS_PER_STEP // passes
 
     def charge_text(value: Any, result: Any) -> None:
@@ -188,8 +188,8 @@ def charge_words(value: Any, result: Any) -> None:
 
 
 def charge_receiver(value: Any, result: Any) -> None:
-    """A method of a string, list, tuple or set that may read its receiver whole (``count``,
-    ``find``, ``split``, ``index``): a step per kilobyte or per 64 items."""
+    """A method of a string, list, tuple or set that may read its receiver whole (`count`,
+    `find`, `split`, `index`): a step per kilobyte or per 64 items."""
     if value is not None:
         _charge(units_of(value, CHARS_PER_STEP, ITEMS_PER_STEP))
 
@@ -209,14 +209,14 @@ RECEIVER = Cost("receiver", charge_receiver)
 
 
 def guarded(cost: Cost, guard: str) -> Cost:
-    """``cost``, with the check the builtin makes from its arguments' values before it builds
+    """`cost`, with the check the builtin makes from its arguments' values before it builds
     (a width, a count): refused above a limit."""
     return cost._replace(guard=guard)
 
 
 def inline(guard: str) -> Cost:
-    """An operator or global whose function charges itself before the work (``a * n`` checks
-    the length it would make, ``range`` its length): nothing to charge around the call."""
+    """An operator or global whose function charges itself before the work (`a * n` checks
+    the length it would make, `range` its length): nothing to charge around the call."""
     return Cost("inline", no_charge, guard)
 
 
@@ -225,31 +225,31 @@ _DECLARED: dict[str, dict[str, Cost]] = {}
 
 
 def declare(kind: str, costs: Mapping[str, Cost]) -> None:
-    """Register the costs of a module's builtins of ``kind`` (called once, at its bottom)."""
+    """Register the costs of a module's builtins of `kind` (called once, at its bottom)."""
     _DECLARED.setdefault(kind, {}).update(costs)
 
 
 def declared(kind: str) -> Mapping[str, Cost]:
-    """The costs declared for ``kind`` so far."""
+    """The costs declared for `kind` so far."""
     return _DECLARED.get(kind, {})
 
 
 def cost_of(kind: str, name: str) -> Cost:
-    """The declared cost of builtin ``name`` of ``kind``; a function the caller added to an
-    environment (``env.filters['mine'] = ...``) has none and pays as a scan of its input and
+    """The declared cost of builtin `name` of `kind`; a function the caller added to an
+    environment (`env.filters['mine'] = ...`) has none and pays as a scan of its input and
     output."""
     return _DECLARED.get(kind, {}).get(name, SCAN)
 
 
 def charge_for(kind: str, name: str) -> Charge:
-    """How the compiler charges a call of filter or test ``name`` (chosen once, at compile).
+    """How the compiler charges a call of filter or test `name` (chosen once, at compile).
     (Every environment imports the filters and tests, which declare their costs, before it
     compiles anything.)"""
     return cost_of(kind, name).charge
 
 
 def method_cost(obj: Any, name: str) -> Cost:
-    """The declared cost of the allow-listed method ``name`` of ``obj``, by the type whose
+    """The declared cost of the allow-listed method `name` of `obj`, by the type whose
     method it is (a Markup's own methods before a string's)."""
     table = _DECLARED.get("method", {})
     for prefix in _method_prefixes(obj):
@@ -276,6 +276,6 @@ def _method_prefixes(obj: Any) -> tuple[str, ...]:
 
 
 def charge_method(obj: Any, name: str) -> None:
-    """Charge the declared cost of method ``name`` on its receiver ``obj``, when the method
+    """Charge the declared cost of method `name` on its receiver `obj`, when the method
     is looked up to be called (its arguments are charged by the call)."""
     method_cost(obj, name).charge(obj, None)

@@ -24,7 +24,7 @@ _DEFAULT_POLICIES: dict[str, Any] = {
 def _jinja_name(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Give a filter the function name Jinja2's has, so argument errors read the same.
 
-    Python names the function in them: ``sync_do_first() takes 2 positional arguments ...``.
+    Python names the function in them: `sync_do_first() takes 2 positional arguments ...`.
     The function is also bound to that name in the module defining it: pickle finds functions
     by qualified name, and environments holding these filters must stay picklable.
     """
@@ -38,7 +38,7 @@ def _jinja_name(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
 def _generator_name(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Name a generator function as Jinja2's, so ``{{ x|map(...) }}`` prints the same."""
+    """Name a generator function as Jinja2's, so `{{ x|map(...) }}` prints the same."""
 
     def rename(func: Callable[..., Any]) -> Callable[..., Any]:
         func.__name__ = func.__qualname__ = name
@@ -98,7 +98,7 @@ def make_attrgetter(
     postprocess: Callable[[Any], Any] | None = None,
     default: Any = None,
 ) -> Callable[[Any], Any]:
-    """A function looking up ``attribute`` (dotted, integer parts as indexes) with ``env.getitem``."""
+    """A function looking up `attribute` (dotted, integer parts as indexes) with `env.getitem`."""
     parts = _attribute_parts(attribute)
 
     def getter(item: Any) -> Any:
@@ -116,7 +116,7 @@ def make_attrgetter(
 def make_multi_attrgetter(
     env: Any, attribute: Any, postprocess: Callable[[Any], Any] | None = None
 ) -> Callable[[Any], list[Any]]:
-    """Like :func:`make_attrgetter` for a comma separated list of paths; returns a list."""
+    """Like `make_attrgetter` for a comma separated list of paths; returns a list."""
     paths = attribute.split(",") if isinstance(attribute, str) else [attribute]
     parts_list = [_attribute_parts(path) for path in paths]
 

@@ -1,10 +1,10 @@
-"""The built-in filters used with the ``|`` operator, with Jinja2 3.1.6's semantics: the registry
-assembling ``FILTERS`` and ``FILTER_COSTS`` from the modules holding them by kind.
+"""The built-in filters used with the `|` operator, with Jinja2 3.1.6's semantics: the registry
+assembling `FILTERS` and `FILTER_COSTS` from the modules holding them by kind.
 
-Filters marked with :func:`~minijinja_py.values.runtime.pass_environment` get the environment first; it
-offers ``undefined``, ``getattr``, ``getitem``, ``call_filter``, ``call_test`` and ``policies``.
+Filters marked with `pass_environment` get the environment first; it
+offers `undefined`, `getattr`, `getitem`, `call_filter`, `call_test` and `policies`.
 The filters that return lazy iterators in Jinja2 do so here too, through generators that carry
-Jinja2's names, so that printing one shows the same ``<generator object sync_do_map ...>``.
+Jinja2's names, so that printing one shows the same `<generator object sync_do_map ...>`.
 """
 
 from __future__ import annotations

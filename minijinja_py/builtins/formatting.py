@@ -1,6 +1,6 @@
-"""The sandboxed ``str.format``: replacement fields look values up as templates do.
+"""The sandboxed `str.format`: replacement fields look values up as templates do.
 
-Kept apart from :mod:`methods` so that ``string`` is imported only when a template formats.
+Kept apart from `methods` so that `string` is imported only when a template formats.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from ..values.runtime import Markup, escape
 
 
 class SandboxedFormatter(string.Formatter):
-    """``str.format`` whose ``{0.attr}`` and ``{0[key]}`` lookups obey the sandbox."""
+    """`str.format` whose `{0.attr}` and `{0[key]}` lookups obey the sandbox."""
     made: int
 
     def __init__(self, env: Any) -> None:
@@ -62,7 +62,7 @@ class SandboxedFormatter(string.Formatter):
 
 
 class SandboxedEscapeFormatter(SandboxedFormatter):
-    """The formatter of ``Markup.format``: every field is HTML-escaped unless it is markup."""
+    """The formatter of `Markup.format`: every field is HTML-escaped unless it is markup."""
 
     def format_field(self, value: Any, format_spec: str) -> str:
         made = self._count_field(value, format_spec)

@@ -1,13 +1,13 @@
 """The Python methods a template may call on its values, restricted to an allow-list.
 
 Jinja2's ImmutableSandboxedEnvironment lets templates call any public, non-mutating method of a
-value.  We allow a fixed list instead (the non-mutating methods of ``str``, ``dict``, ``list``,
-``tuple``, ``set`` and the numeric attributes of ``int``/``float``), which covers what chat
+value.  We allow a fixed list instead (the non-mutating methods of `str`, `dict`, `list`,
+`tuple`, `set` and the numeric attributes of `int`/`float`), which covers what chat
 templates use, while keeping the Jinja2 results for every allowed method.
 
-``str.format`` and ``str.format_map`` are wrapped like Jinja2's ``SandboxedFormatter``: the
+`str.format` and `str.format_map` are wrapped like Jinja2's `SandboxedFormatter`: the
 attribute and item lookups inside replacement fields go through the sandbox.  Methods of
-:class:`~minijinja_py.values.runtime.Markup` values keep markupsafe's semantics (arguments are escaped,
+`Markup` values keep markupsafe's semantics (arguments are escaped,
 results stay markup).
 """
 
@@ -72,7 +72,7 @@ _MUTATORS: tuple[tuple[type, frozenset[str]], ...] = (
 
 
 def is_mutating_method(obj: Any, name: str) -> bool:
-    """True when calling ``obj.name`` would modify a builtin mutable container."""
+    """True when calling `obj.name` would modify a builtin mutable container."""
     for kind, names in _MUTATORS:
         if isinstance(obj, kind):
             return name in names
@@ -86,7 +86,7 @@ def check_width(width: Any, env: Any = None) -> None:
 
 
 def join_characters(separator: str, text: str, env: Any = None) -> str:
-    """``separator.join(text)``: the text's characters joined, measured and charged first,
+    """`separator.join(text)`: the text's characters joined, measured and charged first,
     and made a chunk at a time (Python would first make an object of each character)."""
     count = len(text)
     if isinstance(separator, Markup):
@@ -104,7 +104,7 @@ def join_characters(separator: str, text: str, env: Any = None) -> str:
 
 
 def check_replace(text: Any, old: Any, new: Any, count: Any = -1, env: Any = None) -> None:
-    """Refuse a ``replace`` whose result would exceed ``max_string`` (``"".replace`` grows)."""
+    """Refuse a `replace` whose result would exceed `max_string` (`"".replace` grows)."""
     if not (isinstance(text, str) and isinstance(old, str) and isinstance(new, str)):
         return
     if len(new) <= len(old):
@@ -116,7 +116,7 @@ def check_replace(text: Any, old: Any, new: Any, count: Any = -1, env: Any = Non
 
 
 def check_join(separator: str, items: list[Any], env: Any = None) -> None:
-    """Refuse a ``join`` whose result would exceed ``max_string``."""
+    """Refuse a `join` whose result would exceed `max_string`."""
     size = len(separator) * max(len(items) - 1, 0)
     for item in items:
         if isinstance(item, str):
@@ -125,8 +125,8 @@ def check_join(separator: str, items: list[Any], env: Any = None) -> None:
 
 
 def check_percent_format(template: str, values: Any, env: Any = None) -> None:
-    """Refuse ``"%999999999d" % x`` style widths and precisions (wherever Python reads them:
-    behind a ``%(key(with)parens)``, through ``*``), and a result whose widths and printed
+    """Refuse `"%999999999d" % x` style widths and precisions (wherever Python reads them:
+    behind a `%(key(with)parens)`, through `*`), and a result whose widths and printed
     values add up beyond max_string; count the result's size as made."""
     if "%" not in template:
         return
@@ -213,7 +213,7 @@ def _format_method(obj: str, name: str, env: Any) -> Callable[..., str]:
 
 
 def markup_mod(template: Markup, value: Any, env: Any = None) -> Markup:
-    """``Markup('<b>%s</b>') % '<'`` escapes the arguments, as markupsafe does."""
+    """`Markup('<b>%s</b>') % '<'` escapes the arguments, as markupsafe does."""
     check_percent_format(template, value, env)
     if isinstance(value, tuple):
         value = tuple(_EscapeHelper(x) for x in value)
@@ -376,7 +376,7 @@ def _strip_markup(text: str) -> str:
 
 
 def do_striptags(value: Any) -> str:
-    """``{{ "<b>a</b>  &amp; b"|striptags }}`` -> ``a & b``"""
+    """`{{ "<b>a</b>  &amp; b"|striptags }}` -> `a & b`"""
     import html
 
     if hasattr(value, "__html__"):
@@ -404,7 +404,7 @@ def _escape(cls: type, s: Any, /) -> Markup:
 
 
 class _MarkupEscape:
-    """``markup.escape``: markupsafe's classmethod, printed as Jinja2's sandbox prints it
+    """`markup.escape`: markupsafe's classmethod, printed as Jinja2's sandbox prints it
     (never naming this package's classes or modules)."""
 
     __slots__ = ()
@@ -530,9 +530,9 @@ def _str_method(obj: str, name: str, env: Any) -> Any:
 
 
 def get_method(obj: Any, name: str, env: Any = None) -> Any:
-    """The allowed attribute ``name`` of ``obj`` (usually a bound method), else ``MISSING``.
+    """The allowed attribute `name` of `obj` (usually a bound method), else `MISSING`.
 
-    ``env``, when given, provides ``getattr``/``getitem`` for lookups inside ``str.format``
+    `env`, when given, provides `getattr`/`getitem` for lookups inside `str.format`
     fields; without it the same sandbox rule is applied locally.
     """
     if not isinstance(name, str) or name[:1] == "_":

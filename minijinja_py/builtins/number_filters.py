@@ -19,13 +19,13 @@ from .costs import (
 
 
 def do_abs(*args: Any, **kwargs: Any) -> Any:
-    """``{{ -3|abs }}`` -> ``3``"""
+    """`{{ -3|abs }}` -> `3`"""
     # Passing everything through lets the builtin word argument errors as Jinja2's does.
     return abs(*args, **kwargs)
 
 
 def do_int(value: Any, default: int = 0, base: int = 10) -> int:
-    """``{{ "42.5"|int }}`` -> ``42``; ``{{ "0x1A"|int(base=16) }}`` -> ``26``"""
+    """`{{ "42.5"|int }}` -> `42`; `{{ "0x1A"|int(base=16) }}` -> `26`"""
     try:
         if isinstance(value, str):
             _check_digits(value, base)
@@ -57,7 +57,7 @@ def _check_digits(text: str, base: Any) -> None:
 
 
 def do_float(value: Any, default: float = 0.0) -> float:
-    """``{{ "1.5"|float }}`` -> ``1.5``; ``{{ "x"|float }}`` -> ``0.0``"""
+    """`{{ "1.5"|float }}` -> `1.5`; `{{ "x"|float }}` -> `0.0`"""
     try:
         return float(value)
     except (TypeError, ValueError):
@@ -65,7 +65,7 @@ def do_float(value: Any, default: float = 0.0) -> float:
 
 
 def do_round(value: Any, precision: int = 0, method: str = "common") -> float:
-    """``{{ 42.55|round }}`` -> ``43.0``; ``{{ 42.55|round(1, "floor") }}`` -> ``42.5``"""
+    """`{{ 42.55|round }}` -> `43.0`; `{{ 42.55|round(1, "floor") }}` -> `42.5`"""
     if method not in {"common", "ceil", "floor"}:
         raise FilterArgumentError("method must be common, ceil or floor")
     # 10**precision (and rounding an integer to a negative precision) makes an integer of

@@ -1,7 +1,7 @@
 """Every operator of the template language, in one place.
 
-Jinja hands its operators to Python, so the semantics are Python's (``1/2`` is ``0.5``, ``-7//2``
-is ``-4``, ``'a' * 3`` is ``'aaa'``); what is added here are the size checks that keep a template
+Jinja hands its operators to Python, so the semantics are Python's (`1/2` is `0.5`, `-7//2`
+is `-4`, `'a' * 3` is `'aaa'`); what is added here are the size checks that keep a template
 from building values larger than the environment's limits before Python allocates them.
 """
 
@@ -224,7 +224,7 @@ COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
 
 
 def to_string(value: Any) -> str:
-    """How ``{{ value }}`` and ``~`` print a value: Python's ``str``, so ``None`` and ``True``."""
+    """How `{{ value }}` and `~` print a value: Python's `str`, so `None` and `True`."""
     if type(value) is str:
         return value
     if isinstance(value, Undefined):

@@ -1,9 +1,9 @@
 """What a template may reach: the attribute policy over values, methods and runtime objects.
 
 Templates see data, not objects.  Attribute access follows Jinja2's sandbox (attribute first,
-then item, for ``x.y``; item first, then attribute, for ``x['y']``) with one difference: instead
+then item, for `x.y`; item first, then attribute, for `x['y']`) with one difference: instead
 of allowing every public attribute of a builtin value, only the allow-listed methods of
-:mod:`methods` are reachable, so nothing of Python's object model leaks through.
+`methods` are reachable, so nothing of Python's object model leaks through.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ _HASHING_METHODS = frozenset(
 
 
 class _KeyGuarded:
-    """A bound method whose arguments are checked by :func:`check_key` (and its elements',
+    """A bound method whose arguments are checked by `check_key` (and its elements',
     for a set's methods) before the method hashes them; prints as the method does."""
 
     __slots__ = ("_method",)
@@ -132,8 +132,8 @@ _NO_ITEM = object()  # a dict's miss (no value a caller passes can be this objec
 
 
 def _would_insert(obj: Any, key: Any) -> bool:
-    """Whether reading a missing ``key`` would run the mapping's ``__missing__`` (a caller's
-    ``defaultdict`` gains the key it is asked for): a template only reads."""
+    """Whether reading a missing `key` would run the mapping's `__missing__` (a caller's
+    `defaultdict` gains the key it is asked for): a template only reads."""
     return (
         type(obj) is not dict
         and hasattr(type(obj), "__missing__")
@@ -143,7 +143,7 @@ def _would_insert(obj: Any, key: Any) -> bool:
 
 
 class AttributePolicy:
-    """Sandboxed ``x.y`` and ``x[y]`` for an environment."""
+    """Sandboxed `x.y` and `x[y]` for an environment."""
 
     def __init__(self, environment: Any) -> None:
         self.environment = environment
@@ -276,9 +276,9 @@ class AttributePolicy:
 
 
 def check_pairs(args: tuple[Any, ...]) -> tuple[Any, ...]:
-    """``dict(pairs)`` and ``namespace(pairs)`` hash the first item of each pair: check those
+    """`dict(pairs)` and `namespace(pairs)` hash the first item of each pair: check those
     keys, and charge the walk, before they do.  Returns the arguments to pass on (an iterator
-    of pairs, such as ``pairs|reverse``, as the list of its pairs, read once)."""
+    of pairs, such as `pairs|reverse`, as the list of its pairs, read once)."""
     checked = []
     limits = current_limits()
     for arg in args:
@@ -313,15 +313,15 @@ _DictType.__name__ = _DictType.__qualname__ = "type"
 
 
 class SandboxedDict(metaclass=_DictType):
-    """The ``dict`` global: ``dict(a=1)`` and ``dict(pairs)`` build a plain dict, with the keys
-    checked by :func:`check_key`; the type itself exposes nothing (it is a type)."""
+    """The `dict` global: `dict(a=1)` and `dict(pairs)` build a plain dict, with the keys
+    checked by `check_key`; the type itself exposes nothing (it is a type)."""
 
     fromkeys: Any
     fromkeys = dict.fromkeys  # present (and refused as unsafe) as on the real type
 
 
 class SandboxedNamespace(Namespace):
-    """The ``namespace`` global: a Namespace whose initial pairs have their keys checked."""
+    """The `namespace` global: a Namespace whose initial pairs have their keys checked."""
 
     __slots__ = ()
 

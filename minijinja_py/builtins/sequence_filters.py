@@ -49,27 +49,27 @@ from .tests import test_eq, test_ne
 
 
 def do_default(value: Any, default_value: Any = "", boolean: bool = False) -> Any:
-    """``{{ missing|default("x") }}`` -> ``x``; ``{{ ""|d("x", true) }}`` -> ``x``"""
+    """`{{ missing|default("x") }}` -> `x`; `{{ ""|d("x", true) }}` -> `x`"""
     if isinstance(value, Undefined) or (boolean and not value):
         return default_value
     return value
 
 
 def do_length(*args: Any, **kwargs: Any) -> int:
-    """``{{ [1, 2]|length }}`` -> ``2``"""
+    """`{{ [1, 2]|length }}` -> `2`"""
     return len(*args, **kwargs)
 
 
 @_jinja_name("sync_do_list")
 def do_list(value: Any) -> list[Any]:
-    """``{{ "ab"|list }}`` -> ``['a', 'b']``"""
+    """`{{ "ab"|list }}` -> `['a', 'b']`"""
     return list(value)
 
 
 @_jinja_name("sync_do_first")
 @pass_environment
 def do_first(environment: Any, seq: Any) -> Any:
-    """``{{ [1, 2]|first }}`` -> ``1``"""
+    """`{{ [1, 2]|first }}` -> `1`"""
     try:
         return next(iter(seq))
     except StopIteration:
@@ -78,7 +78,7 @@ def do_first(environment: Any, seq: Any) -> Any:
 
 @pass_environment
 def do_last(environment: Any, seq: Any) -> Any:
-    """``{{ [1, 2]|last }}`` -> ``2`` (not for generators: ``|list|last``)"""
+    """`{{ [1, 2]|last }}` -> `2` (not for generators: `|list|last`)"""
     try:
         return next(iter(reversed(seq)))
     except StopIteration:
@@ -87,7 +87,7 @@ def do_last(environment: Any, seq: Any) -> Any:
 
 @pass_environment
 def do_random(context: Any, seq: Any) -> Any:
-    """``{{ [1, 2, 3]|random }}`` -> one of the items, chosen at random"""
+    """`{{ [1, 2, 3]|random }}` -> one of the items, chosen at random"""
     import random
 
     try:
@@ -97,7 +97,7 @@ def do_random(context: Any, seq: Any) -> Any:
 
 
 def do_reverse(value: Any) -> Any:
-    """``{{ "abc"|reverse }}`` -> ``cba``; ``{{ [1, 2]|reverse|list }}`` -> ``[2, 1]``"""
+    """`{{ "abc"|reverse }}` -> `cba`; `{{ [1, 2]|reverse|list }}` -> `[2, 1]`"""
     if isinstance(value, str):
         return _like(value, str.__getitem__(value, slice(None, None, -1)))
     try:
@@ -114,7 +114,7 @@ def do_reverse(value: Any) -> Any:
 @_jinja_name("sync_do_join")
 @pass_environment
 def do_join(eval_ctx: Any, value: Any, d: Any = "", attribute: Any = None) -> str:
-    """``{{ [1, 2, 3]|join("|") }}`` -> ``1|2|3``"""
+    """`{{ [1, 2, 3]|join("|") }}` -> `1|2|3`"""
     if attribute is not None:
         value = map(make_attrgetter(eval_ctx, attribute), value)
     # Each item's text is measured before any is made: ``[big_list] * 1000`` prints the list
@@ -141,7 +141,7 @@ def _min_or_max(
 def do_min(
     environment: Any, value: Any, case_sensitive: bool = False, attribute: Any = None
 ) -> Any:
-    """``{{ [3, 1, 2]|min }}`` -> ``1``; ``{{ ["b", "A"]|min }}`` -> ``A``"""
+    """`{{ [3, 1, 2]|min }}` -> `1`; `{{ ["b", "A"]|min }}` -> `A`"""
     return _min_or_max(environment, value, min, case_sensitive, attribute)
 
 
@@ -149,14 +149,14 @@ def do_min(
 def do_max(
     environment: Any, value: Any, case_sensitive: bool = False, attribute: Any = None
 ) -> Any:
-    """``{{ [3, 1, 2]|max }}`` -> ``3``"""
+    """`{{ [3, 1, 2]|max }}` -> `3`"""
     return _min_or_max(environment, value, max, case_sensitive, attribute)
 
 
 @_jinja_name("sync_do_sum")
 @pass_environment
 def do_sum(environment: Any, iterable: Any, attribute: Any = None, start: Any = 0) -> Any:
-    """``{{ [1, 2, 3]|sum }}`` -> ``6``; ``{{ items|sum(attribute="price") }}``"""
+    """`{{ [1, 2, 3]|sum }}` -> `6`; `{{ items|sum(attribute="price") }}`"""
     if attribute is not None:
         iterable = map(make_attrgetter(environment, attribute), iterable)
     if not isinstance(start, (list, tuple)):
@@ -176,7 +176,7 @@ def do_sum(environment: Any, iterable: Any, attribute: Any = None, start: Any = 
 def do_dictsort(
     value: Any, case_sensitive: bool = False, by: str = "key", reverse: bool = False
 ) -> list[tuple[Any, Any]]:
-    """``{{ {"b": 1, "A": 2}|dictsort }}`` -> ``[('A', 2), ('b', 1)]``"""
+    """`{{ {"b": 1, "A": 2}|dictsort }}` -> `[('A', 2), ('b', 1)]`"""
     if by == "key":
         pos = 0
     elif by == "value":
@@ -198,7 +198,7 @@ def do_sort(
     case_sensitive: bool = False,
     attribute: Any = None,
 ) -> list[Any]:
-    """``{{ [3, 1, 2]|sort }}`` -> ``[1, 2, 3]``; ``users|sort(attribute="age,name")``"""
+    """`{{ [3, 1, 2]|sort }}` -> `[1, 2, 3]`; `users|sort(attribute="age,name")`"""
     key = make_multi_attrgetter(
         environment, attribute, postprocess=None if case_sensitive else _ignore_case
     )
@@ -225,12 +225,12 @@ def _unique_items(
 def do_unique(
     environment: Any, value: Any, case_sensitive: bool = False, attribute: Any = None
 ) -> Iterator[Any]:
-    """``{{ ["a", "b", "A"]|unique|list }}`` -> ``['a', 'b']``"""
+    """`{{ ["a", "b", "A"]|unique|list }}` -> `['a', 'b']`"""
     return _unique_items(environment, value, case_sensitive, attribute)
 
 
 def do_items(value: Any) -> Iterator[tuple[Any, Any]]:
-    """``{{ {"a": 1}|items|list }}`` -> ``[('a', 1)]``; undefined gives nothing"""
+    """`{{ {"a": 1}|items|list }}` -> `[('a', 1)]`; undefined gives nothing"""
     if isinstance(value, Undefined):
         return
     if not isinstance(value, abc.Mapping):
@@ -239,7 +239,7 @@ def do_items(value: Any) -> Iterator[tuple[Any, Any]]:
 
 
 def do_batch(value: Any, linecount: int, fill_with: Any = None) -> Iterator[list[Any]]:
-    """``{{ [1, 2, 3]|batch(2, 0)|list }}`` -> ``[[1, 2], [3, 0]]``"""
+    """`{{ [1, 2, 3]|batch(2, 0)|list }}` -> `[[1, 2], [3, 0]]`"""
     tmp: list[Any] = []
     for item in value:
         if len(tmp) == linecount:
@@ -276,7 +276,7 @@ def _slice_items(value: Any, slices: int, fill_with: Any = None) -> Iterator[lis
 
 @_jinja_name("sync_do_slice")
 def do_slice(value: Any, slices: int, fill_with: Any = None) -> Iterator[list[Any]]:
-    """``{{ [1, 2, 3]|slice(2)|list }}`` -> ``[[1, 2], [3]]``"""
+    """`{{ [1, 2, 3]|slice(2)|list }}` -> `[[1, 2], [3]]`"""
     return _slice_items(value, slices, fill_with)
 
 
@@ -297,7 +297,7 @@ class _GroupTuple(NamedTuple):
 def do_groupby(
     environment: Any, value: Any, attribute: Any, default: Any = None, case_sensitive: bool = False
 ) -> list[_GroupTuple]:
-    """``{% for city, users in users|groupby("city") %}``: sorted groups of ``(grouper, list)``"""
+    """`{% for city, users in users|groupby("city") %}`: sorted groups of `(grouper, list)`"""
     key = make_attrgetter(
         environment,
         attribute,
@@ -314,7 +314,7 @@ def do_groupby(
 
 @pass_environment
 def do_attr(environment: Any, obj: Any, name: str) -> Any:
-    """``{{ foo|attr("bar") }}`` is ``foo.bar`` without falling back to ``foo["bar"]``"""
+    """`{{ foo|attr("bar") }}` is `foo.bar` without falling back to `foo["bar"]`"""
     from inspect import getattr_static
 
     # getattr_static sees attributes without running descriptors; hasattr then catches the
@@ -329,7 +329,7 @@ def do_attr(environment: Any, obj: Any, name: str) -> Any:
 
 
 def _registered(env: Any, kind: str, name: Any, args: tuple, kwargs: dict) -> Callable[[Any], Any]:
-    """``item -> env.call_filter(name, item, args, kwargs)`` (or ``call_test``) with the filter
+    """`item -> env.call_filter(name, item, args, kwargs)` (or `call_test`) with the filter
     or test looked up once rather than for each item, and each call charged as a filter or
     test the template called itself; an unknown name still fails only when the first item is
     given to it."""
@@ -362,7 +362,7 @@ def _registered(env: Any, kind: str, name: Any, args: tuple, kwargs: dict) -> Ca
 
 
 def _own_function(env: Any, kind: str, name: Any) -> Any:
-    """The filter or test ``name`` as the environment holds it, when the environment calls
+    """The filter or test `name` as the environment holds it, when the environment calls
     it as ours does; else None (a caller's own environment, an unknown or unhashable name)."""
     method = "call_filter" if kind == "filter" else "call_test"
     environment = _environment_class()
@@ -401,8 +401,8 @@ def _environment_class() -> type | None:
 
 
 def use_environment(environment: type) -> None:
-    """Let map, select and their kin call the filters and tests of ``environment``'s
-    instances directly when their class calls them as ``environment`` does."""
+    """Let map, select and their kin call the filters and tests of `environment`'s
+    instances directly when their class calls them as `environment` does."""
     global _ENVIRONMENT
     _ENVIRONMENT = environment
 
@@ -433,7 +433,7 @@ def _map_items(env: Any, value: Any, args: tuple, kwargs: dict) -> Iterator[Any]
 @_jinja_name("sync_do_map")
 @pass_environment
 def do_map(context: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
-    """``{{ ["a", "b"]|map("upper")|join }}`` -> ``AB``; ``users|map(attribute="name")``"""
+    """`{{ ["a", "b"]|map("upper")|join }}` -> `AB`; `users|map(attribute="name")`"""
     return _map_items(context, value, args, kwargs)
 
 
@@ -471,28 +471,28 @@ def select_or_reject(
 @_jinja_name("sync_do_select")
 @pass_environment
 def do_select(context: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
-    """``{{ [1, 2, 3]|select("odd")|list }}`` -> ``[1, 3]``"""
+    """`{{ [1, 2, 3]|select("odd")|list }}` -> `[1, 3]`"""
     return select_or_reject(context, value, args, kwargs, True, False)
 
 
 @_jinja_name("sync_do_reject")
 @pass_environment
 def do_reject(context: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
-    """``{{ [1, 2, 3]|reject("odd")|list }}`` -> ``[2]``"""
+    """`{{ [1, 2, 3]|reject("odd")|list }}` -> `[2]`"""
     return select_or_reject(context, value, args, kwargs, False, False)
 
 
 @_jinja_name("sync_do_selectattr")
 @pass_environment
 def do_selectattr(context: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
-    """``{{ users|selectattr("email", "none")|list }}``: users whose email is none"""
+    """`{{ users|selectattr("email", "none")|list }}`: users whose email is none"""
     return select_or_reject(context, value, args, kwargs, True, True)
 
 
 @_jinja_name("sync_do_rejectattr")
 @pass_environment
 def do_rejectattr(context: Any, value: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
-    """``{{ users|rejectattr("is_active")|list }}``: users that are not active"""
+    """`{{ users|rejectattr("is_active")|list }}`: users that are not active"""
     return select_or_reject(context, value, args, kwargs, False, True)
 
 

@@ -39,7 +39,7 @@ from .methods import (
 
 
 def do_filesizeformat(value: Any, binary: bool = False) -> str:
-    """``{{ 1500|filesizeformat }}`` -> ``1.5 kB``; ``{{ 1024|filesizeformat(true) }}`` -> ``1.0 KiB``"""
+    """`{{ 1500|filesizeformat }}` -> `1.5 kB`; `{{ 1024|filesizeformat(true) }}` -> `1.0 KiB`"""
     size = float(value)
     base = 1024 if binary else 1000
     prefixes = ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "Zi", "Yi"] if binary else list("kMGTPEZY")
@@ -56,7 +56,7 @@ def do_filesizeformat(value: Any, binary: bool = False) -> str:
 
 
 def do_pprint(value: Any) -> str:
-    """``{{ {"b": 1, "a": 2}|pprint }}`` -> ``{'a': 2, 'b': 1}``"""
+    """`{{ {"b": 1, "a": 2}|pprint }}` -> `{'a': 2, 'b': 1}`"""
     import pprint
 
     # Lines of a pprint layout are indented to their bracket's column, and a long string is
@@ -84,7 +84,7 @@ _URL_SAFE = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~
 
 
 def do_urlencode(value: Any) -> str:
-    """``{{ "a b/c"|urlencode }}`` -> ``a%20b/c``; ``{{ {"a": "x y"}|urlencode }}`` -> ``a=x+y``"""
+    """`{{ "a b/c"|urlencode }}` -> `a%20b/c`; `{{ {"a": "x y"}|urlencode }}` -> `a=x+y`"""
     if isinstance(value, str) or not isinstance(value, abc.Iterable):
         return _url_quote(value)
     items = value.items() if isinstance(value, dict) else value
@@ -96,7 +96,7 @@ _attr_key_re = re.compile(r"[\s/>=]", flags=re.ASCII)
 
 @pass_environment
 def do_xmlattr(eval_ctx: Any, d: Any, autospace: bool = True) -> str:
-    """``{{ {"class": "a", "id": none}|xmlattr }}`` -> `` class="a"``"""
+    """`{{ {"class": "a", "id": none}|xmlattr }}` -> ` class="a"`"""
     items = []
     for key, value in d.items():
         if value is None or isinstance(value, Undefined):
@@ -116,19 +116,19 @@ def do_xmlattr(eval_ctx: Any, d: Any, autospace: bool = True) -> str:
 
 @_jinja_name("escape")
 def do_escape(s: Any, /) -> Markup:
-    """``{{ "<a>"|e }}`` -> ``&lt;a&gt;``"""
+    """`{{ "<a>"|e }}` -> `&lt;a&gt;`"""
     return html_escape(s)
 
 
 def do_forceescape(value: Any) -> Markup:
-    """``{{ "<a>"|safe|forceescape }}`` -> ``&lt;a&gt;`` (escapes even markup)"""
+    """`{{ "<a>"|safe|forceescape }}` -> `&lt;a&gt;` (escapes even markup)"""
     if hasattr(value, "__html__"):
         value = value.__html__()
     return html_escape(_text(value))
 
 
 def do_mark_safe(value: Any) -> Markup:
-    """``{{ "<a>"|safe }}`` -> ``<a>``, marked as safe"""
+    """`{{ "<a>"|safe }}` -> `<a>`, marked as safe"""
     return Markup(value)
 
 
@@ -149,7 +149,7 @@ _JSON_PROBE_WIDTH = 64
 
 @pass_environment
 def do_tojson(eval_ctx: Any, value: Any, indent: int | None = None) -> Markup:
-    """``{{ {"b": "<", "a": 1}|tojson }}`` -> ``{"a": 1, "b": "\\u003c"}``"""
+    """`{{ {"b": "<", "a": 1}|tojson }}` -> `{"a": 1, "b": "\\u003c"}`"""
     kwargs = _policy(eval_ctx, "json.dumps_kwargs")
     if indent is not None:
         kwargs = {**kwargs, "indent": indent}
@@ -190,7 +190,7 @@ def chat_tojson(
     separators: tuple[str, str] | None = None,
     sort_keys: bool = False,
 ) -> str:
-    """The chat preset's ``tojson``: ``{{ {"b": "é", "a": 1}|tojson }}`` -> ``{"b": "é", "a": 1}``"""
+    """The chat preset's `tojson`: `{{ {"b": "é", "a": 1}|tojson }}` -> `{"b": "é", "a": 1}`"""
     if (
         ensure_ascii is False
         and separators is None

@@ -1,4 +1,4 @@
-"""The built-in tests used with the ``is`` operator, with Jinja2 3.1.6's semantics."""
+"""The built-in tests used with the `is` operator, with Jinja2 3.1.6's semantics."""
 
 from __future__ import annotations
 
@@ -19,74 +19,74 @@ from .costs import FREE, SCAN, TEXT, Cost, declare
 
 
 def test_odd(value: Any) -> bool:
-    """``{{ 3 is odd }}`` -> ``True``"""
+    """`{{ 3 is odd }}` -> `True`"""
     return value % 2 == 1
 
 
 def test_even(value: Any) -> bool:
-    """``{{ 2 is even }}`` -> ``True``"""
+    """`{{ 2 is even }}` -> `True`"""
     return value % 2 == 0
 
 
 def test_divisibleby(value: Any, num: Any) -> bool:
-    """``{{ 9 is divisibleby 3 }}`` -> ``True``"""
+    """`{{ 9 is divisibleby 3 }}` -> `True`"""
     return value % num == 0
 
 
 def test_defined(value: Any) -> bool:
-    """``{{ missing is defined }}`` -> ``False``"""
+    """`{{ missing is defined }}` -> `False`"""
     return not isinstance(value, Undefined)
 
 
 def test_undefined(value: Any) -> bool:
-    """``{{ missing is undefined }}`` -> ``True``"""
+    """`{{ missing is undefined }}` -> `True`"""
     return isinstance(value, Undefined)
 
 
 @pass_environment
 def test_filter(env: Any, value: Any) -> bool:
-    """``{{ "upper" is filter }}`` -> ``True``"""
+    """`{{ "upper" is filter }}` -> `True`"""
     return check_key(value) in env.filters  # (hashed: see check_key)
 
 
 @pass_environment
 def test_test(env: Any, value: Any) -> bool:
-    """``{{ "odd" is test }}`` -> ``True``"""
+    """`{{ "odd" is test }}` -> `True`"""
     return check_key(value) in env.tests
 
 
 def test_none(value: Any) -> bool:
-    """``{{ none is none }}`` -> ``True``"""
+    """`{{ none is none }}` -> `True`"""
     return value is None
 
 
 def test_boolean(value: Any) -> bool:
-    """``{{ false is boolean }}`` -> ``True``; ``{{ 0 is boolean }}`` -> ``False``"""
+    """`{{ false is boolean }}` -> `True`; `{{ 0 is boolean }}` -> `False`"""
     return value is True or value is False
 
 
 def test_false(value: Any) -> bool:
-    """``{{ false is false }}`` -> ``True``; ``{{ 0 is false }}`` -> ``False``"""
+    """`{{ false is false }}` -> `True`; `{{ 0 is false }}` -> `False`"""
     return value is False
 
 
 def test_true(value: Any) -> bool:
-    """``{{ true is true }}`` -> ``True``; ``{{ 1 is true }}`` -> ``False``"""
+    """`{{ true is true }}` -> `True`; `{{ 1 is true }}` -> `False`"""
     return value is True
 
 
 def test_integer(value: Any) -> bool:
-    """``{{ 1 is integer }}`` -> ``True``; ``{{ true is integer }}`` -> ``False``"""
+    """`{{ 1 is integer }}` -> `True`; `{{ true is integer }}` -> `False`"""
     return isinstance(value, int) and value is not True and value is not False
 
 
 def test_float(value: Any) -> bool:
-    """``{{ 1.0 is float }}`` -> ``True``"""
+    """`{{ 1.0 is float }}` -> `True`"""
     return isinstance(value, float)
 
 
 def test_number(value: Any) -> bool:
-    """``{{ 1 is number }}`` -> ``True`` (booleans are numbers too)"""
+    """`{{ 1 is number }}` -> `True` (booleans are numbers too)"""
     return isinstance(value, Number)
 
 
@@ -99,27 +99,27 @@ def _text(value: Any) -> str:
 
 
 def test_lower(value: Any) -> bool:
-    """``{{ "abc" is lower }}`` -> ``True``"""
+    """`{{ "abc" is lower }}` -> `True`"""
     return _text(value).islower()
 
 
 def test_upper(value: Any) -> bool:
-    """``{{ "ABC" is upper }}`` -> ``True``"""
+    """`{{ "ABC" is upper }}` -> `True`"""
     return _text(value).isupper()
 
 
 def test_string(value: Any) -> bool:
-    """``{{ "a" is string }}`` -> ``True``"""
+    """`{{ "a" is string }}` -> `True`"""
     return isinstance(value, str)
 
 
 def test_mapping(value: Any) -> bool:
-    """``{{ {} is mapping }}`` -> ``True``"""
+    """`{{ {} is mapping }}` -> `True`"""
     return isinstance(value, abc.Mapping)
 
 
 def test_sequence(value: Any) -> bool:
-    """``{{ [1] is sequence }}`` -> ``True``; strings and dicts are sequences too"""
+    """`{{ [1] is sequence }}` -> `True`; strings and dicts are sequences too"""
     try:
         len(value)
         value.__getitem__  # noqa: B018 - only its existence matters
@@ -129,7 +129,7 @@ def test_sequence(value: Any) -> bool:
 
 
 def test_iterable(value: Any) -> bool:
-    """``{{ "ab" is iterable }}`` -> ``True``"""
+    """`{{ "ab" is iterable }}` -> `True`"""
     try:
         iter(value)
     except TypeError:
@@ -138,23 +138,23 @@ def test_iterable(value: Any) -> bool:
 
 
 def test_callable(*args: Any, **kwargs: Any) -> bool:
-    """``{{ "a".upper is callable }}`` -> ``True``"""
+    """`{{ "a".upper is callable }}` -> `True`"""
     # Passing everything through lets the builtin word argument errors as Jinja2's does.
     return callable(*args, **kwargs)
 
 
 def test_sameas(value: Any, other: Any) -> bool:
-    """``{{ none is sameas none }}`` -> ``True``"""
+    """`{{ none is sameas none }}` -> `True`"""
     return value is other
 
 
 def test_escaped(value: Any) -> bool:
-    """``{{ "<a>"|e is escaped }}`` -> ``True``"""
+    """`{{ "<a>"|e is escaped }}` -> `True`"""
     return hasattr(value, "__html__")
 
 
 def test_in(value: Any, seq: Any) -> bool:
-    """``{{ 1 is in [1, 2] }}`` -> ``True``"""
+    """`{{ 1 is in [1, 2] }}` -> `True`"""
     if type(value) is tuple:
         check_key(value)  # a dict or set hashes it; see sandbox.check_key
     if isinstance(value, NESTED_TYPES):
@@ -171,37 +171,37 @@ def _measure_operands(args: tuple[Any, ...]) -> None:
 
 
 def test_eq(*args: Any, **kwargs: Any) -> bool:
-    """``{{ 1 is eq 1 }}`` -> ``True`` (also ``==``, ``equalto``)"""
+    """`{{ 1 is eq 1 }}` -> `True` (also `==`, `equalto`)"""
     _measure_operands(args)
     return operator.eq(*args, **kwargs)
 
 
 def test_ne(*args: Any, **kwargs: Any) -> bool:
-    """``{{ 1 is ne 2 }}`` -> ``True`` (also ``!=``)"""
+    """`{{ 1 is ne 2 }}` -> `True` (also `!=`)"""
     _measure_operands(args)
     return operator.ne(*args, **kwargs)
 
 
 def test_lt(*args: Any, **kwargs: Any) -> bool:
-    """``{{ 1 is lt 2 }}`` -> ``True`` (also ``<``, ``lessthan``)"""
+    """`{{ 1 is lt 2 }}` -> `True` (also `<`, `lessthan`)"""
     _measure_operands(args)
     return operator.lt(*args, **kwargs)
 
 
 def test_le(*args: Any, **kwargs: Any) -> bool:
-    """``{{ 2 is le 2 }}`` -> ``True`` (also ``<=``)"""
+    """`{{ 2 is le 2 }}` -> `True` (also `<=`)"""
     _measure_operands(args)
     return operator.le(*args, **kwargs)
 
 
 def test_gt(*args: Any, **kwargs: Any) -> bool:
-    """``{{ 2 is gt 1 }}`` -> ``True`` (also ``>``, ``greaterthan``)"""
+    """`{{ 2 is gt 1 }}` -> `True` (also `>`, `greaterthan`)"""
     _measure_operands(args)
     return operator.gt(*args, **kwargs)
 
 
 def test_ge(*args: Any, **kwargs: Any) -> bool:
-    """``{{ 2 is ge 2 }}`` -> ``True`` (also ``>=``)"""
+    """`{{ 2 is ge 2 }}` -> `True` (also `>=`)"""
     _measure_operands(args)
     return operator.ge(*args, **kwargs)
 

@@ -40,7 +40,7 @@ from .methods import (
 
 
 def do_upper(s: Any) -> str:
-    """``{{ "hi"|upper }}`` -> ``HI``"""
+    """`{{ "hi"|upper }}` -> `HI`"""
     if type(s) is str:  # (neither converted nor markup)
         return str.upper(s)
     s = _soft_str(s)
@@ -48,7 +48,7 @@ def do_upper(s: Any) -> str:
 
 
 def do_lower(s: Any) -> str:
-    """``{{ "Hi"|lower }}`` -> ``hi``"""
+    """`{{ "Hi"|lower }}` -> `hi`"""
     if type(s) is str:  # (neither converted nor markup)
         return str.lower(s)
     s = _soft_str(s)
@@ -56,7 +56,7 @@ def do_lower(s: Any) -> str:
 
 
 def do_capitalize(s: Any) -> str:
-    """``{{ "hello WORLD"|capitalize }}`` -> ``Hello world``"""
+    """`{{ "hello WORLD"|capitalize }}` -> `Hello world`"""
     if type(s) is str:  # (neither converted nor markup)
         return str.capitalize(s)
     s = _soft_str(s)
@@ -67,20 +67,20 @@ _word_beginning_split_re = re.compile(r"([-\s({\[<]+)")
 
 
 def do_title(s: Any) -> str:
-    """``{{ "they're here"|title }}`` -> ``They're Here`` (unlike ``str.title``)"""
+    """`{{ "they're here"|title }}` -> `They're Here` (unlike `str.title`)"""
     pieces = _word_beginning_split_re.split(_soft_str(s))
     return "".join(piece[0].upper() + piece[1:].lower() for piece in pieces if piece)
 
 
 def do_center(value: Any, width: int = 80) -> str:
-    """``{{ "x"|center(5) }}`` -> ``  x  ``"""
+    """`{{ "x"|center(5) }}` -> `  x  `"""
     check_width(width)
     value = _soft_str(value)
     return _like(value, str.center(value, width))
 
 
 def do_trim(value: Any, chars: str | None = None) -> str:
-    """``{{ "  x  "|trim }}`` -> ``x``; ``{{ "xxaxx"|trim("x") }}`` -> ``a``"""
+    """`{{ "  x  "|trim }}` -> `x`; `{{ "xxaxx"|trim("x") }}` -> `a`"""
     if type(value) is str:  # (neither converted nor markup)
         return str.strip(value, chars)
     value = _soft_str(value)
@@ -94,7 +94,7 @@ def do_trim(value: Any, chars: str | None = None) -> str:
 
 
 def do_replace(eval_ctx: Any, s: Any, old: Any, new: Any, count: int | None = None) -> str:
-    """``{{ "aaaaargh"|replace("a", "d'oh, ", 2) }}`` -> ``d'oh, d'oh, aaargh``"""
+    """`{{ "aaaaargh"|replace("a", "d'oh, ", 2) }}` -> `d'oh, d'oh, aaargh`"""
     if count is None:
         count = -1
     s, old, new = _text(s), _text(old), _text(new)
@@ -104,17 +104,17 @@ def do_replace(eval_ctx: Any, s: Any, old: Any, new: Any, count: int | None = No
 
 @_jinja_name("soft_str")
 def do_string(s: Any, /) -> str:
-    """``{{ 1|string ~ 2 }}`` -> ``12``; markup stays markup"""
+    """`{{ 1|string ~ 2 }}` -> `12`; markup stays markup"""
     return _soft_str(s)
 
 
 def do_wordcount(s: Any) -> int:
-    """``{{ "a b-c"|wordcount }}`` -> ``3``"""
+    """`{{ "a b-c"|wordcount }}` -> `3`"""
     return len(re.findall(r"\w+", _soft_str(s)))
 
 
 def do_format(value: Any, *args: Any, **kwargs: Any) -> str:
-    """``{{ "%s, %s!"|format("Hello", "World") }}`` -> ``Hello, World!``"""
+    """`{{ "%s, %s!"|format("Hello", "World") }}` -> `Hello, World!`"""
     if args and kwargs:
         raise FilterArgumentError("can't handle positional and keyword arguments at the same time")
     value = _soft_str(value)
@@ -125,7 +125,7 @@ def do_format(value: Any, *args: Any, **kwargs: Any) -> str:
 
 
 def do_indent(s: Any, width: int | str = 4, first: bool = False, blank: bool = False) -> str:
-    """``{{ "a\\nb"|indent(2) }}`` -> ``a\\n  b`` (first and blank lines untouched by default)"""
+    """`{{ "a\\nb"|indent(2) }}` -> `a\\n  b` (first and blank lines untouched by default)"""
     if isinstance(width, str):
         indention = width
     else:
@@ -160,7 +160,7 @@ def do_truncate(
     end: str = "...",
     leeway: int | None = None,
 ) -> str:
-    """``{{ "foo bar baz qux"|truncate(9) }}`` -> ``foo...``"""
+    """`{{ "foo bar baz qux"|truncate(9) }}` -> `foo...`"""
     if leeway is None:
         leeway = _policy(env, "truncate.leeway")
     if not length >= len(end):
@@ -187,7 +187,7 @@ def do_wordwrap(
     wrapstring: str | None = None,
     break_on_hyphens: bool = True,
 ) -> str:
-    """``{{ "aaa bbb"|wordwrap(3) }}`` -> ``aaa\\nbbb``"""
+    """`{{ "aaa bbb"|wordwrap(3) }}` -> `aaa\\nbbb`"""
     import textwrap
 
     if wrapstring is None:
@@ -290,7 +290,7 @@ def do_urlize(
     rel: str | None = None,
     extra_schemes: Iterable[str] | None = None,
 ) -> str:
-    """``{{ "see www.x.com"|urlize }}`` -> ``see <a href="https://www.x.com" rel="noopener">www.x.com</a>``"""
+    """`{{ "see www.x.com"|urlize }}` -> `see <a href="https://www.x.com" rel="noopener">www.x.com</a>`"""
     rel_parts = set((rel or "").split())
     if nofollow:
         rel_parts.add("nofollow")

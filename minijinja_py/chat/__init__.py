@@ -1,20 +1,20 @@
 """The Hugging Face chat layer: load a model's chat template and render conversations with it.
 
-:class:`ChatTemplate` renders the way ``transformers`` (5.x) ``apply_chat_template(...,
-tokenize=False)`` does: the same template choice among a model's named templates, the same
-variables (``messages``, ``tools``, ``documents``, ``add_generation_prompt``, the tokenizer's special
+`ChatTemplate` renders the way `transformers` (5.x) `apply_chat_template(...,
+tokenize=False)` does: the same template choice among a model's named templates, the same
+variables (`messages`, `tools`, `documents`, `add_generation_prompt`, the tokenizer's special
 tokens, then the caller's keyword arguments, which win), tools given as Python functions described
-by :func:`get_json_schema`, the same ``continue_final_message`` cut and the same
-``ValueError``/``TypeError`` messages.
+by `get_json_schema`, the same `continue_final_message` cut and the same
+`ValueError`/`TypeError` messages.
 
-Modules, one job each: :mod:`.loading` (model folders, the Hub cache, GGUF through :mod:`.gguf`),
-:mod:`.inputs` (caller values to plain data), :mod:`.schema` (tools from Python functions),
-:mod:`.capabilities` (probe renders), :mod:`.provenance` (sources and assistant spans),
+Modules, one job each: `loading` (model folders, the Hub cache, GGUF through `gguf`),
+`inputs` (caller values to plain data), `schema` (tools from Python functions),
+`capabilities` (probe renders), `provenance` (sources and assistant spans),
 `tokens` (token ids), `masks` (assistant masks and their sources, the hand-tag registry),
 `spans` (assistant spans of one conversation), `calls` (what one render call shares),
 `dropin` (transformers' apply_chat_template: padding, truncation, tensors), `apply` (its function
 form, from a folder or a source) and
-:mod:`.template` (:class:`ChatTemplate` itself).
+`template` (`ChatTemplate` itself).
 """
 
 from .apply import apply_chat_template

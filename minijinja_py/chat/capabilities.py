@@ -45,7 +45,7 @@ class ChatCapabilities:
     variables: frozenset[str] = frozenset()
 
     def as_dict(self) -> dict[str, Any]:
-        """The flags as a plain dict (``variables`` as a sorted list)."""
+        """The flags as a plain dict (`variables` as a sorted list)."""
         out = dataclasses.asdict(self)
         out["variables"] = sorted(self.variables)
         return out

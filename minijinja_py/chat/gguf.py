@@ -2,17 +2,17 @@
 
 A GGUF file is a small header of typed key/value metadata, then tensor descriptions, then gigabytes
 of tensor data.  Only the metadata is read here, in bounded chunks as the parser advances (never
-more than :data:`MAX_HEADER` bytes, never a memory map of the file): fixed-size arrays are skipped
+more than `MAX_HEADER` bytes, never a memory map of the file): fixed-size arrays are skipped
 by arithmetic, string arrays (the vocabulary, the BPE merges) are walked by their length prefixes
 without building the strings, and the tensor data is never touched.  The vocabulary is only
 revisited afterwards to fetch the few tokens whose ids name special tokens.  Counts are capped
-(:data:`MAX_KEYS`, :data:`MAX_ITEMS`, :data:`MAX_NESTED`) so that the time spent is linear in
-the header and small: a damaged or hostile header raises :class:`GGUFError` naming the file.
+(`MAX_KEYS`, `MAX_ITEMS`, `MAX_NESTED`) so that the time spent is linear in
+the header and small: a damaged or hostile header raises `GGUFError` naming the file.
 
-Layout (https://github.com/ggml-org/ggml/blob/master/docs/gguf.md): ``b"GGUF"``, ``uint32
-version``, then tensor count and key/value count (``uint64`` from version 2, ``uint32`` in
-version 1), then the key/value pairs: a string key, a ``uint32`` value type, the value.  Strings
-are a length (``uint64``, ``uint32`` in version 1) followed by UTF-8 bytes.  Files written on
+Layout (https://github.com/ggml-org/ggml/blob/master/docs/gguf.md): `b"GGUF"`, `uint32
+version`, then tensor count and key/value count (`uint64` from version 2, `uint32` in
+version 1), then the key/value pairs: a string key, a `uint32` value type, the value.  Strings
+are a length (`uint64`, `uint32` in version 1) followed by UTF-8 bytes.  Files written on
 big-endian machines use big-endian numbers throughout.
 """
 
@@ -85,8 +85,8 @@ class GGUFError(ValueError):
 class GGUFMetadata:
     """What the chat layer needs from a GGUF header.
 
-    ``values`` holds every scalar and string value and every small array (up to ``small_array``
-    items); large arrays are skipped and only their length is recorded in ``array_lengths``.
+    `values` holds every scalar and string value and every small array (up to `small_array`
+    items); large arrays are skipped and only their length is recorded in `array_lengths`.
     """
 
     version: int
@@ -97,7 +97,7 @@ class GGUFMetadata:
 
     @property
     def chat_templates(self) -> dict[str, str]:
-        """Templates by name: ``"default"`` for ``tokenizer.chat_template``, then named ones."""
+        """Templates by name: `"default"` for `tokenizer.chat_template`, then named ones."""
         templates: dict[str, str] = {}
         default = self.values.get(TEMPLATE_KEY)
         if isinstance(default, str):
@@ -141,7 +141,7 @@ class _Reader:
         self.strings_left = MAX_STRINGS
 
     def _fill(self, end: int) -> None:
-        """Make ``buf`` hold at least ``end`` bytes, or raise."""
+        """Make `buf` hold at least `end` bytes, or raise."""
         if end > MAX_HEADER:
             raise GGUFError(f"GGUF header larger than {MAX_HEADER} bytes, refused")
         while len(self.buf) < end and not self._eof:
@@ -178,7 +178,7 @@ class _Reader:
         return value
 
     def string(self, skip_over: int | None = None) -> Any:
-        """The next string; with ``skip_over``, None for one longer than that (its bytes passed
+        """The next string; with `skip_over`, None for one longer than that (its bytes passed
         over, never decoded, within MAX_HEADER)."""
         n = self.length()
         if skip_over is not None and n > skip_over:
@@ -200,10 +200,10 @@ class _Reader:
             return raw.decode("utf-8", errors="replace")
 
     def skip_strings(self, count: int, marks: list[int] | None = None) -> None:
-        """Walk past ``count`` strings using only their length prefixes.
+        """Walk past `count` strings using only their length prefixes.
 
-        With ``marks``, the offset of every ``_MARK_EVERY``-th string is appended to it, so that a
-        later lookup by index walks at most ``_MARK_EVERY - 1`` strings.
+        With `marks`, the offset of every `_MARK_EVERY`-th string is appended to it, so that a
+        later lookup by index walks at most `_MARK_EVERY - 1` strings.
         """
         if count > self.strings_left:
             raise GGUFError(
@@ -253,12 +253,12 @@ def read_gguf_metadata(
     small_array: int = 64,
     special_tokens: Iterable[str] = tuple(SPECIAL_TOKEN_IDS),
 ) -> GGUFMetadata:
-    """Read the key/value header of the GGUF file at ``path`` (tensor data is never read).
+    """Read the key/value header of the GGUF file at `path` (tensor data is never read).
 
-    Special tokens named in ``special_tokens`` whose id key is present are looked up in
-    ``tokenizer.ggml.tokens`` and returned as strings in ``GGUFMetadata.special_tokens``.
+    Special tokens named in `special_tokens` whose id key is present are looked up in
+    `tokenizer.ggml.tokens` and returned as strings in `GGUFMetadata.special_tokens`.
     A file that is not GGUF, or whose header is damaged or over the limits, raises
-    :class:`GGUFError` (a ``ValueError``) naming the file.
+    `GGUFError` (a `ValueError`) naming the file.
     """
     name = os.fspath(path)
     with open(path, "rb") as handle:
@@ -347,7 +347,7 @@ def _parse(handle: Any, small_array: int, wanted: tuple[str, ...], name: str) ->
 def _skip_array(reader: _Reader, name: str, key: str, budget: list[int], depth: int = 0) -> None:
     """Skip one array value (its item type, count and items), nested arrays included.
 
-    ``budget`` counts down the nested arrays left for this key, so that empty arrays inside
+    `budget` counts down the nested arrays left for this key, so that empty arrays inside
     arrays cannot make the walk long.
     """
     if depth > 16:
@@ -418,10 +418,10 @@ def build_gguf_header(
     big_endian: bool = False,
     tensor_count: int = 0,
 ) -> bytes:
-    """Serialise ``metadata`` as a GGUF header.
+    """Serialise `metadata` as a GGUF header.
 
     Values are typed by their Python type (bool, int as uint32 or int64, float as float32, str);
-    lists become arrays typed by their first item; ``(type_code, value)`` pairs force a type.
+    lists become arrays typed by their first item; `(type_code, value)` pairs force a type.
     """
     order = ">" if big_endian else "<"
     count_fmt = order + ("I" if version == 1 else "Q")

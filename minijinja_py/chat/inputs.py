@@ -2,24 +2,24 @@
 
 A chat template is untrusted code from a model repository, so nothing the caller passes reaches
 it as a live Python object: messages, tools, documents and every keyword argument are rebuilt by
-:func:`to_template_data`.  The rules are those of transformers' ``apply_chat_template`` (5.23),
+`to_template_data`.  The rules are those of transformers' `apply_chat_template` (5.23),
 so that a template sees the same values here as there:
 
-- ``None``, ``bool``, ``int``, ``float``, ``str`` stay; subclasses (enums, numpy scalars) become
-  the plain value (``np.bool_(False)`` becomes ``False``, ``np.float32(1.5)`` becomes ``1.5``);
-- mappings become dicts (read through ``items()``: a ``defaultdict`` gains no keys), lists stay
+- `None`, `bool`, `int`, `float`, `str` stay; subclasses (enums, numpy scalars) become
+  the plain value (`np.bool_(False)` becomes `False`, `np.float32(1.5)` becomes `1.5`);
+- mappings become dicts (read through `items()`: a `defaultdict` gains no keys), lists stay
   lists and tuples stay tuples, each rebuilt item by item, keys included;
 - dataclass instances and pydantic (2) models become dicts of their fields;
-- anything else becomes the inert string ``"<TypeName>"``: ``"<ndarray>"``, ``"<PosixPath>"``,
-  ``"<array>"``, ``"<bytes>"``, ``"<set>"``, ``"<Image>"``.
+- anything else becomes the inert string `"<TypeName>"`: `"<ndarray>"`, `"<PosixPath>"`,
+  `"<array>"`, `"<bytes>"`, `"<set>"`, `"<Image>"`.
 
-Data nested deeper than :data:`MAX_DEPTH` (or containing itself) is refused with a ``TypeError``
+Data nested deeper than `MAX_DEPTH` (or containing itself) is refused with a `TypeError`
 naming the argument, where transformers runs into Python's recursion limit.
 
-A conversation is normalised by :func:`normalise_conversations`: an empty one is refused, a list
+A conversation is normalised by `normalise_conversations`: an empty one is refused, a list
 of conversations is a batch, each message must be a mapping (or a dataclass or pydantic model,
-which transformers 5.23 fails on with an ``AttributeError``), its ``None``-valued keys are
-dropped, and :func:`alias_reasoning` offers its reasoning under every name templates read.
+which transformers 5.23 fails on with an `AttributeError`), its `None`-valued keys are
+dropped, and `alias_reasoning` offers its reasoning under every name templates read.
 """
 
 from __future__ import annotations
@@ -49,12 +49,12 @@ class _TooDeep(Exception):
 
 
 def to_template_data(value: Any, argument: str = "value") -> Any:
-    """``value`` rebuilt from plain JSON-like data, as a template should see it (see the module).
+    """`value` rebuilt from plain JSON-like data, as a template should see it (see the module).
 
-    ``argument`` names the value in the ``TypeError`` raised for data nested too deeply.
+    `argument` names the value in the `TypeError` raised for data nested too deeply.
 
     A container the data holds more than once is rebuilt once and shared, as transformers
-    hands the template the caller's own objects: ``[x, x]`` forty levels deep is forty
+    hands the template the caller's own objects: `[x, x]` forty levels deep is forty
     containers here, not a tree of 2**40.  The walk keeps its own stack (no Python recursion).
     """
     cls = type(value)
@@ -99,7 +99,7 @@ class _Rebuild:
         self.height = 0  # (of the last value plain() rebuilt)
 
     def plain(self, value: Any, depth: int) -> Any:
-        """``value`` rebuilt at ``depth``; its height left in ``self.height``.
+        """`value` rebuilt at `depth`; its height left in `self.height`.
 
         The usual data (dicts and lists a few levels deep) is rebuilt here, by recursion
         bounded by _RECURSION levels; what lies deeper, and other types, by run()'s stack."""
@@ -212,7 +212,7 @@ class _Rebuild:
         raise AssertionError("unreachable")
 
     def open(self, value: Any, depth: int) -> Any:
-        """``(rebuilt, height)`` of a value rebuilt at once (a scalar, a container met before,
+        """`(rebuilt, height)` of a value rebuilt at once (a scalar, a container met before,
         an opaque object), or the frame of a container whose items are to be rebuilt."""
         cls = type(value)
         if cls is dict:
@@ -299,9 +299,9 @@ def _is_numpy_scalar(cls: type) -> bool:
 
 
 def alias_reasoning(message: dict[str, Any]) -> dict[str, Any]:
-    """``message`` with its reasoning under ``thinking`` (first) and ``reasoning_content`` (last).
+    """`message` with its reasoning under `thinking` (first) and `reasoning_content` (last).
 
-    The reasoning is the first non-``None`` of ``reasoning_content``, ``thinking``, ``reasoning``;
+    The reasoning is the first non-`None` of `reasoning_content`, `thinking`, `reasoning`;
     keys the message already has keep their place, as in transformers 5.23.
     """
     for key in REASONING_FIELDS:
@@ -341,10 +341,10 @@ def _conversation(conversation: Any) -> list[dict[str, Any]]:
 def normalise_conversations(
     messages: Any, offer_reasoning: bool = True
 ) -> tuple[list[list[dict[str, Any]]], bool]:
-    """The conversations of ``messages`` as plain data, and whether ``messages`` was a batch.
+    """The conversations of `messages` as plain data, and whether `messages` was a batch.
 
-    A batch is a list whose first item is itself a list (or has ``.messages``), as transformers
-    decides it.  Raises ``ValueError`` for an empty conversation and ``TypeError`` for a message
+    A batch is a list whose first item is itself a list (or has `.messages`), as transformers
+    decides it.  Raises `ValueError` for an empty conversation and `TypeError` for a message
     that is not a mapping, with transformers' messages.
     """
     if isinstance(messages, (list, tuple)) and len(messages) == 0:

@@ -1,8 +1,8 @@
-"""What a :class:`~minijinja_py.chat.ChatTemplate` keeps between calls, bounded in bytes.
+"""What a `ChatTemplate` keeps between calls, bounded in bytes.
 
 A chat template object lives as long as its caller's process and sees every row of a data set:
-whatever it keeps from one call to the next (templates compiled from a ``chat_template=`` source,
-probes of a template's turns, traced copies of tool lists) is held in a :class:`KeptBytes`, an
+whatever it keeps from one call to the next (templates compiled from a `chat_template=` source,
+probes of a template's turns, traced copies of tool lists) is held in a `KeptBytes`, an
 LRU mapping whose entries declare their size: the least recently used go first when a new one
 would pass the bound, and an entry bigger than the bound is not kept at all.  Sizes are estimates
 (a constant factor of the real bytes, measured with tracemalloc in tests/test_training_path.py),
@@ -27,13 +27,13 @@ TOOLS_BYTES = 4 << 20
 
 
 def compiled_size(source: str) -> int:
-    """About what a template compiled from ``source`` holds: measured at 5 to 80 bytes per
+    """About what a template compiled from `source` holds: measured at 5 to 80 bytes per
     character of the corpus's templates (the source, its tokens, the compiled nodes)."""
     return 64 * len(source) + 8192
 
 
 class KeptBytes:
-    """An LRU mapping of at most ``most`` bytes, by the sizes given to :meth:`put`."""
+    """An LRU mapping of at most `most` bytes, by the sizes given to `put`."""
 
     __slots__ = ("most", "size", "_entries")
 
@@ -49,7 +49,7 @@ class KeptBytes:
         return key in self._entries
 
     def get(self, key: Hashable) -> Any:
-        """The value kept under ``key`` (now the most recently used), or None."""
+        """The value kept under `key` (now the most recently used), or None."""
         entry = self._entries.get(key)
         if entry is None:
             return None
@@ -57,7 +57,7 @@ class KeptBytes:
         return entry[0]
 
     def put(self, key: Hashable, value: Any, size: int) -> None:
-        """Keep ``value`` under ``key`` as ``size`` bytes, letting the least recently used go
+        """Keep `value` under `key` as `size` bytes, letting the least recently used go
         until it fits; a value bigger than the bound is not kept."""
         old = self._entries.pop(key, None)
         if old is not None:

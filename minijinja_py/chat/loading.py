@@ -50,7 +50,7 @@ def _read_bytes(path: Path) -> bytes:
 
 
 def read_text(path: Path) -> str:
-    """The UTF-8 text of ``path`` with universal newlines (as transformers reads templates)."""
+    """The UTF-8 text of `path` with universal newlines (as transformers reads templates)."""
     try:
         text = _read_bytes(path).decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -68,7 +68,7 @@ _JSON_SIGNIFICANT = re.compile(r'[\[\]{}"\\]')
 
 
 def json_deeper_than(text: str, limit: int) -> bool:
-    """Whether ``text`` (JSON, valid or not) opens more than ``limit`` arrays and objects
+    """Whether `text` (JSON, valid or not) opens more than `limit` arrays and objects
     inside one another, outside its strings.
 
     One pass over the characters that matter, in order, tracking whether it is inside a string
@@ -118,8 +118,8 @@ def _read_json(path: Path) -> Any:
 class _ModelFolder:
     """Files of one model folder; a path that resolves outside it is refused.
 
-    In the Hugging Face cache a snapshot's files are links into the repository's ``blobs``
-    folder (``models--org--name/snapshots/<rev>/x -> ../../blobs/<hash>``): those are allowed.
+    In the Hugging Face cache a snapshot's files are links into the repository's `blobs`
+    folder (`models--org--name/snapshots/<rev>/x -> ../../blobs/<hash>`): those are allowed.
     """
 
     def __init__(self, root: Path) -> None:
@@ -131,7 +131,7 @@ class _ModelFolder:
             self._inside.append(blobs)
 
     def file(self, *parts: str) -> Path | None:
-        """``root/parts``, or ``None`` when there is no such regular file."""
+        """`root/parts`, or `None` when there is no such regular file."""
         path = self.root.joinpath(*parts)
         if not (path.is_file() or path.is_symlink()):
             return None
@@ -176,7 +176,7 @@ def _template_field(value: Any, where: Path) -> str | dict[str, str] | None:
 
 
 def resolve_model_folder(folder: str | os.PathLike[str]) -> Path:
-    """``folder`` itself, or the local Hugging Face cache's snapshot of the Hub repo id."""
+    """`folder` itself, or the local Hugging Face cache's snapshot of the Hub repo id."""
     path = Path(folder)
     if path.is_dir():
         return path
@@ -197,7 +197,7 @@ def resolve_model_folder(folder: str | os.PathLike[str]) -> Path:
 
 
 def pretrained_tokenizer_file(folder: str | os.PathLike[str]) -> Path | None:
-    """The ``tokenizer.json`` of a model folder (or cached Hub repo id), if it has one; a link
+    """The `tokenizer.json` of a model folder (or cached Hub repo id), if it has one; a link
     that resolves outside the folder is refused as the templates' are."""
     return _ModelFolder(resolve_model_folder(folder)).file("tokenizer.json")
 
@@ -207,11 +207,11 @@ def load_pretrained_files(
 ) -> tuple[str | dict[str, str], dict[str, Any]]:
     """The chat template(s) and special tokens of a local model folder, as transformers reads them.
 
-    Templates: ``chat_template.jinja`` (which replaces any template of ``tokenizer_config.json``)
-    and ``additional_chat_templates/<name>.jinja``; else ``tokenizer_config.json``'s
-    ``chat_template`` (a string, or a list of ``{"name", "template"}``); else the legacy
-    ``chat_template.json``.  Special tokens come from ``tokenizer_config.json``, completed (and,
-    for configs without ``added_tokens_decoder``, overridden) by ``special_tokens_map.json``.
+    Templates: `chat_template.jinja` (which replaces any template of `tokenizer_config.json`)
+    and `additional_chat_templates/<name>.jinja`; else `tokenizer_config.json`'s
+    `chat_template` (a string, or a list of `{"name", "template"}`); else the legacy
+    `chat_template.json`.  Special tokens come from `tokenizer_config.json`, completed (and,
+    for configs without `added_tokens_decoder`, overridden) by `special_tokens_map.json`.
     """
     files = _ModelFolder(resolve_model_folder(folder))
     config_path = files.file("tokenizer_config.json")

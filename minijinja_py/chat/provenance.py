@@ -1,35 +1,35 @@
 """Where each character of a chat prompt came from, and which spans are the assistant's turns.
 
-The engine traces every string of the caller's data (see :mod:`minijinja_py.provenance`); here its
-paths are named as a chat caller knows them: ``("message", 3, "content")``,
-``("message", 2, "tool_calls", 0, "function", "arguments")``, ``("tool", 0)``, ``("document", 1)``,
-``("keyword", "date_string")``.
+The engine traces every string of the caller's data (see `minijinja_py.provenance`); here its
+paths are named as a chat caller knows them: `("message", 3, "content")`,
+`("message", 2, "tool_calls", 0, "function", "arguments")`, `("tool", 0)`, `("document", 1)`,
+`("keyword", "date_string")`.
 
-**Assistant spans.**  A template with ``{% generation %}`` blocks gives them.  Otherwise they are
+**Assistant spans.**  A template with `{% generation %}` blocks gives them.  Otherwise they are
 inferred by one rule, the convention of hand-tagged training templates:
 
     an assistant turn's span starts where the template's *role header* for the assistant ends,
     just before the turn's first traced character, and runs through the turn's last traced
     character, the *end-of-turn marker* that the template writes after an assistant message
     (where that marker is not found, the one it writes after a user message: gpt-oss ends the
-    last turn with ``<|return|>`` and past ones with ``<|end|>``), and the whitespace it writes
-    after the marker to end the turn (ChatML's newline after ``<|im_end|>``).
+    last turn with `<|return|>` and past ones with `<|end|>`), and the whitespace it writes
+    after the marker to end the turn (ChatML's newline after `<|im_end|>`).
 
 These texts are read off the template itself with probe renders (a user turn with and without
 the generation prompt; a user and an assistant turn; the same with a user turn after it).  The
-role header is the generation prompt (the text ``add_generation_prompt=True`` appends) through
+role header is the generation prompt (the text `add_generation_prompt=True` appends) through
 its first line that is not blank and the whitespace after it: what a prompt writes after that
-(Qwen 3.5's ``<think>\n``) starts the reply, as a past turn writes it.  A template whose user
+(Qwen 3.5's `<think>\n`) starts the reply, as a past turn writes it.  A template whose user
 turn writes the prompt itself (Phi 3 and 4, Yi) has it read after the user turn's marker.  The
 whitespace after a marker is taken where it is the turn's and not the start of the next turn:
 what the next turn writes before its text must be the whole of a user turn's header (Mistral's
-``" [INST]"`` keeps its space; GLM writes the next header, ``<|user|>``, as the marker, and the
+`" [INST]"` keeps its space; GLM writes the next header, `<|user|>`, as the marker, and the
 newline after it is the user's).
 
 A tool call's turn is probed too (a user turn and an assistant turn with one call): where no
 end-of-turn marker follows a turn, what the template wrote after the call's arguments ends it
-(gpt-oss's ``<|call|>``), and where no role header precedes it, what it wrote before the call's
-name starts it (Mistral's ``[TOOL_CALLS] [{"name": "``).
+(gpt-oss's `<|call|>`), and where no role header precedes it, what it wrote before the call's
+name starts it (Mistral's `[TOOL_CALLS] [{"name": "`).
 
 The characters of a turn are those traced to the message (its content, reasoning, tool calls; not
 its role or its tool calls' ids; a tool call's name only where it is first written, since gpt-oss
@@ -114,7 +114,7 @@ class ChatProvenance:
     turn_texts: TurnTexts = TurnTexts()
 
     def sources_at(self, index: int) -> list[ChatSource]:
-        """The chat sources of the character at ``index`` (empty: the template's own text)."""
+        """The chat sources of the character at `index` (empty: the template's own text)."""
         found: list[ChatSource] = []
         for segment in self.segments:
             if segment.start <= index < segment.end:
@@ -186,8 +186,8 @@ def infer_assistant_spans(
     call_end: str = "",
     call_start: str = "",
 ) -> list[tuple[int, int]]:
-    """The assistant spans of ``text`` by the module's rule (the arguments as in
-    :class:`TurnTexts`)."""
+    """The assistant spans of `text` by the module's rule (the arguments as in
+    `TurnTexts`)."""
     markers = [marker for marker in (end_of_turn, past_end_of_turn) if marker]
     last_message = len(messages) - 1
     assistants = [
@@ -317,7 +317,7 @@ class _Neighbours:
             self.start_after[i] = min(self.start_after[i + 1], lowest[i + 1])
 
     def following(self, index: int, first: int) -> int:
-        """The first start at or after ``first`` of another message's text (else the end)."""
+        """The first start at or after `first` of another message's text (else the end)."""
         at = bisect_left(self.start_keys, first)
         starts = self.starts
         while at < len(starts) and starts[at][1] == index:
@@ -325,7 +325,7 @@ class _Neighbours:
         return starts[at][0] if at < len(starts) else self.length
 
     def before(self, index: int, first: int) -> int:
-        """The last end at or before ``first`` of another message's text (else 0)."""
+        """The last end at or before `first` of another message's text (else 0)."""
         at = bisect_right(self.end_keys, first) - 1
         ends = self.ends
         while at >= 0 and ends[at][1] == index:
@@ -436,7 +436,7 @@ _PROBE_VALUE = "Probe value 3b8d"
 def probe_turn_texts(render: Any) -> TurnTexts:
     """The texts a template writes around an assistant turn.
 
-    ``render(messages, add_generation_prompt)`` renders with the call's other inputs; a failing
+    `render(messages, add_generation_prompt)` renders with the call's other inputs; a failing
     probe (a template that wants a system message first, say) is retried with one, and one that
     does not print string contents (a vision template) with typed contents.
     """
@@ -585,7 +585,7 @@ def chat_provenance(
     messages: list[dict[str, Any]],
     probes: TurnTexts | None,
 ) -> ChatProvenance:
-    """The chat view of an engine render with provenance (``probes`` None: the template's
+    """The chat view of an engine render with provenance (`probes` None: the template's
     generation blocks give the spans)."""
     if probes is None:
         return ChatProvenance(

@@ -1,9 +1,9 @@
 """Tool descriptions from Python functions, in the JSON-schema shape chat templates expect.
 
-:func:`get_json_schema` follows the rules of ``transformers.utils.get_json_schema`` (transformers
+`get_json_schema` follows the rules of `transformers.utils.get_json_schema` (transformers
 5.x) so that a function passed as a tool renders to the same text here as there: the description is
-the docstring up to ``Args:``/``Returns:``/``Raises:``; each argument needs a type hint and a
-Google-style description; a trailing ``(choices: [...])`` becomes an ``enum``; a ``Returns:``
+the docstring up to `Args:`/`Returns:`/`Raises:`; each argument needs a type hint and a
+Google-style description; a trailing `(choices: [...])` becomes an `enum`; a `Returns:`
 block describes the annotated return type.
 
 >>> def multiply(x: float, y: float):
@@ -236,9 +236,9 @@ def parse_google_format_docstring(docstring: str) -> tuple[str | None, dict[str,
 
 
 def get_json_schema(func: Callable[..., Any]) -> dict[str, Any]:
-    """The ``{"type": "function", "function": {...}}`` description of ``func``.
+    """The `{"type": "function", "function": {...}}` description of `func`.
 
-    Raises :class:`DocstringParsingException` or :class:`TypeHintParsingException` with the same
+    Raises `DocstringParsingException` or `TypeHintParsingException` with the same
     messages as transformers when the docstring or the type hints do not describe every argument.
     """
     doc = inspect.getdoc(func)

@@ -71,13 +71,13 @@ def traced_render(
 
 
 def sourced_tools(template: ChatTemplate, tools: Any) -> Any:
-    """``tools`` (this call's template data) with its strings traced, from the last calls'
+    """`tools` (this call's template data) with its strings traced, from the last calls'
     when they passed the same tools.
 
     Tools repeat from call to call (every row of a dataset may offer the same ones), and
     tracing a schema's strings (and placing them in its JSON) is much of what provenance
-    costs a call with tools.  The key is the data's ``repr``, which tells apart every value
-    template data holds (``1``, ``True``, ``"1"``, a tuple and a list); a template cannot
+    costs a call with tools.  The key is the data's `repr`, which tells apart every value
+    template data holds (`1`, `True`, `"1"`, a tuple and a list); a template cannot
     change what it is given, so the traced copy is shared."""
     check_traceable(tools, ("tools",))  # (shared lists would make a repr of a huge tree)
     key = repr(tools)

@@ -1,4 +1,4 @@
-"""The :class:`ChatTemplate`: a model's chat template(s) rendered as transformers renders them."""
+"""The `ChatTemplate`: a model's chat template(s) rendered as transformers renders them."""
 
 from __future__ import annotations
 
@@ -57,13 +57,13 @@ class ChatTemplate:
         now: datetime | None = None,
         tokenizer: Any = None,
     ) -> None:
-        """``template``: the source, or named sources (``{"default": ..., "tool_use": ...}``).
+        """`template`: the source, or named sources (`{"default": ..., "tool_use": ...}`).
 
-        ``name`` fixes which named template renders (a single template is named ``"default"``;
-        any other name is refused).  ``limits`` bound each render (see :class:`Limits`);
-        ``now`` pins the instant ``strftime_now`` formats, for reproducible prompts.
-        ``tokenizer`` (a ``tokenizers.Tokenizer``, or the path of a ``tokenizer.json`` or of its
-        folder, read when first needed) is what :meth:`tokenize` encodes with.
+        `name` fixes which named template renders (a single template is named `"default"`;
+        any other name is refused).  `limits` bound each render (see `Limits`);
+        `now` pins the instant `strftime_now` formats, for reproducible prompts.
+        `tokenizer` (a `tokenizers.Tokenizer`, or the path of a `tokenizer.json` or of its
+        folder, read when first needed) is what `tokenize` encodes with.
         """
         if isinstance(template, str):
             self._templates: dict[str, str] = {}
@@ -114,10 +114,10 @@ class ChatTemplate:
         special_tokens: Mapping[str, Any] | None = None,
         **options: Any,
     ) -> ChatTemplate:
-        """A chat template from a ``.jinja`` file (read as UTF-8 with universal newlines).
+        """A chat template from a `.jinja` file (read as UTF-8 with universal newlines).
 
-        Errors name the file: a syntax error carries it as its ``name``, an unreadable file
-        raises ``ValueError``/``OSError`` with the path.
+        Errors name the file: a syntax error carries it as its `name`, an unreadable file
+        raises `ValueError`/`OSError` with the path.
         """
         where = os.fspath(path)
         options.setdefault("origin", where)
@@ -135,7 +135,7 @@ class ChatTemplate:
     ) -> ChatTemplate:
         """The chat template(s) and special tokens of a model folder (or cached Hub repo id).
 
-        ``name`` fixes the template among the model's named ones; without it the choice is made at
+        `name` fixes the template among the model's named ones; without it the choice is made at
         each render as transformers makes it.
         """
         root = resolve_model_folder(folder)  # (looked up once for a Hub repo id)
@@ -186,7 +186,7 @@ class ChatTemplate:
 
     @property
     def sources(self) -> dict[str, str]:
-        """Template sources by name (a single template is named ``"default"``)."""
+        """Template sources by name (a single template is named `"default"`)."""
         if self._single is not None:
             return {"default": self._single}
         return dict(self._templates)
@@ -198,7 +198,7 @@ class ChatTemplate:
     def select(self, tools: Any = None, chat_template: str | None = None) -> str:
         """The template source transformers would use for this call.
 
-        ``chat_template`` may name one of the model's templates or be a template's source text.
+        `chat_template` may name one of the model's templates or be a template's source text.
         """
         if chat_template is None:
             chat_template = self.name
@@ -232,7 +232,7 @@ class ChatTemplate:
         return compiled
 
     def compiled(self, tools: Any = None, chat_template: str | None = None) -> Any:
-        """The engine's compiled :class:`~minijinja_py.Template` for this call."""
+        """The engine's compiled `Template` for this call."""
         return self._compile(self.select(tools, chat_template))
 
     # rendering ---------------------------------------------------------------------------------
@@ -296,12 +296,12 @@ class ChatTemplate:
     ) -> str | list[str]:
         """The conversation as the model's prompt text (a list of texts for a batch).
 
-        ``messages`` is one conversation (a list of message dicts) or a batch of them (a list of
-        such lists), as for transformers' ``apply_chat_template``.  ``continue_final_message``
-        (``True`` for ``content``, or the name of another field of the final message) ends the
+        `messages` is one conversation (a list of message dicts) or a batch of them (a list of
+        such lists), as for transformers' `apply_chat_template`.  `continue_final_message`
+        (`True` for `content`, or the name of another field of the final message) ends the
         text right after that message's text, so the model continues it.  Other keyword
         arguments become template variables (overriding special tokens).  See the module
-        :mod:`minijinja_py.chat.inputs` for how every value is turned into template data.
+        `minijinja_py.chat.inputs` for how every value is turned into template data.
         The tokenizer's options (tokenize, return_dict, padding, ...) are refused with a
         TypeError: they belong to apply_chat_template and tokenize.
         """
@@ -331,7 +331,7 @@ class ChatTemplate:
         chat_template: str | None = None,
         **kwargs: Any,
     ) -> list[str]:
-        """:meth:`render` for each conversation, sharing the tools, documents and options."""
+        """`render` for each conversation, sharing the tools, documents and options."""
         _refuse_tokenizer_options("render_many", kwargs)
         call = prepare_call(
             self,
@@ -362,10 +362,10 @@ class ChatTemplate:
         chat_template: str | None = None,
         **kwargs: Any,
     ) -> tuple[str, list[tuple[int, int]]]:
-        """The text and the ``(start, end)`` character spans of its ``{% generation %}`` blocks.
+        """The text and the `(start, end)` character spans of its `{% generation %}` blocks.
 
-        The spans equal transformers' generation indices (``return_assistant_tokens_mask``), and,
-        as there, ``continue_final_message`` is refused with a ``ValueError``.  One conversation
+        The spans equal transformers' generation indices (`return_assistant_tokens_mask`), and,
+        as there, `continue_final_message` is refused with a `ValueError`.  One conversation
         per call.
         """
         call = prepare_call(
@@ -390,10 +390,10 @@ class ChatTemplate:
         chat_template: str | None = None,
         **kwargs: Any,
     ) -> ChatProvenance:
-        """The text of :meth:`render`, where each character came from, and the assistant spans.
+        """The text of `render`, where each character came from, and the assistant spans.
 
-        Sources are named as in :mod:`minijinja_py.chat.provenance`; the special tokens are
-        template text.  ``assistant_spans`` are the ``{% generation %}`` spans when the template
+        Sources are named as in `minijinja_py.chat.provenance`; the special tokens are
+        template text.  `assistant_spans` are the `{% generation %}` spans when the template
         has such blocks, else inferred by that module's rule.  One conversation per call.
         """
         call = prepare_call(
@@ -452,7 +452,7 @@ class ChatTemplate:
 
     @property
     def tokenizer(self) -> Any:
-        """The ``tokenizers.Tokenizer`` that :meth:`tokenize` uses (loaded on first use)."""
+        """The `tokenizers.Tokenizer` that `tokenize` uses (loaded on first use)."""
         if self._tokenizer is None:
             raise ValueError(
                 "this chat template has no tokenizer: load it with from_pretrained() from a folder "
@@ -759,8 +759,8 @@ class ChatTemplate:
         documents: Sequence[Any] | None = None,
         **kwargs: Any,
     ) -> list[dict[str, Any]]:
-        """The tokenizer's added tokens found in the caller's data: one ``{"source", "token",
-        "offset"}`` per occurrence, sources named as in :mod:`minijinja_py.chat.provenance`,
+        """The tokenizer's added tokens found in the caller's data: one `{"source", "token",
+        "offset"}` per occurrence, sources named as in `minijinja_py.chat.provenance`,
         so that a server can refuse such input instead of protecting it."""
         from .tokens import find_control_tokens
 

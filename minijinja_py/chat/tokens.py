@@ -1,16 +1,16 @@
-"""Token ids and assistant masks from a rendered conversation, with the ``tokenizers`` library.
+"""Token ids and assistant masks from a rendered conversation, with the `tokenizers` library.
 
-:func:`encode_chat` gives what transformers' ``apply_chat_template(..., tokenize=True,
-return_dict=True, return_assistant_tokens_mask=True)`` gives: the text encoded once without
+`encode_chat` gives what transformers' `apply_chat_template(..., tokenize=True,
+return_dict=True, return_assistant_tokens_mask=True)` gives: the text encoded once without
 added special tokens (the template writes its own), an attention mask of ones, and a mask of
 the tokens that the assistant spans' characters fall in, mapped as transformers maps them (the
 token of a span's first character through the token of its last one).
 
-With ``protect_special_tokens`` the text is encoded in pieces: at each added token the
+With `protect_special_tokens` the text is encoded in pieces: at each added token the
 *template* wrote, which stays a control token; every other piece is encoded with added tokens
-read as ordinary text, so that a caller's ``<|im_end|>`` cannot end a turn.
+read as ordinary text, so that a caller's `<|im_end|>` cannot end a turn.
 
-``tokenizers`` is imported here only (the ``tokens`` extra).
+`tokenizers` is imported here only (the `tokens` extra).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ __all__ = ["ControlToken", "encode_chat", "find_control_tokens", "load_tokenizer
 
 
 def load_tokenizer(source: Any) -> Any:
-    """A ``tokenizers.Tokenizer`` from a model folder's ``tokenizer.json`` (or one given)."""
+    """A `tokenizers.Tokenizer` from a model folder's `tokenizer.json` (or one given)."""
     if source is None or not isinstance(source, (str, os.PathLike)):
         return source
     from tokenizers import Tokenizer
@@ -71,7 +71,7 @@ _TRIE_NESTING = 40
 def _token_pattern(tokens: tuple[str, ...]) -> re.Pattern[str]:
     """A pattern that finds the tokens leftmost-longest, as the tokenizer matches its added
     tokens, by their trie: at each position the text is read once along one branch (an
-    alternation of every token would try each token in turn at each ``<``)."""
+    alternation of every token would try each token in turn at each `<`)."""
     trie: dict[str, Any] = {}
     for token in tokens:
         node = trie
@@ -117,11 +117,11 @@ def encode_chat(
     spans: Sequence[tuple[int, int]],
     caller_spans: Sequence[tuple[int, int]] | None = None,
 ) -> TokenizedChat:
-    """``input_ids``, ``attention_mask`` and ``assistant_masks`` of ``text``.
+    """`input_ids`, `attention_mask` and `assistant_masks` of `text`.
 
-    ``caller_spans`` (the characters that came from the caller) switches protection on.
+    `caller_spans` (the characters that came from the caller) switches protection on.
     A text no tokenizer can encode (a lone surrogate, which the caller's data may hold) is
-    refused with a ``ValueError``.
+    refused with a `ValueError`.
     """
     unencodable = _SURROGATE.search(text)
     if unencodable is not None:
@@ -234,16 +234,16 @@ def _encode_protected(
 
 
 class ControlToken(dict[str, Any]):
-    """One added token found in the caller's data: ``source`` (a chat source path), ``token``,
-    ``offset`` (in that string)."""
+    """One added token found in the caller's data: `source` (a chat source path), `token`,
+    `offset` (in that string)."""
 
 
 def find_control_tokens(
     tokenizer: Any, data: Iterable[tuple[tuple[Any, ...], Any]]
 ) -> list[ControlToken]:
-    """Every added token (special or not) that occurs in the strings of ``data``.
+    """Every added token (special or not) that occurs in the strings of `data`.
 
-    ``data`` pairs a chat source path with a value; strings nested in lists and dicts are read.
+    `data` pairs a chat source path with a value; strings nested in lists and dicts are read.
     """
     pattern = _added_pattern(tokenizer)
     found: list[ControlToken] = []

@@ -1,8 +1,8 @@
 """The shapes of what the chat layer returns, for type checkers.
 
-A ``TypedDict`` is a plain ``dict`` at run time: these classes add no cost and change no value;
-they let ``mypy --strict`` know that ``chat.tokenize(messages)["input_ids"]`` is a
-``list[int]``.
+A `TypedDict` is a plain `dict` at run time: these classes add no cost and change no value;
+they let `mypy --strict` know that `chat.tokenize(messages)["input_ids"]` is a
+`list[int]`.
 """
 
 from __future__ import annotations

@@ -2,11 +2,11 @@
 needs to know about names.
 
 The parser is iterative, but compiling and running the tree recurse once or twice per level, so
-``((((...))))``, ``- - - x``, ``a|f|f|f...`` or a thousand nested ``if`` blocks would otherwise
+`((((...))))`, `- - - x`, `a|f|f|f...` or a thousand nested `if` blocks would otherwise
 end in Python's RecursionError; the walk itself uses an explicit stack.  The same walk collects
 every name a scope of the template can hold (the compiler reads any other name straight from
 the render's context) and, for each loop, macro and call block, which of the implicit names
-(``loop``, ``varargs``, ``kwargs``, ``caller``) its body reads.
+(`loop`, `varargs`, `kwargs`, `caller`) its body reads.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ class Analysis:
         self.sizes = sizes
 
     def expression_size(self, *roots: Any) -> int:
-        """:func:`expression_size` of a statement's expressions, counted by the walk."""
+        """`expression_size` of a statement's expressions, counted by the walk."""
         total = 0
         for root in roots:
             if root is not None:
@@ -62,7 +62,7 @@ class Analysis:
 
 
 def analyse(tree: n.Template, limits: Limits) -> Analysis:
-    """Raise TemplateSyntaxError if ``tree`` nests deeper than ``max_nesting``; else what the
+    """Raise TemplateSyntaxError if `tree` nests deeper than `max_nesting`; else what the
     compiler needs (see the module's docstring)."""
     limit = limits.max_nesting
     assigned = set(IMPLICIT_NAMES)
@@ -147,7 +147,7 @@ _LEAVES = frozenset([n.Name, n.Const])
 
 
 def expression_size(*roots: Any) -> int:
-    """The number of expression nodes in ``roots`` (nodes, tuples of them or None): what a
+    """The number of expression nodes in `roots` (nodes, tuples of them or None): what a
     statement costs in steps, besides its body, each time it runs."""
     if len(roots) == 1 and roots[0].__class__ in _LEAVES:
         return 1  # most printed and tested expressions
@@ -167,7 +167,7 @@ def expression_size(*roots: Any) -> int:
 
 
 def call_depth(*roots: Any) -> int:
-    """How deep below ``roots`` (a body and a function's default arguments) a call or call
+    """How deep below `roots` (a body and a function's default arguments) a call or call
     block sits: the levels of template code a macro call or recursive loop level keeps open
     while the next one runs (1 at least).  The bodies of functions defined inside are not
     walked: they are measured when they are called."""
@@ -214,7 +214,7 @@ def _call_depth_shape(cls: type) -> tuple[bool, int, tuple[str, ...]]:
 
 
 def _declares(body: tuple[n.Node, ...]) -> bool:
-    """Whether statements of ``body`` write variables into the scope they run in, or capture it
+    """Whether statements of `body` write variables into the scope they run in, or capture it
     (a macro or a call block's caller keeps the scope it is defined in).  A loop whose body does
     neither can run every iteration in one scope, its variable rebound each time."""
     stack = list(body)

@@ -3,7 +3,7 @@
 Every decision that does not depend on the data (which filter, which operator, which scope a
 name lives in, whether an attribute could be a method, which sub-expressions are constant) is
 made here, so that rendering only runs the evaluators of expressions.py and statements.py.  No
-source code is generated and nothing is ``exec``-ed.
+source code is generated and nothing is `exec`-ed.
 """
 
 from __future__ import annotations
@@ -329,7 +329,7 @@ class Compiler:
     # ------------------------------------------------------------ constants
 
     def is_constant(self, node: Any) -> bool:
-        """Whether Jinja's optimizer may fold ``node`` into a constant when compiling.
+        """Whether Jinja's optimizer may fold `node` into a constant when compiling.
 
         The compiler asks this of every node it compiles, each time about the whole subtree;
         the memo (kept for one compile) walks each subtree once.  It is keyed by id alone: the
@@ -384,12 +384,12 @@ class Compiler:
         return False
 
     def _deciding_operand(self, node: n.And | n.Or | n.CondExpr) -> Any:
-        """The operand whose value an ``and``, ``or`` or conditional takes, when its left side
+        """The operand whose value an `and`, `or` or conditional takes, when its left side
         or test is constant; None when that cannot be told at compile time.
 
-        Jinja folds bottom-up and short-circuits while folding: ``false and x`` is the
-        constant ``false`` whatever ``x`` is, so ``(false and x)[1:]`` is folded (undefined)
-        where ``x[1:]`` is not.
+        Jinja folds bottom-up and short-circuits while folding: `false and x` is the
+        constant `false` whatever `x` is, so `(false and x)[1:]` is folded (undefined)
+        where `x[1:]` is not.
         """
         if isinstance(node, n.CondExpr):
             if not self.is_constant(node.test):
@@ -406,8 +406,8 @@ class Compiler:
         return node.left if truth is isinstance(node, n.Or) else node.right
 
     def _truth(self, node: n.Node) -> bool | None:
-        """Whether constant ``node`` is true when folded (whatever its value, an undefined
-        one included, as Jinja's ``as_const`` tests it), or None when folding it fails."""
+        """Whether constant `node` is true when folded (whatever its value, an undefined
+        one included, as Jinja's `as_const` tests it), or None when folding it fails."""
         may_fold, folding = self.may_fold, self.folding
         self.may_fold, self.folding = False, True
         try:
@@ -428,10 +428,10 @@ class Compiler:
         return getattr(self, "expr_" + cls.__name__)(node)
 
     def _fold(self, node: n.Node) -> Any:
-        """The value Jinja's optimizer would fold ``node`` into, or MISSING.
+        """The value Jinja's optimizer would fold `node` into, or MISSING.
 
         Jinja evaluates a constant sub-expression when it compiles, with the sandbox's forgiving
-        ``getitem`` (a failing slice is undefined), and keeps the value only when it has a safe
+        `getitem` (a failing slice is undefined), and keeps the value only when it has a safe
         representation (None, bool, numbers, strings and containers of them).
         """
         may_fold, folding = self.may_fold, self.folding
@@ -630,7 +630,7 @@ class Compiler:
         return kind(left, right, self.binops[node.op], node.pos)
 
     def _add_chain(self, node: n.BinOp) -> Any:
-        """``a + b + c + ...`` as one evaluator (a constant prefix stays one folded operand)."""
+        """`a + b + c + ...` as one evaluator (a constant prefix stays one folded operand)."""
         links: list[tuple[int, n.Node]] = []
         while isinstance(node, n.BinOp) and node.op == "+":
             links.append((node.pos, node.right))

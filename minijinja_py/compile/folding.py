@@ -20,7 +20,7 @@ FOLD_SLACK = 1024
 
 
 def _source_weight(node: Any) -> int:
-    """The size of the source that spells ``node``, as its nodes and literal characters: at
+    """The size of the source that spells `node`, as its nodes and literal characters: at
     least one character per node, and a literal's own length."""
     weight = 0
     stack = [node]
@@ -59,8 +59,8 @@ _SLOTS: dict[type, tuple[str, ...]] = {}
 
 
 def _tree_weight(value: Any, most: int) -> int:
-    """Items and characters of ``value`` as a tree (a list held twice counts twice: folding
-    and copying walk it so), counted until they exceed ``most``."""
+    """Items and characters of `value` as a tree (a list held twice counts twice: folding
+    and copying walk it so), counted until they exceed `most`."""
     weight = 0
     stack = [value]
     pop, extend = stack.pop, stack.extend

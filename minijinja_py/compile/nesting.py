@@ -37,7 +37,7 @@ def _constant_literal(node: n.Node) -> bool:
 
 
 def _may_nest(node: n.Node) -> bool:
-    """Whether ``node``'s value may nest deeper than the values it reads (see
+    """Whether `node`'s value may nest deeper than the values it reads (see
     measure.check_nesting): literals that hold what they read, most calls and most filters may."""
     while True:
         if isinstance(node, (n.Name, n.Const, n.Concat, n.Compare, n.Unary, n.Test)):

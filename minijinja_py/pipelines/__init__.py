@@ -1,10 +1,10 @@
 """Render many conversations at once: rows of data in, rows of results out.
 
-This layer sits above the chat layer and below the command line. :mod:`.rows` turns one row (a
-JSON line, a row of an Arrow table, a ``datasets`` example) into one result row and every failure
-into an error record in that row's place; :mod:`.jsonl` does it for blocks of JSON lines. The
-integrations import their optional dependency only inside their own module: :mod:`.arrow`
-(``pyarrow``), :mod:`.hf_datasets` (Hugging Face ``datasets``) and :mod:`.ray_data` (Ray Data).
+This layer sits above the chat layer and below the command line. `rows` turns one row (a
+JSON line, a row of an Arrow table, a `datasets` example) into one result row and every failure
+into an error record in that row's place; `jsonl` does it for blocks of JSON lines. The
+integrations import their optional dependency only inside their own module: `arrow`
+(`pyarrow`), `hf_datasets` (Hugging Face `datasets`) and `ray_data` (Ray Data).
 """
 
 from .rows import RESERVED_KEYS, InputError, RowRenderer, error_record, parse_json

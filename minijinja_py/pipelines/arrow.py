@@ -1,19 +1,19 @@
 """Columns of conversations in, columns of results out: Arrow batches and tables, or a dict of
-columns (what ``datasets`` hands a batched map function).
+columns (what `datasets` hands a batched map function).
 
-The input holds a ``messages`` column (JSON text, or lists of structs as Arrow stores them),
-optionally ``tools`` and ``documents`` columns, pass-through columns (an ``id``: copied to the
+The input holds a `messages` column (JSON text, or lists of structs as Arrow stores them),
+optionally `tools` and `documents` columns, pass-through columns (an `id`: copied to the
 output untouched, not given to the template) and any other column as a template variable. Fields
-that are ``None`` are dropped from every value before rendering, because Arrow fills the keys a
-message lacks with nulls: a message without ``tool_calls`` must stay without them. A column of
-the JSON extension type (how ``datasets`` 5 stores free-form objects, its ``Json`` feature) is
+that are `None` are dropped from every value before rendering, because Arrow fills the keys a
+message lacks with nulls: a message without `tool_calls` must stay without them. A column of
+the JSON extension type (how `datasets` 5 stores free-form objects, its `Json` feature) is
 decoded back into the objects that were written, key order included. A nested column of structs
 cannot keep each row's key order (Arrow orders a struct's fields by the schema): a
-``KeyOrderWarning`` says so once per column; JSON text columns are exact.
+`KeyOrderWarning` says so once per column; JSON text columns are exact.
 
-The output holds the pass-through columns, then ``text``, ``assistant_spans`` (when the renderer
-asks for spans) and ``error`` (a struct of ``kind``, ``message``, ``line``, ``column``; null for a
-row that rendered). ``pyarrow`` (the ``arrow`` extra) is imported by this module only.
+The output holds the pass-through columns, then `text`, `assistant_spans` (when the renderer
+asks for spans) and `error` (a struct of `kind`, `message`, `line`, `column`; null for a
+row that rendered). `pyarrow` (the `arrow` extra) is imported by this module only.
 """
 
 from __future__ import annotations
@@ -44,9 +44,9 @@ def render_columns(
 ) -> dict[str, list[Any]]:
     """The result columns of a dict of equally long columns (pass-through columns first).
 
-    Nulls are Arrow's filling: a null field or column is an absent key. ``decoders`` (column name
+    Nulls are Arrow's filling: a null field or column is an absent key. `decoders` (column name
     to function) turn a column's stored form back into what was written, after the nulls are
-    dropped (a JSON null inside a ``datasets`` ``Json`` value is the writer's own, and stays); a
+    dropped (a JSON null inside a `datasets` `Json` value is the writer's own, and stays); a
     value that fails to decode fails its own row.
     """
     names = list(columns)
@@ -107,8 +107,8 @@ def _children(arrow_type: Any) -> list[tuple[str | None, Any]]:
 
 
 def json_decoder(arrow_type: Any) -> Callable[[Any], Any] | None:
-    """A function that decodes the JSON text at the places where ``arrow_type`` holds the JSON
-    extension type (the ``Json`` feature of ``datasets``), or ``None`` where it holds none."""
+    """A function that decodes the JSON text at the places where `arrow_type` holds the JSON
+    extension type (the `Json` feature of `datasets`), or `None` where it holds none."""
     if _is_json(arrow_type):
         return _decode_json
     import pyarrow.types as t
@@ -143,7 +143,7 @@ def _decode_json(value: Any) -> Any:
 
 
 def _reorders_keys(arrow_type: Any) -> bool:
-    """Whether a value of ``arrow_type`` holds a struct of two or more fields (outside JSON
+    """Whether a value of `arrow_type` holds a struct of two or more fields (outside JSON
     text): Arrow orders a struct's fields by the schema, not as each row wrote its keys."""
     import pyarrow.types as t
 
@@ -190,7 +190,7 @@ def result_schema(renderer: RowRenderer) -> Any:
 
 
 def render_arrow(renderer: RowRenderer, data: Any) -> Any:
-    """The results of an Arrow ``RecordBatch`` or ``Table`` (the same kind comes back), with the
+    """The results of an Arrow `RecordBatch` or `Table` (the same kind comes back), with the
     pass-through columns copied as they are."""
     import pyarrow as pa
 
@@ -228,7 +228,7 @@ def render_arrow(renderer: RowRenderer, data: Any) -> Any:
 
 
 def records_to_arrow(renderer: RowRenderer, records: list[dict[str, Any]]) -> Any:
-    """Result rows (pass-through keys and result columns) as an Arrow ``RecordBatch``."""
+    """Result rows (pass-through keys and result columns) as an Arrow `RecordBatch`."""
     import pyarrow as pa
 
     names = renderer.passthrough
@@ -241,11 +241,11 @@ def records_to_arrow(renderer: RowRenderer, records: list[dict[str, Any]]) -> An
 
 
 class ColumnRenderer:
-    """A picklable callable for batched maps: ``datasets`` ``Dataset.map(batched=True)`` (a dict
-    of columns in, a dict out) and Ray Data ``map_batches`` (an Arrow table in, a table out).
+    """A picklable callable for batched maps: `datasets` `Dataset.map(batched=True)` (a dict
+    of columns in, a dict out) and Ray Data `map_batches` (an Arrow table in, a table out).
 
     Each worker process or actor unpickles it once and compiles the template on its first batch.
-    Its pickled state is plain data, the same in every process, so ``datasets`` fingerprints it
+    Its pickled state is plain data, the same in every process, so `datasets` fingerprints it
     identically and reuses its cache.
     """
 
@@ -259,9 +259,9 @@ class ColumnRenderer:
 
 
 class JsonLineRenderer:
-    """A picklable callable for Ray Data ``map_batches`` over raw JSON lines: an Arrow table whose
-    ``column`` holds one input line per row (bytes or text) in, the result table out, each line
-    rendered exactly as ``minijinja-py batch`` renders it (the pass-through keys read from the
+    """A picklable callable for Ray Data `map_batches` over raw JSON lines: an Arrow table whose
+    `column` holds one input line per row (bytes or text) in, the result table out, each line
+    rendered exactly as `minijinja-py batch` renders it (the pass-through keys read from the
     line's object)."""
 
     def __init__(self, renderer: RowRenderer, column: str = "line") -> None:

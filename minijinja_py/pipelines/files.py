@@ -1,9 +1,9 @@
 """Render a JSONL or Parquet file of conversations to a JSONL or Parquet file, streaming.
 
-The input is read a chunk at a time (JSONL: ``chunk_size`` lines; Parquet: up to ``chunk_size``
+The input is read a chunk at a time (JSONL: `chunk_size` lines; Parquet: up to `chunk_size`
 rows of one row group at a time), each chunk is rendered as a whole (in this process or in a
 worker process: chunks, not lines, cross the process boundary) and written before more than
-``2 * workers`` chunks are in flight, so memory stays flat however long the input is. Row N of
+`2 * workers` chunks are in flight, so memory stays flat however long the input is. Row N of
 the output answers row N of the input.
 """
 
@@ -36,7 +36,7 @@ _GLOB = frozenset("*?[")
 
 
 def file_format(path: str) -> str:
-    """``"parquet"`` for a ``.parquet``/``.pq`` path, ``"jsonl"`` otherwise (and for ``-``)."""
+    """`"parquet"` for a `.parquet`/`.pq` path, `"jsonl"` otherwise (and for `-`)."""
     return "parquet" if path.lower().endswith(PARQUET_SUFFIXES) else "jsonl"
 
 
@@ -50,8 +50,8 @@ def _known_format(path: str) -> str | None:
 
 
 def _filesystem(path: str) -> tuple[Any, str, str]:
-    """The pyarrow filesystem of ``path``, the path inside it and the prefix that gives a URI
-    back (``""`` for a local path)."""
+    """The pyarrow filesystem of `path`, the path inside it and the prefix that gives a URI
+    back (`""` for a local path)."""
     from pyarrow import fs
 
     if "://" not in path:
@@ -68,12 +68,12 @@ def _hidden(name: str) -> bool:
 def input_files(
     paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
 ) -> tuple[str, list[str]]:
-    """The input format (``"parquet"`` or ``"jsonl"``) and the files of ``paths``: files, folders
-    (every file below them, hidden and ``_``-prefixed ones left out) and globs (``*``, ``?``,
-    ``[...]`` in the last part of a path), local or as URIs that pyarrow reads (``s3://``,
-    ``gs://``, ``hdfs://``). The format is found from the files' suffixes (``.parquet``/``.pq``;
-    ``.jsonl``/``.ndjson``/``.json``); a file of another suffix, a mix of both formats or nothing
-    to read is refused with a ``ValueError`` before any work."""
+    """The input format (`"parquet"` or `"jsonl"`) and the files of `paths`: files, folders
+    (every file below them, hidden and `_`-prefixed ones left out) and globs (`*`, `?`,
+    `[...]` in the last part of a path), local or as URIs that pyarrow reads (`s3://`,
+    `gs://`, `hdfs://`). The format is found from the files' suffixes (`.parquet`/`.pq`;
+    `.jsonl`/`.ndjson`/`.json`); a file of another suffix, a mix of both formats or nothing
+    to read is refused with a `ValueError` before any work."""
     from pyarrow import fs
 
     given = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
@@ -140,7 +140,7 @@ class Chunk:
 
 
 class Source:
-    """Chunks of an input; ``total`` and ``done`` (in ``unit``) measure progress when known."""
+    """Chunks of an input; `total` and `done` (in `unit`) measure progress when known."""
 
     unit = "rows"
     total: int | None = None
@@ -199,7 +199,7 @@ class ParquetSource(Source):
 
 
 def open_source(path: str, stdin: IO[bytes] | None = None) -> Source:
-    """The input at ``path`` (``-``: ``stdin``, read as JSONL)."""
+    """The input at `path` (`-`: `stdin`, read as JSONL)."""
     if path == "-":
         assert stdin is not None
         return JsonlSource(stdin, close=False)
@@ -255,7 +255,7 @@ class ParquetSink(Sink):
 
 
 def open_sink(path: str, stdout: IO[bytes] | None = None) -> Sink:
-    """The output at ``path`` (``-``: ``stdout``, written as JSONL)."""
+    """The output at `path` (`-`: `stdout`, written as JSONL)."""
     if path == "-":
         assert stdout is not None
         return JsonlSink(stdout, close=False)
@@ -265,7 +265,7 @@ def open_sink(path: str, stdout: IO[bytes] | None = None) -> Sink:
 
 
 def render_chunk(renderer: RowRenderer, chunk: Any, output_format: str) -> Chunk:
-    """One chunk (JSONL lines or an Arrow batch) rendered and encoded for ``output_format``."""
+    """One chunk (JSONL lines or an Arrow batch) rendered and encoded for `output_format`."""
     records: list[dict[str, Any]] | None = None
     batch: Any = None
     if isinstance(chunk, list):
@@ -310,9 +310,9 @@ def render_stream(
     chunk_size: int = 256,
     on_chunk: Callable[[Chunk], None] | None = None,
 ) -> tuple[int, int]:
-    """Render every chunk of ``source`` into ``sink`` in order; returns (rows, failed rows).
+    """Render every chunk of `source` into `sink` in order; returns (rows, failed rows).
 
-    With ``workers > 1`` a process pool renders chunks; at most ``2 * workers`` are in flight.
+    With `workers > 1` a process pool renders chunks; at most `2 * workers` are in flight.
     """
     rows = errors = 0
 

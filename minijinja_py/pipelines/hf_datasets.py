@@ -1,4 +1,4 @@
-"""Render a Hugging Face ``datasets.Dataset`` of conversations on every core, with its cache.
+"""Render a Hugging Face `datasets.Dataset` of conversations on every core, with its cache.
 
 >>> from datasets import load_dataset
 >>> from minijinja_py.chat import ChatTemplate
@@ -8,10 +8,10 @@
 >>> renderer = RowRenderer(ChatTemplate.from_pretrained("Qwen/Qwen3-0.6B"), passthrough=["id"])
 >>> texts = render_dataset(rows, renderer, num_proc=8)  # doctest: +SKIP
 
-The map function is a :class:`~minijinja_py.pipelines.arrow.ColumnRenderer`: it pickles as plain
-data (the template's source, special tokens and the run's options), so ``datasets`` gives it the
+The map function is a `ColumnRenderer`: it pickles as plain
+data (the template's source, special tokens and the run's options), so `datasets` gives it the
 same fingerprint in every process and a second run with the same template and data is read from
-the cache instead of rendered again. ``datasets`` is imported by the caller, never here.
+the cache instead of rendered again. `datasets` is imported by the caller, never here.
 """
 
 from __future__ import annotations
@@ -32,12 +32,12 @@ def render_dataset(
     batch_size: int = 1000,
     **map_options: Any,
 ) -> Any:
-    """``dataset`` rendered: its pass-through columns, then ``text``, ``assistant_spans`` (when the
-    renderer makes spans) and ``error``, row for row.
+    """`dataset` rendered: its pass-through columns, then `text`, `assistant_spans` (when the
+    renderer makes spans) and `error`, row for row.
 
     The batches travel as Arrow tables, so the result columns keep their types even when the
-    first batch holds no error. ``map_options`` go to ``Dataset.map`` (``desc``,
-    ``load_from_cache_file``, ``cache_file_name``, ...).
+    first batch holds no error. `map_options` go to `Dataset.map` (`desc`,
+    `load_from_cache_file`, `cache_file_name`, ...).
     """
     rendered = dataset.with_format("arrow").map(
         ColumnRenderer(renderer),

@@ -1,9 +1,9 @@
 """Blocks of JSON lines in, blocks of JSON result lines out, line N answering line N.
 
-Lines are split on ``\\n`` only (a raw ``\\r`` inside a line stays in it; a ``\\r\\n`` ending loses
-its ``\\r``), undecodable bytes become U+FFFD, and a line that is not a conversation becomes an
+Lines are split on `\\n` only (a raw `\\r` inside a line stays in it; a `\\r\\n` ending loses
+its `\\r`), undecodable bytes become U+FFFD, and a line that is not a conversation becomes an
 error record in its own place. Each output line is a JSON object: the pass-through keys first
-(``null`` where a line lacks them), then the renderer's result columns.
+(`null` where a line lacks them), then the renderer's result columns.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def _dump(record: dict[str, Any]) -> str:
 
 
 def encode_records(records: list[dict[str, Any]]) -> bytes:
-    """Records as UTF-8 JSON lines (a lone surrogate in a value is kept as a ``\\u`` escape)."""
+    """Records as UTF-8 JSON lines (a lone surrogate in a value is kept as a `\\u` escape)."""
     if not records:
         return b""
     try:
@@ -57,7 +57,7 @@ def encode_records(records: list[dict[str, Any]]) -> bytes:
 
 
 def render_lines(renderer: RowRenderer, lines: Iterable[bytes]) -> tuple[bytes, int, int]:
-    """The UTF-8 output lines of ``lines`` (raw input lines), with the counts of lines and of
+    """The UTF-8 output lines of `lines` (raw input lines), with the counts of lines and of
     failed lines."""
     records = [render_line(renderer, raw) for raw in lines]
     errors = sum(1 for record in records if record["error"] is not None)

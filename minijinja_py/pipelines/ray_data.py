@@ -1,11 +1,11 @@
 """Render Parquet or JSONL files of conversations with Ray Data, on one machine or a cluster.
 
-By default the rendering runs in Ray *tasks* (``ray.data.TaskPoolStrategy``): Ray fuses reading a
-block, rendering it and writing it into one task of ``num_cpus`` CPUs, so a task never waits for a
+By default the rendering runs in Ray *tasks* (`ray.data.TaskPoolStrategy`): Ray fuses reading a
+block, rendering it and writing it into one task of `num_cpus` CPUs, so a task never waits for a
 CPU that another part of the job holds. That makes progress on a cluster of any size (nodes of one
 CPU included), and a task lost with its node runs again elsewhere: the output is complete and has
 no duplicate. Each worker process compiles the template once and keeps it for the tasks it runs.
-An actor pool (``compute=ray.data.ActorPoolStrategy(size=n)``) is offered too; its read and write
+An actor pool (`compute=ray.data.ActorPoolStrategy(size=n)`) is offered too; its read and write
 tasks then ask for no CPU, so that the actors cannot starve them.
 
 >>> import ray
@@ -16,7 +16,7 @@ tasks then ask for no CPU, so that the actors cannot starve them.
 >>> rows = ray.data.read_parquet("s3://bucket/conversations/")  # doctest: +SKIP
 >>> rendered = render_dataset(rows, renderer)  # doctest: +SKIP
 
-``render_files`` does the whole trip in one call. ``ray`` is imported by this module only.
+`render_files` does the whole trip in one call. `ray` is imported by this module only.
 """
 
 from __future__ import annotations
@@ -73,9 +73,9 @@ def _jsonl_parts(files: Sequence[str], part_bytes: int) -> list[dict[str, Any]]:
 def _parquet_parts(
     files: Sequence[str], blocks: int | None, part_bytes: int = PARQUET_PART_BYTES
 ) -> list[dict[str, Any]]:
-    """Row groups of the files (their footers are read here), at most ``part_bytes`` bytes of
-    data a part (a row group larger than that is a part of its own), and with ``blocks`` smaller
-    parts still until there are about ``blocks`` of them."""
+    """Row groups of the files (their footers are read here), at most `part_bytes` bytes of
+    data a part (a row group larger than that is a part of its own), and with `blocks` smaller
+    parts still until there are about `blocks` of them."""
     import pyarrow.parquet as pq
 
     from .files import _filesystem
@@ -124,9 +124,9 @@ def _read_parquet_part(part: dict[str, Any]) -> Any:
 
 
 def _read_jsonl_part(part: dict[str, Any]) -> Any:
-    """The lines that begin inside ``[start, end)`` of the file, split on ``\\n`` only as the
-    command line splits (Ray's own text reader also splits on ``\\r``): a line that crosses
-    ``start`` belongs to the part before."""
+    """The lines that begin inside `[start, end)` of the file, split on `\\n` only as the
+    command line splits (Ray's own text reader also splits on `\\r`): a line that crosses
+    `start` belongs to the part before."""
     import pyarrow as pa
 
     from .files import _filesystem
@@ -171,9 +171,9 @@ def _from_parts(parts: list[dict[str, Any]]) -> Any:
 def read_json_lines(
     paths: str | Sequence[str], *, part_bytes: int = JSONL_PART_BYTES, num_cpus: float = 1.0
 ) -> Any:
-    """A Ray ``Dataset`` of the raw lines of JSONL files (column ``line``), in order: files,
-    folders or globs (``files.input_files``), each file read in parts
-    of ``part_bytes`` bytes cut at line ends, one read task per part."""
+    """A Ray `Dataset` of the raw lines of JSONL files (column `line`), in order: files,
+    folders or globs (`files.input_files`), each file read in parts
+    of `part_bytes` bytes cut at line ends, one read task per part."""
     fmt, files = input_files(paths)
     if fmt != "jsonl":
         raise ValueError(f"read_json_lines reads JSONL files, and {files[0]!r} is Parquet")
@@ -211,7 +211,7 @@ def _render_table(function: Any, table: Any, batch_size: int | None) -> Any:
 
 
 def _render_parts(parts: Any, fmt: str, renderer: RowRenderer, batch_size: int | None) -> Any:
-    """Read each part and render it, ``batch_size`` rows at a time: one task does both, so
+    """Read each part and render it, `batch_size` rows at a time: one task does both, so
     that no CPU is held by one half of the job while the other half waits for it."""
     table = _read_parts(parts, fmt)
     return _render_table(
@@ -220,7 +220,7 @@ def _render_parts(parts: Any, fmt: str, renderer: RowRenderer, batch_size: int |
 
 
 class PartRenderer:
-    """The actor form of ``_render_parts``, for ``compute=ActorPoolStrategy(...)``."""
+    """The actor form of `_render_parts`, for `compute=ActorPoolStrategy(...)`."""
 
     def __init__(self, renderer: RowRenderer, fmt: str, batch_size: int | None) -> None:
         self.function = JsonLineRenderer(renderer) if fmt == "jsonl" else ColumnRenderer(renderer)
@@ -284,18 +284,18 @@ def render_dataset(
     batch_size: int | None = 1024,
     concurrency: int | None = None,
 ) -> Any:
-    """``dataset`` (rows of conversations, or with ``json_lines`` the ``line`` rows of
-    :func:`read_json_lines`) mapped to result rows; lazy, like every Ray Data transformation.
+    """`dataset` (rows of conversations, or with `json_lines` the `line` rows of
+    `read_json_lines`) mapped to result rows; lazy, like every Ray Data transformation.
 
-    ``compute`` is Ray Data's: leave it out for tasks of ``num_cpus`` CPUs (which Ray fuses with
+    `compute` is Ray Data's: leave it out for tasks of `num_cpus` CPUs (which Ray fuses with
     the read before them and the write after them), or pass
-    ``ray.data.ActorPoolStrategy(size=n)`` for ``n`` actors of ``num_cpus`` CPUs each.
-    ``concurrency=n`` (deprecated, as in Ray) means ``ActorPoolStrategy(size=n)``. With actors,
-    read the dataset with tasks that ask for no CPU (``ray.data.read_parquet(...,
-    ray_remote_args={"num_cpus": 0})``): actors that hold every CPU of a node would otherwise
+    `ray.data.ActorPoolStrategy(size=n)` for `n` actors of `num_cpus` CPUs each.
+    `concurrency=n` (deprecated, as in Ray) means `ActorPoolStrategy(size=n)`. With actors,
+    read the dataset with tasks that ask for no CPU (`ray.data.read_parquet(...,
+    ray_remote_args={"num_cpus": 0})`): actors that hold every CPU of a node would otherwise
     leave none to the reads, and the job would wait for ever. The rows come
-    back in input order when the dataset's ``context.execution_options.preserve_order`` is set
-    (as ``render_files`` sets it); otherwise Ray may return them in another order.
+    back in input order when the dataset's `context.execution_options.preserve_order` is set
+    (as `render_files` sets it); otherwise Ray may return them in another order.
     """
     compute = _compute(compute, concurrency)
     if _is_actor_pool(compute):
@@ -331,22 +331,22 @@ def render_files(
     stall_timeout_s: float | None = DEFAULT_STALL_TIMEOUT_S,
     concurrency: int | None = None,
 ) -> None:
-    """Render Parquet or JSONL ``inputs`` (files, folders or globs; local paths or URIs that
-    pyarrow reads: ``s3://``, ``gs://``, ``hdfs://``) into Parquet files in the folder ``output``.
+    """Render Parquet or JSONL `inputs` (files, folders or globs; local paths or URIs that
+    pyarrow reads: `s3://`, `gs://`, `hdfs://`) into Parquet files in the folder `output`.
 
     The input format is found from the files' suffixes before any work (a mix of formats, or a
-    file of another suffix, is a ``ValueError``). With ``preserve_order`` (the default) the output
-    files, read in file-name order, hold the rows in input order. ``blocks`` asks for at least that
+    file of another suffix, is a `ValueError`). With `preserve_order` (the default) the output
+    files, read in file-name order, hold the rows in input order. `blocks` asks for at least that
     many parts (a part: up to 32 MiB of a JSONL file cut at line ends, or up to 64 MiB of a Parquet
     file's row groups; one task reads, renders and writes a part, into one output file), so that
     a small input still spreads over the cluster.
 
-    The job runs in tasks unless ``compute`` is an actor pool (see ``render_dataset``). A job
-    that the cluster's CPUs can never run is refused with a ``ClusterError`` before it starts;
-    one that makes no progress for ``stall_timeout_s`` seconds (a lost node whose work cannot be
-    placed, a cluster taken by other jobs) stops with a ``ClusterError`` that says why
-    (``None``: wait for ever). Call ``ray.init(...)`` first to choose the cluster
-    (``ray.init(address="auto")`` joins a running one); otherwise Ray starts a local one.
+    The job runs in tasks unless `compute` is an actor pool (see `render_dataset`). A job
+    that the cluster's CPUs can never run is refused with a `ClusterError` before it starts;
+    one that makes no progress for `stall_timeout_s` seconds (a lost node whose work cannot be
+    placed, a cluster taken by other jobs) stops with a `ClusterError` that says why
+    (`None`: wait for ever). Call `ray.init(...)` first to choose the cluster
+    (`ray.init(address="auto")` joins a running one); otherwise Ray starts a local one.
     """
     import ray
 

@@ -1,22 +1,22 @@
 """One row of data in, one row of results out; every failure is an error record in its place.
 
-A row is a mapping (a JSON object, a row of an Arrow table, a ``datasets`` example) that holds:
+A row is a mapping (a JSON object, a row of an Arrow table, a `datasets` example) that holds:
 
-- ``messages``: the conversation, a list of message objects (or that list, or each message, as
+- `messages`: the conversation, a list of message objects (or that list, or each message, as
   JSON text);
-- ``tools`` and ``documents`` (optional): this conversation's tools and documents (or JSON text);
+- `tools` and `documents` (optional): this conversation's tools and documents (or JSON text);
   when absent or null, the renderer's configured ones are used;
 - any other key: a template variable of this conversation, overriding the configured variables.
 
-A row never chooses the template or an option of the run. The keys in :data:`RESERVED_KEYS` (the
-options of ``ChatTemplate.render`` and of transformers' ``apply_chat_template``) and the model's
-special-token names are refused: such a row becomes an :class:`InputError` record, so that a data
+A row never chooses the template or an option of the run. The keys in `RESERVED_KEYS` (the
+options of `ChatTemplate.render` and of transformers' `apply_chat_template`) and the model's
+special-token names are refused: such a row becomes an `InputError` record, so that a data
 line cannot replace the configured template, turn on the generation prompt or change the model's
-``eos_token``. Those belong to whoever configures the run.
+`eos_token`. Those belong to whoever configures the run.
 
-The result row holds ``text`` (``None`` on failure), ``assistant_spans`` (when asked for: the
-``[start, end)`` character spans of the ``{% generation %}`` blocks) and ``error``: ``None``, or
-:func:`error_record` of the failure: ``{"kind", "message", "line", "column"}``.
+The result row holds `text` (`None` on failure), `assistant_spans` (when asked for: the
+`[start, end)` character spans of the `{% generation %}` blocks) and `error`: `None`, or
+`error_record` of the failure: `{"kind", "message", "line", "column"}`.
 """
 
 from __future__ import annotations
@@ -83,8 +83,8 @@ def _check_depth(text: str) -> None:
 
 
 def parse_json(text: str) -> Any:
-    """``text`` parsed as strict JSON, refusing nesting deeper than :data:`MAX_JSON_DEPTH` and
-    integers longer than :data:`MAX_INT_DIGITS` digits with :class:`InputError`.
+    """`text` parsed as strict JSON, refusing nesting deeper than `MAX_JSON_DEPTH` and
+    integers longer than `MAX_INT_DIGITS` digits with `InputError`.
 
     >>> parse_json('{"messages": []}')
     {'messages': []}
@@ -104,7 +104,7 @@ def _describe(exc: BaseException) -> str:
 
 
 def _encodable(text: str) -> str:
-    """``text`` with lone surrogates written as ``\\udxxx`` escapes, so that UTF-8 can hold it."""
+    """`text` with lone surrogates written as `\\udxxx` escapes, so that UTF-8 can hold it."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -113,10 +113,10 @@ def _encodable(text: str) -> str:
 
 
 def error_record(exc: BaseException) -> dict[str, Any]:
-    """The error record of a failed row: the exception's class name as ``kind``, its message,
+    """The error record of a failed row: the exception's class name as `kind`, its message,
     and the line and column it points at (of the template for a template error, of the JSON text
-    for a ``JSONDecodeError``; ``None`` otherwise).  The message is bounded text
-    (:data:`~minijinja_py.errors.MAX_MESSAGE`), whatever the exception holds, and the record
+    for a `JSONDecodeError`; `None` otherwise).  The message is bounded text
+    (`MAX_MESSAGE`), whatever the exception holds, and the record
     never fails to be made nor to be written as JSON: should describing the error fail, the
     record names only its class.  One row's failure never ends the run.
 
@@ -153,11 +153,11 @@ def _record(exc: BaseException) -> dict[str, Any]:
 
 
 def drop_none_fields(value: Any) -> Any:
-    """``value`` without the dict keys whose value is ``None``, at every level.
+    """`value` without the dict keys whose value is `None`, at every level.
 
     Arrow stores a list of messages as a list of structs whose fields are the union of all
     messages' keys, filling the missing ones with null; dropping them gives the template back the
-    messages as they were written (``message.tool_calls is defined`` stays false).
+    messages as they were written (`message.tool_calls is defined` stays false).
     """
     if isinstance(value, dict):
         return {k: drop_none_fields(v) for k, v in value.items() if v is not None}
@@ -168,7 +168,7 @@ def drop_none_fields(value: Any) -> Any:
 
 def _data(value: Any, key: str) -> Any:
     """Conversation data as written, or as JSON text: the whole list, or each of its items (the
-    ``Json`` feature of ``datasets`` stores each message as its own JSON text)."""
+    `Json` feature of `datasets` stores each message as its own JSON text)."""
     if isinstance(value, str):
         return _parse_field(value, key)
     if isinstance(value, list) and any(isinstance(item, str) for item in value):
@@ -187,9 +187,9 @@ class RowRenderer:
     """Renders rows of conversations with one chat template and one set of run options.
 
     The template is compiled once per process (pickling carries its source, not the compiled
-    form), never per row. The result columns are :attr:`columns`: ``text``, ``assistant_spans``
-    with ``spans`` (the generation blocks), ``input_ids`` and ``assistant_masks`` with ``tokens``
-    (as :meth:`ChatTemplate.tokenize` makes them with the chat's tokenizer), and ``error``.
+    form), never per row. The result columns are `columns`: `text`, `assistant_spans`
+    with `spans` (the generation blocks), `input_ids` and `assistant_masks` with `tokens`
+    (as `ChatTemplate.tokenize` makes them with the chat's tokenizer), and `error`.
 
     Examples:
         >>> chat = ChatTemplate.from_string("{{ greeting }} {{ messages[0].content }}")
@@ -261,7 +261,7 @@ class RowRenderer:
         return self.render_row(value)
 
     def render_row(self, row: Any, drop_none: bool = False) -> dict[str, Any]:
-        """The result row of ``row``; ``drop_none`` drops None-valued fields (Arrow's filling)."""
+        """The result row of `row`; `drop_none` drops None-valued fields (Arrow's filling)."""
         try:
             text, spans, encoded = self._render(row, drop_none)
         except Exception as exc:  # every failure becomes this row's error record

@@ -1,23 +1,23 @@
 """Where each character of a rendered text came from.
 
-``Template.render_with_provenance`` wraps every string of the caller's context in a
-:class:`Sourced` string: a ``str`` whose segments name the path of the value each of its characters
-came from (``("messages", 3, "content")``).  The template compiled for provenance (see
-``Compiler(..., instrument=track_operations)``) runs the same evaluators; only its filters, operators,
-``str`` methods and the joins of captured output go through :func:`track_operations`, which keeps
+`Template.render_with_provenance` wraps every string of the caller's context in a
+`Sourced` string: a `str` whose segments name the path of the value each of its characters
+came from (`("messages", 3, "content")`).  The template compiled for provenance (see
+`Compiler(..., instrument=track_operations)`) runs the same evaluators; only its filters, operators,
+`str` methods and the joins of captured output go through `track_operations`, which keeps
 the segments:
 
 - exactly through the operations templates apply to strings (concatenation, slicing and indexing,
-  ``split``/``strip``/``replace``/``join`` and the other ``str`` methods, ``%`` and ``format``
-  with plain ``%s``/``{}`` fields, and the filters ``join``, ``tojson``, ``trim``, ``indent``,
-  ``upper``/``lower``/``title``/``capitalize``, ``center``, ``reverse``, ``format``);
+  `split`/`strip`/`replace`/`join` and the other `str` methods, `%` and `format`
+  with plain `%s`/`{}` fields, and the filters `join`, `tojson`, `trim`, `indent`,
+  `upper`/`lower`/`title`/`capitalize`, `center`, `reverse`, `format`);
 - conservatively through everything else: a string that a filter, method or operator derives from
   sourced inputs is attributed, as a whole, to every source of those inputs (never to none);
-  markup stays markup (:class:`SourcedMarkup`), so that escaping filters treat it as before.
+  markup stays markup (`SourcedMarkup`), so that escaping filters treat it as before.
 
-Only strings carry sources: numbers, booleans and ``None`` print without one, and so do dict keys.
-A render without provenance never meets a :class:`Sourced` string: its fast paths, which test
-``type(x) is str``, are untouched.
+Only strings carry sources: numbers, booleans and `None` print without one, and so do dict keys.
+A render without provenance never meets a `Sourced` string: its fast paths, which test
+`type(x) is str`, are untouched.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The compiler's switch: the operators, ``str`` methods, filters and output of a template
+"""The compiler's switch: the operators, `str` methods, filters and output of a template
 compiled with provenance keep the sources of the strings they are given."""
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from .traced import (
 
 
 def track_operations(compiler: Any) -> None:
-    """Make ``compiler`` build a template whose operations keep the sources of strings."""
+    """Make `compiler` build a template whose operations keep the sources of strings."""
     compiler.binops = {
         name: _tracked_operator(name, op) if name in _TEXT_OPERATORS else op
         for name, op in compiler.binops.items()
@@ -73,8 +73,8 @@ def _short_text_first(
 
 
 class SourcedAddChain(AddChain):
-    """``a + b + c``: a run of string operands is joined once, keeping the sources, instead of
-    making a sourced string per ``+``; the lengths are checked and charged as each ``+`` would."""
+    """`a + b + c`: a run of string operands is joined once, keeping the sources, instead of
+    making a sourced string per `+`; the lengths are checked and charged as each `+` would."""
 
     __slots__ = ("short",)
     short: int
@@ -89,8 +89,8 @@ class SourcedAddChain(AddChain):
         return total if parts is None else join_text(parts)
 
     def parts(self, frame: Any) -> tuple[Any, list[Any] | None]:
-        """The sum, as ``(None, strings)`` while every operand is a string (the strings to
-        join), else as ``(value, None)``."""
+        """The sum, as `(None, strings)` while every operand is a string (the strings to
+        join), else as `(value, None)`."""
         total = self.first.eval(frame)
         text = _TEXT
         parts = None  # the strings added so far, while every operand is one
@@ -129,8 +129,8 @@ class SourcedAddChain(AddChain):
 
 
 def printed_text(value: Any) -> Any:
-    """What ``{{ x }}`` and ``~`` print of ``value``, keeping its sources: a container's text
-    (its ``repr``) is attributed to every source it holds."""
+    """What `{{ x }}` and `~` print of `value`, keeping its sources: a container's text
+    (its `repr`) is attributed to every source it holds."""
     cls = value.__class__
     if cls is Sourced or cls is str:
         return value
@@ -142,14 +142,14 @@ def printed_text(value: Any) -> Any:
 
 
 class SourcedOutput(Output):
-    """``{{ x }}`` of a template compiled with provenance."""
+    """`{{ x }}` of a template compiled with provenance."""
 
     __slots__ = ()
     printed = staticmethod(printed_text)
 
 
 class SourcedSumOutput(SourcedOutput):
-    """``{{ a + b + c }}`` of a template compiled with provenance: a sum of strings is printed
+    """`{{ a + b + c }}` of a template compiled with provenance: a sum of strings is printed
     as its strings, which the output joins anyway, instead of being joined first."""
 
     __slots__ = ()
@@ -172,14 +172,14 @@ class SourcedSumOutput(SourcedOutput):
 
 
 def sourced_output(expr: Any, pos: int, max_output: int, cost: int = 1) -> Output:
-    """The statement ``{{ expr }}`` of a template compiled with provenance."""
+    """The statement `{{ expr }}` of a template compiled with provenance."""
     kind = SourcedSumOutput if expr.__class__ is SourcedAddChain else SourcedOutput
     return kind(expr, pos, max_output, cost)
 
 
 class Printed:
-    """An operand of ``~`` of a template compiled with provenance: evaluates to what it prints
-    (see :func:`printed_text`)."""
+    """An operand of `~` of a template compiled with provenance: evaluates to what it prints
+    (see `printed_text`)."""
 
     __slots__ = ("expr",)
     expr: Any
@@ -252,7 +252,7 @@ def _tracked_method(obj: str, name: str, method: Callable[..., Any]) -> Callable
 
 
 def tracked_filter(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
-    """``func`` (the filter ``name``), its string results keeping their sources."""
+    """`func` (the filter `name`), its string results keeping their sources."""
     if name in _PASSING and func is FILTERS.get(name):
         return func
     exact = _EXACT_FILTERS.get(name)
@@ -297,10 +297,10 @@ def _settle(result: Any, inputs: tuple, kwargs: dict) -> Any:
 
 
 def _completed(result: Any, inputs: Any) -> Any:
-    """``result`` with every character no segment covers attributed to all of ``inputs``.
+    """`result` with every character no segment covers attributed to all of `inputs`.
 
     A filter written for plain strings may trace part of its result (a sourced operand added
-    to a plain one) and lose the rest (a plain ``"".join``): the untraced characters are
+    to a plain one) and lose the rest (a plain `"".join`): the untraced characters are
     attributed to every source, so that none is left without one.
     """
     if result.__class__ is str:

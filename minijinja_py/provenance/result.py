@@ -12,7 +12,7 @@ from .traced import Path, Segment, Sourced, SourcedMarkup, _place
 
 
 class Provenance(NamedTuple):
-    """A render's text, the sources of its characters, and its ``{% generation %}`` spans."""
+    """A render's text, the sources of its characters, and its `{% generation %}` spans."""
 
     text: str
     #: Sorted by start; spans may overlap where a derived string has several sources.
@@ -20,11 +20,11 @@ class Provenance(NamedTuple):
     generation_spans: list[tuple[int, int]]
 
     def sources_at(self, index: int) -> list[Path]:
-        """The paths of the values the character at ``index`` came from (empty: template text)."""
+        """The paths of the values the character at `index` came from (empty: template text)."""
         return [s.path for s in self.segments if s.start <= index < s.end]
 
     def char_sources(self) -> list[tuple[Path, ...]]:
-        """For every character of ``text``, the paths it came from."""
+        """For every character of `text`, the paths it came from."""
         sources: list[list[Path]] = [[] for _ in self.text]
         for segment in self.segments:
             for index in range(segment.start, segment.end):
@@ -34,7 +34,7 @@ class Provenance(NamedTuple):
 
 
 def collect(parts: list[Any], spans: list[tuple[int, int]]) -> Provenance:
-    """The result of a render whose top-level output is ``parts``."""
+    """The result of a render whose top-level output is `parts`."""
     # (join_text's placing, without making a sourced string of the whole text)
     segments: list[tuple] = []
     position = 0

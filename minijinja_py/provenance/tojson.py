@@ -1,4 +1,4 @@
-"""``tojson`` of traced data: each string's characters placed where the encoder wrote them."""
+"""`tojson` of traced data: each string's characters placed where the encoder wrote them."""
 
 from __future__ import annotations
 
@@ -25,9 +25,9 @@ _JSON_ESCAPED = re.compile(r'[\x00-\x1f\\"]')
 
 
 def json_text(value: Any, indent: int | None, result: str) -> Any:
-    """``tojson``'s ``result`` with each string's characters traced (ensure_ascii off).
+    """`tojson`'s `result` with each string's characters traced (ensure_ascii off).
 
-    The value is walked as the encoder writes it, counting positions in ``result``; every key
+    The value is walked as the encoder writes it, counting positions in `result`; every key
     and every sourced string is checked to stand where the walk puts it (a result written in
     another order, sorted keys say, is attributed as a whole instead)."""
     segments: list[tuple] = []
@@ -120,11 +120,11 @@ def _json_string(value: Sourced, code: str, result: str, at: int, segments: list
 
 
 def scanned_json_text(value: Any, result: str) -> Any:
-    """:func:`json_text` of a ``result`` that is json's own text of ``value`` (ensure_ascii
+    """`json_text` of a `result` that is json's own text of `value` (ensure_ascii
     off, any indent, keys in order); None where that cannot be read off it.
 
-    Every ``"`` outside a string is escaped in JSON, and the encoder writes the strings (keys
-    and values) in the order it is handed them: each string starts at the first ``"`` after
+    Every `"` outside a string is escaped in JSON, and the encoder writes the strings (keys
+    and values) in the order it is handed them: each string starts at the first `"` after
     the one before.  A second, compact encoding hands them over, as the C encoder meets them,
     instead of walking the value in Python."""
     if c_make_encoder is None:

@@ -1,4 +1,4 @@
-"""The traced string: a ``str`` whose segments name where each of its characters came from,
+"""The traced string: a `str` whose segments name where each of its characters came from,
 the runs of segments its operations keep, and the conservative attribution of derived text."""
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ Path = tuple[Any, ...]
 
 
 class Segment(NamedTuple):
-    """Characters ``[start, end)`` came from the value at ``path``.
+    """Characters `[start, end)` came from the value at `path`.
 
-    ``offset`` is where they begin in that source string when the operations were exact (None for
-    a derived string, attributed to every source it was computed from); ``verbatim`` tells whether
+    `offset` is where they begin in that source string when the operations were exact (None for
+    a derived string, attributed to every source it was computed from); `verbatim` tells whether
     the characters equal the source's own (false after a case change, which keeps positions).
     """
 
@@ -37,7 +37,7 @@ class Segment(NamedTuple):
 
 
 class Sourced(str):
-    """A string that knows where its characters came from (its ``segments``)."""
+    """A string that knows where its characters came from (its `segments`)."""
 
     segments: tuple[Segment, ...]
 
@@ -291,7 +291,7 @@ class Sourced(str):
 
 
 class SourcedMarkup(Markup):
-    """Markup (``|safe``, ``"x"|safe + y``) computed from sourced strings: still markup for the
+    """Markup (`|safe`, `"x"|safe + y`) computed from sourced strings: still markup for the
     filters that escape, attributed as a whole to its sources."""
 
     segments: tuple[Segment, ...]
@@ -369,7 +369,7 @@ _STEPPED_EXACT = 256
 
 
 def _cut(segments: tuple[tuple, ...], cuts: Iterable[tuple[int, int, int]]) -> Iterator[list]:
-    """``_clip(segments, low, high, shift)`` for each of ``cuts``, whose ranges come in order
+    """`_clip(segments, low, high, shift)` for each of `cuts`, whose ranges come in order
     and do not overlap, in one sweep: the segments sorted once by start, each one kept
     while the ranges reach it (the work is that of the segments made, not ranges x
     segments)."""
@@ -420,7 +420,7 @@ def _pieces(text: Sourced, parts: list[str], starts: list[int]) -> list[Any]:
 
 
 def _stepped(segments: tuple[tuple, ...], indices: range) -> list[tuple]:
-    """The segments of the characters at ``indices`` (a slice with a step), in order: one per
+    """The segments of the characters at `indices` (a slice with a step), in order: one per
     character for a short result, else one run per source segment (the characters a segment
     gives are consecutive in the result, but not in its source: no offset)."""
     if len(indices) <= _STEPPED_EXACT:
@@ -450,7 +450,7 @@ def _positions(indices: range, first: int, last: int) -> tuple[int, int]:
 
 
 def join_text(parts: Iterable[Any]) -> Any:
-    """``"".join(parts)``, keeping the sources of sourced parts (the joins of captured output)."""
+    """`"".join(parts)`, keeping the sources of sourced parts (the joins of captured output)."""
     if parts.__class__ is not list and parts.__class__ is not tuple:
         parts = list(parts)
     text = "".join(parts)
@@ -471,7 +471,7 @@ def join_text(parts: Iterable[Any]) -> Any:
 
 
 def _place(segments: list[Any], own: Any, position: int) -> None:
-    """Add a part's segments to ``segments``, moved to where the part starts in the text."""
+    """Add a part's segments to `segments`, moved to where the part starts in the text."""
     if not position:
         segments += own
     elif len(own) == 1:  # (the usual case: one value's text)
@@ -494,11 +494,11 @@ def _interleave(separator: str, items: list[Any]) -> Any:
 
 
 def paths_of(values: Iterable[Any], depth: int = 6) -> list[Path]:
-    """The distinct source paths of the sourced strings in ``values`` (lists, dicts: nested
-    ``depth`` levels below ``values``).
+    """The distinct source paths of the sourced strings in `values` (lists, dicts: nested
+    `depth` levels below `values`).
 
-    The walk goes level by level and reads each container once (``l2 = [l1, l1]``, ``l1 = [l0,
-    l0]``: three containers, not a tree), and is charged to the running render by the items it
+    The walk goes level by level and reads each container once (`l2 = [l1, l1]`, `l1 = [l0,
+    l0]`: three containers, not a tree), and is charged to the running render by the items it
     reads, before it reads them."""
     found: dict[Path, None] = {}
     seen: set[int] = set()
@@ -533,7 +533,7 @@ _CHARGED_ITEMS = 64
 
 
 def derived(result: Any, inputs: Any) -> Any:
-    """``result``, computed from ``inputs``, attributed as a whole to every source of them."""
+    """`result`, computed from `inputs`, attributed as a whole to every source of them."""
     if not result or not (result.__class__ is str or isinstance(result, Markup)):
         return result
     paths = inputs.get() if inputs.__class__ is _Paths else paths_of(inputs)
@@ -572,7 +572,7 @@ _PERCENT_FIELD = re.compile(r"%(?:\(([^)]*)\))?([-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\
 
 
 def percent_format(template: str, args: Any) -> Any:
-    """``template % args``, exact for plain ``%s`` fields and literal text of a plain template."""
+    """`template % args`, exact for plain `%s` fields and literal text of a plain template."""
     result = str.__mod__(template, args)
     if template.__class__ is Sourced or not paths_of((args,)):
         return derived(result, (template, args))
@@ -602,7 +602,7 @@ def percent_format(template: str, args: Any) -> Any:
 
 
 def str_format(template: str, result: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """``template.format(...)``'s result, exact for plain ``{}``, ``{0}`` and ``{name}`` fields."""
+    """`template.format(...)`'s result, exact for plain `{}`, `{0}` and `{name}` fields."""
     import string
 
     if template.__class__ is Sourced or not paths_of((args, kwargs)):
@@ -632,7 +632,7 @@ def str_format(template: str, result: str, args: tuple[Any, ...], kwargs: dict[s
 
 
 class _Paths:
-    """The paths of ``inputs``, found when first asked (see paths_of)."""
+    """The paths of `inputs`, found when first asked (see paths_of)."""
 
     __slots__ = ("inputs", "found")
 

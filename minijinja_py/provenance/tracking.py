@@ -16,17 +16,17 @@ from .traced import SEGMENT_BYTES, Path, Sourced
 
 
 def track_value(value: Any, path: Path, in_place: bool = False) -> Any:
-    """A copy of ``value`` whose strings (nested in lists, tuples and dicts) are sourced.
+    """A copy of `value` whose strings (nested in lists, tuples and dicts) are sourced.
 
-    ``in_place``: ``value`` was made for this render alone (the chat layer's copy of the
+    `in_place`: `value` was made for this render alone (the chat layer's copy of the
     caller's data): its dicts and lists get the sourced strings in place of the plain ones
     instead of being copied.
 
     Each string gets the path it is reached by, so a container the value holds twice is
-    traced (copied) twice: where that would make more than ``max_items`` items of a value that
-    holds fewer, or the value contains itself, a :class:`LimitError` is raised before any copy
-    (``[x, x]`` forty levels deep would be a tree of 2**40).  Data nested deeper than
-    :data:`MAX_TRACED_DEPTH` is refused alike; the walk keeps its own stack."""
+    traced (copied) twice: where that would make more than `max_items` items of a value that
+    holds fewer, or the value contains itself, a `LimitError` is raised before any copy
+    (`[x, x]` forty levels deep would be a tree of 2**40).  Data nested deeper than
+    `MAX_TRACED_DEPTH` is refused alike; the walk keeps its own stack."""
     kind = value.__class__
     if kind is str:
         return _source(value, path) if value else value
@@ -122,8 +122,8 @@ def _traced_leaf(value: Any, path: Path) -> Any:
 
 
 def check_traceable(value: Any, path: Path) -> None:
-    """Refuse, with the LimitError of :func:`track_value`, a value whose tree would pass
-    ``max_items`` or that contains itself, before anything walks it as a tree (its ``repr``)."""
+    """Refuse, with the LimitError of `track_value`, a value whose tree would pass
+    `max_items` or that contains itself, before anything walks it as a tree (its `repr`)."""
     if value.__class__ in (dict, list, tuple) and _meets_twice(value):
         _check_expansion(value, path)
 
@@ -147,7 +147,7 @@ def _meets_twice(value: Any) -> bool:
 
 def _check_expansion(value: Any, path: Path) -> None:
     """Refuse a value whose tree (shared containers counted each time they are met) holds
-    more than ``max_items`` items, or that contains itself: the counts are found by one
+    more than `max_items` items, or that contains itself: the counts are found by one
     walk of its distinct containers."""
     limits = current_limits()
     sizes: dict[int, int] = {}  # id -> items of its tree; -1 while its items are counted
@@ -210,12 +210,12 @@ _KEPT_SEGMENT_BYTES = 2 * SEGMENT_BYTES
 
 
 def keep_traced(value: Any) -> int:
-    """Note that the containers of ``value``, traced data, are rendered again unchanged (a
-    ``ChatTemplate`` keeps its callers' tools traced): tojson of one is then read off once.
+    """Note that the containers of `value`, traced data, are rendered again unchanged (a
+    `ChatTemplate` keeps its callers' tools traced): tojson of one is then read off once.
 
     A template cannot change the data it is given, so a container's JSON text and its sources
     are the same at every render.  A value bigger than KEPT_BYTES is not kept.  Returns the
-    bytes ``value`` holds, about (as counted against the bound)."""
+    bytes `value` holds, about (as counted against the bound)."""
     containers = []
     size = 0
     pending = [value]
@@ -241,7 +241,7 @@ def keep_traced(value: Any) -> int:
 
 
 def _kept_room(size: int) -> bool:
-    """Count ``size`` more bytes kept (letting all go first where they would pass the bound);
+    """Count `size` more bytes kept (letting all go first where they would pass the bound);
     false for more than the bound allows at all."""
     if size > KEPT_BYTES:
         return False

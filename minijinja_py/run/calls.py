@@ -19,7 +19,7 @@ from .frames import Frame, located
 
 
 class Arguments:
-    """The arguments of a call or filter: ``eval`` gives ``(args, kwargs)``."""
+    """The arguments of a call or filter: `eval` gives `(args, kwargs)`."""
 
     __slots__ = ("positional", "keywords", "star", "dstar", "free")
     positional: tuple[Any, ...]
@@ -165,7 +165,7 @@ class Call:
 
 
 class MissingFunction:
-    """A filter or test unknown when compiling inside an ``if``: only reaching it fails."""
+    """A filter or test unknown when compiling inside an `if`: only reaching it fails."""
 
     __slots__ = ("message", "pos")
     message: str
@@ -180,7 +180,7 @@ class MissingFunction:
 
 
 class ApplyBare:
-    """A filter or test without arguments (``environment`` is passed first when it asks)."""
+    """A filter or test without arguments (`environment` is passed first when it asks)."""
 
     __slots__ = ("func", "environment", "charge", "pos")
     func: Any
@@ -263,7 +263,7 @@ class FilterChain:
 
 
 class Applied:
-    """``value|f(...)`` or ``value is t(...)`` through an applier."""
+    """`value|f(...)` or `value is t(...)` through an applier."""
 
     __slots__ = ("value", "applier")
     value: Any
@@ -278,7 +278,7 @@ class Applied:
 
 
 class ApplyFree:
-    """``x|trim``, ``x is defined``: a function whose work is never charged, in one call."""
+    """`x|trim`, `x is defined`: a function whose work is never charged, in one call."""
 
     __slots__ = ("value", "func", "pos")
     value: Any

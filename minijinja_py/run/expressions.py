@@ -1,4 +1,4 @@
-"""The evaluators of expressions: small slotted objects whose ``eval(frame)`` gives a value.
+"""The evaluators of expressions: small slotted objects whose `eval(frame)` gives a value.
 
 The compiler builds one tree of them per template and decides everything that does not depend
 on the data (which class, which operator, which filter function) while building it, so that an
@@ -55,7 +55,7 @@ class FreshConst:
 
 
 def copy_cost(value: Any) -> tuple[int, int]:
-    """The steps and bytes :func:`fresh` spends on ``value`` (at least one step)."""
+    """The steps and bytes `fresh` spends on `value` (at least one step)."""
     items = 0
     size = 0
     stack = [value]
@@ -138,7 +138,7 @@ class TupleLit:
 
 
 class ListLit:
-    """``[a, b]``.  Not measured for nesting here: one expression adds at most a level per
+    """`[a, b]`.  Not measured for nesting here: one expression adds at most a level per
     node of its own, and whatever is kept longer (stored, or passed to a macro or a recursive
     loop, which is how a loop could add a level per pass) is measured then (see
     budget.check_nesting)."""
@@ -170,8 +170,8 @@ class DictLit:
 
 
 class GetKeyOrAttr:
-    """``obj.name`` where ``name`` cannot be a dict method: a dict's key is found directly
-    (Jinja looks attributes up before items, so ``d.items`` is never compiled to this)."""
+    """`obj.name` where `name` cannot be a dict method: a dict's key is found directly
+    (Jinja looks attributes up before items, so `d.items` is never compiled to this)."""
 
     __slots__ = ("obj", "attr", "pos", "policy_getattr", "undefined")
     obj: Any
@@ -199,7 +199,7 @@ class GetKeyOrAttr:
 
 
 class NameKeyOrAttr(GetKeyOrAttr):
-    """``name.key`` (``message.role``): the variable's lookup done here, one call fewer."""
+    """`name.key` (`message.role`): the variable's lookup done here, one call fewer."""
 
     __slots__ = ("name",)
     name: str
@@ -279,7 +279,7 @@ class GetItem:
 
 
 class GetConstItem:
-    """``obj['key']`` or ``obj[0]``: a constant key, looked up without evaluating it."""
+    """`obj['key']` or `obj[0]`: a constant key, looked up without evaluating it."""
 
     __slots__ = ("obj", "key", "pos", "policy_getitem", "fast")
     obj: Any
@@ -310,7 +310,7 @@ class GetConstItem:
 
 
 class NameConstItem(GetConstItem):
-    """``message['role']``: the variable's lookup done here, one call fewer."""
+    """`message['role']`: the variable's lookup done here, one call fewer."""
 
     __slots__ = ("name", "undefined")
     name: str
@@ -344,7 +344,7 @@ class NameConstItem(GetConstItem):
 
 
 class Slice:
-    """The ``slice`` object of ``[a:b:c]``."""
+    """The `slice` object of `[a:b:c]`."""
 
     __slots__ = ("start", "stop", "step")
     start: Any
@@ -366,7 +366,7 @@ class Slice:
 
 
 class GetSlice:
-    """``x[a:b]`` subscripted directly, as Jinja does: slicing None fails, not undefined."""
+    """`x[a:b]` subscripted directly, as Jinja does: slicing None fails, not undefined."""
 
     __slots__ = ("obj", "bounds", "pos")
     obj: Any

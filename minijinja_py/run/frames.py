@@ -56,7 +56,7 @@ class ContinueLoop(Exception):
 
 
 def located(error: BaseException, pos: int | None) -> TemplateError:
-    """The engine's error for ``error``, placed at ``pos`` unless an inner node placed it."""
+    """The engine's error for `error`, placed at `pos` unless an inner node placed it."""
     if isinstance(error, TemplateError):
         if error.offset is None:
             error.offset = pos

@@ -1,5 +1,5 @@
-"""The evaluators of macros: ``{% macro %}`` definitions, the calls that run them, and
-``{% call %}`` blocks (see statements.py for the other statements)."""
+"""The evaluators of macros: `{% macro %}` definitions, the calls that run them, and
+`{% call %}` blocks (see statements.py for the other statements)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from .statements import joined, joined_text
 
 
 class MacroDefinition:
-    """What a ``{% macro %}`` (or a call block's caller) compiles to; ``build`` makes the
+    """What a `{% macro %}` (or a call block's caller) compiles to; `build` makes the
     callable Macro bound to the scope it is defined in."""
 
     __slots__ = (
@@ -187,7 +187,7 @@ class DefineMacro:
 
 
 class CallBlock:
-    """``{% call macro(...) %}body{% endcall %}``: the body is the macro's ``caller``."""
+    """`{% call macro(...) %}body{% endcall %}`: the body is the macro's `caller`."""
 
     __slots__ = ("caller", "func", "arguments", "pos")
     caller: MacroDefinition

@@ -1,5 +1,5 @@
-"""The evaluators of operators: ``not``, unary signs, binary arithmetic and concatenation,
-comparisons (single, against a constant, chained), ``and``/``or`` and the conditional
+"""The evaluators of operators: `not`, unary signs, binary arithmetic and concatenation,
+comparisons (single, against a constant, chained), `and`/`or` and the conditional
 expression.  Built by the compiler beside the evaluators of expressions.py.
 """
 
@@ -36,7 +36,7 @@ class Not:
 
 
 class Sign:
-    """Unary ``-`` or ``+``."""
+    """Unary `-` or `+`."""
 
     __slots__ = ("operand", "negate", "pos")
     operand: Any
@@ -97,7 +97,7 @@ class Add(BinOp):
 
 
 class AddChain:
-    """``a + b + c + ...`` in one evaluator, still evaluated and added left to right."""
+    """`a + b + c + ...` in one evaluator, still evaluated and added left to right."""
 
     __slots__ = ("first", "operands", "add", "limits")
     first: Any
@@ -137,7 +137,7 @@ class AddChain:
 
 
 class Concat:
-    """``a ~ b ~ c``."""
+    """`a ~ b ~ c`."""
 
     __slots__ = ("items", "pos", "limits")
     items: tuple[Any, ...]
@@ -165,7 +165,7 @@ class Concat:
 
 
 class CompareEqual:
-    """``a == b`` or ``a != b``."""
+    """`a == b` or `a != b`."""
 
     __slots__ = ("first", "second", "equal", "checked", "pos")
     first: Any
@@ -196,9 +196,9 @@ class CompareEqual:
 
 
 class CompareConst:
-    """``a == 'user'`` or ``a != 0``: the constant side needs no evaluation, and comparing
-    with a short string, a number or None takes bounded time whatever ``a`` is, as long as
-    ``a`` is one of those too (anything else goes through the charging operator)."""
+    """`a == 'user'` or `a != 0`: the constant side needs no evaluation, and comparing
+    with a short string, a number or None takes bounded time whatever `a` is, as long as
+    `a` is one of those too (anything else goes through the charging operator)."""
 
     __slots__ = ("first", "value", "equal", "checked", "pos")
     first: Any
@@ -250,7 +250,7 @@ class CompareOne:
 
 
 class CompareChain:
-    """``a < b < c``: each operand evaluated once, stopping at the first false link."""
+    """`a < b < c`: each operand evaluated once, stopping at the first false link."""
 
     __slots__ = ("first", "rest", "pos")
     first: Any

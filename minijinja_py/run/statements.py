@@ -1,7 +1,7 @@
-"""The evaluators of statements: slotted objects whose ``run(frame, out)`` appends text to ``out``.
+"""The evaluators of statements: slotted objects whose `run(frame, out)` appends text to `out`.
 
 Like the expression evaluators (see expressions.py) they hold their parts in slots, decided
-once by the compiler.  Assignment targets are objects too, with ``assign(frame, value)``.
+once by the compiler.  Assignment targets are objects too, with `assign(frame, value)`.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ class Text:
 
 
 class Output:
-    """``{{ expr }}``."""
+    """`{{ expr }}`."""
 
     __slots__ = ("expr", "pos", "max_output", "cost")
     expr: Any
@@ -174,7 +174,7 @@ class If:
 
 
 class IfCompareConst(If):
-    """``{% if message['role'] == 'user' %}``: the comparison of CompareConst, done here."""
+    """`{% if message['role'] == 'user' %}`: the comparison of CompareConst, done here."""
 
     __slots__ = ("first", "value", "equal", "checked", "compare_pos")
     first: Any
@@ -470,7 +470,7 @@ class AssignTuple:
 
 
 class AssignAttr:
-    """``{% set ns.attr = value %}``."""
+    """`{% set ns.attr = value %}`."""
 
     __slots__ = ("lookup", "attr", "pos", "stored")
     lookup: Any
@@ -531,7 +531,7 @@ class Assign:
 
 
 class AssignToName:
-    """``{% set name = value %}``, the common case, without the target's call; the value is
+    """`{% set name = value %}`, the common case, without the target's call; the value is
     measured (it may nest deeper than what it reads: see AssignFlatToName for the others)."""
 
     __slots__ = ("value", "name", "cost", "pos")
@@ -563,7 +563,7 @@ class AssignToName:
 
 
 class AssignFlatToName(AssignToName):
-    """``{% set name = value %}`` of a value nested no deeper than what it reads."""
+    """`{% set name = value %}` of a value nested no deeper than what it reads."""
 
     __slots__ = ()
 
@@ -572,7 +572,7 @@ class AssignFlatToName(AssignToName):
 
 
 class AssignBlock:
-    """``{% set name %}...{% endset %}``."""
+    """`{% set name %}...{% endset %}`."""
 
     __slots__ = ("body", "target", "filters", "cost")
     body: Any
@@ -651,7 +651,7 @@ class With:
 
 
 class Generation:
-    """transformers' ``{% generation %}``: the body's text, its span recorded."""
+    """transformers' `{% generation %}`: the body's text, its span recorded."""
 
     __slots__ = ("body", "cost")
     body: Any
@@ -695,7 +695,7 @@ class Block:
 
 
 class RequiredBlock:
-    """``{% block x required %}``: only a template extending this one could fill it."""
+    """`{% block x required %}`: only a template extending this one could fill it."""
 
     __slots__ = ("name", "pos")
     name: str
@@ -711,7 +711,7 @@ class RequiredBlock:
 
 
 class WithTemplateReference:
-    """A template that reads ``self``: its top-level scope starts with the blocks in it."""
+    """A template that reads `self`: its top-level scope starts with the blocks in it."""
 
     __slots__ = ("body", "blocks", "cost")
     body: Any

@@ -2,7 +2,7 @@
 the checks that values a template builds stay within them.
 
 Everything here is about values, never about policy: the operators, filters and methods below
-charge their work to the running render through :func:`current_budget`, and the sandbox's
+charge their work to the running render through `current_budget`, and the sandbox's
 attribute policy (builtins/policy.py) sits on top.
 """
 
@@ -43,7 +43,7 @@ def costly(value: Any) -> bool:
 class Budget:
     """What one render has spent; shared by every frame of the render.
 
-    ``steps``, ``size``, ``depth`` and ``nested`` are read and written directly by the
+    `steps`, `size`, `depth` and `nested` are read and written directly by the
     compiled template on its hot paths; everything else goes through the methods.
     """
 
@@ -94,8 +94,8 @@ class Budget:
         self.next_clock = CLOCK_EVERY if budget >= CLOCK_EVERY - 1 else budget + 1
 
     def scale_to(self, context: Any) -> None:
-        """Grant ``max_steps_growth * n**2`` more steps (and ``max_memory_growth * n**2``
-        more bytes) for a context of ``n`` items."""
+        """Grant `max_steps_growth * n**2` more steps (and `max_memory_growth * n**2`
+        more bytes) for a context of `n` items."""
         # Counted when first needed: almost every render stays within max_steps, and
         # counting costs as much as a small render's own work.  Until then the check runs
         # against max_steps, never above the scaled budget, so it fires at the same step.
@@ -143,7 +143,7 @@ class Budget:
             self.check()
 
     def charge(self, steps: int) -> None:
-        """Count ``steps`` at once (bulk work), then check the budget and the clock."""
+        """Count `steps` at once (bulk work), then check the budget and the clock."""
         self.steps += steps
         if self.steps >= self.next_clock:
             self.check()
@@ -163,7 +163,7 @@ class Budget:
             raise LimitError(f"the render took longer than max_seconds ({limits.max_seconds})")
 
     def allocate(self, size: int) -> None:
-        """Count ``size`` bytes the render is about to create (or has just created)."""
+        """Count `size` bytes the render is about to create (or has just created)."""
         self.memory += size
         if self.memory > self._memory_budget and self.memory > self.memory_budget:
             limits = self.limits
@@ -182,8 +182,8 @@ class Budget:
             raise LimitError(f"the output exceeded max_output ({self.limits.max_output})")
 
     def enter(self, weight: int, what: str) -> None:
-        """One more level of ``what`` (macro calls or recursive loops), ``weight`` levels of
-        template code deep; the caller leaves it with ``depth -= 1; nested -= weight``."""
+        """One more level of `what` (macro calls or recursive loops), `weight` levels of
+        template code deep; the caller leaves it with `depth -= 1; nested -= weight`."""
         limits = self.limits
         if self.depth >= limits.max_recursion:
             raise LimitError(f"{what} nest deeper than max_recursion ({limits.max_recursion})")
@@ -222,7 +222,7 @@ def current_limits() -> Limits:
 
 
 def charge_size(value: Any) -> None:
-    """Charge the work of scanning ``value`` (a big string or container, of any subclass)."""
+    """Charge the work of scanning `value` (a big string or container, of any subclass)."""
     if isinstance(value, str):
         units = len(value) // CHARS_PER_STEP
     elif isinstance(value, (list, tuple, dict)):
@@ -236,7 +236,7 @@ def charge_size(value: Any) -> None:
 
 
 def bytes_of(value: Any) -> int:
-    """What :func:`charge_built` counts for ``value``: about its own bytes (a string's
+    """What `charge_built` counts for `value`: about its own bytes (a string's
     characters, eight bytes per item of a list or tuple, 48 per entry of a dict), zero for a
     value under a kilobyte or 64 items, and for anything else."""
     if isinstance(value, str):
@@ -263,7 +263,7 @@ def charge_built(value: Any) -> None:
 
 
 def charge_memory(size: int) -> None:
-    """Count ``size`` bytes the render is about to create (and the work of writing them)."""
+    """Count `size` bytes the render is about to create (and the work of writing them)."""
     if size >= CHARS_PER_STEP:
         budget = _CURRENT.get()
         if budget is not None:
@@ -272,7 +272,7 @@ def charge_memory(size: int) -> None:
 
 
 def walked_int_bytes(value: range) -> int:
-    """Bytes of the integers walking ``value`` makes: big ones (``range(2**65535, ...)``) take
+    """Bytes of the integers walking `value` makes: big ones (`range(2**65535, ...)`) take
     a kilobyte per 8,000 bits each, which whatever keeps them (a list) holds at once."""
     bits = max(value.start.bit_length(), value.stop.bit_length())
     return len(value) * (bits // 8 + 32) if bits > 64 else 0
@@ -281,9 +281,9 @@ def walked_int_bytes(value: range) -> int:
 def charge_io(value: Any, result: Any) -> None:
     """Charge a filter's work: walking its input and building its output, when big.
 
-    The compiler calls it twice per filter: with the input (``result`` None) before the
+    The compiler calls it twice per filter: with the input (`result` None) before the
     filter runs, so that a filter about to walk too much is stopped before it starts, and
-    with the output (``value`` None) after, which also counts the output's bytes."""
+    with the output (`value` None) after, which also counts the output's bytes."""
     # (by isinstance: a Markup or traced string, a list subclass pay as their base type)
     units = 0
     if isinstance(value, str):
@@ -310,8 +310,8 @@ _SCANNED = (list, tuple, dict, range)
 
 def charge_arguments(args: Any, kwargs: dict[str, Any]) -> None:
     """Charge a call's walk over its arguments before it runs: a method or global may scan
-    each of them whole (``s.startswith(a_tuple)``, ``s.strip(chars)``, ``''.join(items)``,
-    ``dict.fromkeys(keys)``)."""
+    each of them whole (`s.startswith(a_tuple)`, `s.strip(chars)`, `''.join(items)`,
+    `dict.fromkeys(keys)`)."""
     units = argument_units(args, kwargs)
     if units:
         budget = _CURRENT.get()
@@ -320,7 +320,7 @@ def charge_arguments(args: Any, kwargs: dict[str, Any]) -> None:
 
 
 def argument_units(args: Any, kwargs: dict[str, Any]) -> int:
-    """The steps :func:`charge_arguments` charges for these arguments (zero for short strings,
+    """The steps `charge_arguments` charges for these arguments (zero for short strings,
     small containers and scalars, which is what the compiler checks literal arguments for)."""
     units = 0
     if len(args) > 8:
@@ -353,7 +353,7 @@ _ARGUMENT_CONTAINERS = (list, tuple, dict, set, frozenset)
 
 
 def charge_steps(steps: int) -> None:
-    """Charge ``steps`` steps of Python-level work to the running render, if any."""
+    """Charge `steps` steps of Python-level work to the running render, if any."""
     if steps:
         budget = _CURRENT.get()
         if budget is not None:
@@ -367,7 +367,7 @@ BIG_INT_BITS = 4096
 
 
 def charge_big_int(bits: int) -> None:
-    """Charge an operation making or printing an integer of ``bits`` bits, before it runs."""
+    """Charge an operation making or printing an integer of `bits` bits, before it runs."""
     if bits > BIG_INT_BITS:
         charge_steps((bits >> 9) ** 2 >> 4)
 
@@ -394,7 +394,7 @@ def check_string(value: str, limits: Limits) -> str:
 
 
 def check_length(length: int, limits: Limits, what: str = "string") -> None:
-    """Refuse, before building it, a value of ``length`` characters or items; charge the
+    """Refuse, before building it, a value of `length` characters or items; charge the
     building of a big one to the step budget and its bytes to the memory budget."""
     if what == "string":
         if length > limits.max_string:
@@ -452,7 +452,7 @@ def max_string(env: Any = None) -> int:
 
 
 def check_size(size: int, env: Any = None) -> None:
-    """Refuse, before building it, a string of ``size`` characters beyond ``max_string``;
+    """Refuse, before building it, a string of `size` characters beyond `max_string`;
     count a big one's building and bytes to the running render's budgets."""
     limit = max_string(env)
     if size > limit:
@@ -464,7 +464,7 @@ _SPEC_NUMBER_RE = re.compile(r"\d+")
 
 
 def check_format_spec(spec: str, env: Any) -> None:
-    """Refuse a format spec whose width or precision exceeds ``max_string``."""
+    """Refuse a format spec whose width or precision exceeds `max_string`."""
     limit = max_string(env)
     for digits in _SPEC_NUMBER_RE.findall(spec):
         if len(digits) > 18 or int(digits) > limit:
@@ -472,6 +472,6 @@ def check_format_spec(spec: str, env: Any) -> None:
 
 
 def measure_escaped(text: str) -> None:
-    """Refuse and charge, before it is made, ``text`` escaped for HTML (up to five times as
-    long: ``"`` becomes ``&#34;``)."""
+    """Refuse and charge, before it is made, `text` escaped for HTML (up to five times as
+    long: `"` becomes `&#34;`)."""
     check_length(escaped_size(text), current_limits())

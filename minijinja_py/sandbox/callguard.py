@@ -1,12 +1,12 @@
 """Calls into Python code a template was given (context functions, methods of its objects).
 
 CPython 3.13.0 to 3.13.7 skip the recursion-limit check on one path of Python-to-Python calls
-(calls that need the general frame set-up, such as a function taking ``*args``; CPython issue
+(calls that need the general frame set-up, such as a function taking `*args`; CPython issue
 gh-132744, fixed in 3.13.8).  A context function that recurses without end then piles its frames
 up on the heap until the process runs out of memory, instead of raising RecursionError.  On those
 versions a call the template makes into such code runs under a profile hook that counts Python
 frames and raises RecursionError where the interpreter should have, which the render turns into
-a LimitError like any other.  Elsewhere :data:`GUARDED` is false and calls go straight through.
+a LimitError like any other.  Elsewhere `GUARDED` is false and calls go straight through.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def _is_ours_or_builtin(target: Any) -> bool:
 
 
 def call_guarded(target: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
-    """``target(*args, **kwargs)``, with the depth of the Python code it runs counted."""
+    """`target(*args, **kwargs)`, with the depth of the Python code it runs counted."""
     current = sys.getprofile()
     if isinstance(current, _DepthGuard) or _is_ours_or_builtin(target):
         return target(*args, **kwargs)

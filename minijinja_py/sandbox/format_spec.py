@@ -1,11 +1,11 @@
-"""Our own reading of printf-style (``%``) and ``str.format`` field specs, to bound what a
+"""Our own reading of printf-style (`%`) and `str.format` field specs, to bound what a
 format makes before Python makes it.
 
 A width or precision can hide anywhere Python's own parser finds one: behind a mapping key
-with nested parentheses (``'%(a(b))600000000s'``), after ``*`` (taken from the arguments),
-after ``.``, or in a ``{0:{1}}`` spec built by the format itself.  Guessing with a regular
+with nested parentheses (`'%(a(b))600000000s'`), after `*` (taken from the arguments),
+after `.`, or in a `{0:{1}}` spec built by the format itself.  Guessing with a regular
 expression misses some of them; these parsers follow Python's grammar step by step
-(CPython's ``unicode_format_arg_parse`` and ``parse_internal_render_format_spec``), so that
+(CPython's `unicode_format_arg_parse` and `parse_internal_render_format_spec`), so that
 every width and precision Python would honour is seen and summed first.  Where Python would
 raise (an unsupported conversion, a missing argument), the bound stops counting: Python raises
 there too, before it goes any further.
@@ -30,7 +30,7 @@ _FLAGS = frozenset("-+ #0")
 
 
 def str_bound(value: Any, limit: int) -> int:
-    """An upper bound of ``len(str(value))`` (a container prints its items' reprs)."""
+    """An upper bound of `len(str(value))` (a container prints its items' reprs)."""
     if isinstance(value, str):
         return len(value)
     if isinstance(value, int) and not isinstance(value, bool):
@@ -39,7 +39,7 @@ def str_bound(value: Any, limit: int) -> int:
 
 
 def repr_bound(value: Any, limit: int, ascii_only: bool = False) -> int:
-    """An upper bound of ``len(repr(value))`` (``ascii_only``: of ``ascii(value)``, which
+    """An upper bound of `len(repr(value))` (`ascii_only`: of `ascii(value)`, which
     writes a non-ASCII character in up to ten)."""
     if isinstance(value, (int, float)) or value is None:
         return leaf_repr_size(value)
@@ -53,7 +53,7 @@ def repr_bound(value: Any, limit: int, ascii_only: bool = False) -> int:
 
 
 def escaped_bound(value: Any, printed: int) -> int:
-    """An upper bound of the text of ``value`` escaped for HTML, ``printed`` long unescaped."""
+    """An upper bound of the text of `value` escaped for HTML, `printed` long unescaped."""
     if hasattr(value, "__html__"):
         return printed
     if isinstance(value, str):
@@ -63,9 +63,9 @@ def escaped_bound(value: Any, printed: int) -> int:
 
 
 def join_bound(separator: str, items: list[Any], limit: int, escaped: bool = False) -> int:
-    """An upper bound of the text of ``items`` joined by ``separator``, each item printed
-    with ``str`` (``escaped``: and escaped for HTML, as ``Markup.join`` does); stops counting
-    above ``limit``."""
+    """An upper bound of the text of `items` joined by `separator`, each item printed
+    with `str` (`escaped`: and escaped for HTML, as `Markup.join` does); stops counting
+    above `limit`."""
     size = len(separator) * max(len(items) - 1, 0)
     for item in items:
         printed = str_bound(item, limit)
@@ -80,7 +80,7 @@ def _too_wide(what: str, number: int, limit: int) -> LimitError:
 
 
 def _int_digits(value: Any, base: int = 10) -> int:
-    """The most digits ``value`` (an int, or a float made an int) prints in ``base``."""
+    """The most digits `value` (an int, or a float made an int) prints in `base`."""
     if isinstance(value, float):
         return _FLOAT_DIGITS
     try:
@@ -95,10 +95,10 @@ def _int_digits(value: Any, base: int = 10) -> int:
 
 
 def percent_bound(fmt: str, args: Any, limit: int, escaped: bool = False) -> int:
-    """An upper bound of ``len(fmt % args)``, counted before it is made.
+    """An upper bound of `len(fmt % args)`, counted before it is made.
 
-    Raises :class:`LimitError` for a width or precision above ``limit`` (that one field alone
-    would be too long).  ``escaped``: the fields are HTML-escaped as ``Markup`` does.
+    Raises `LimitError` for a width or precision above `limit` (that one field alone
+    would be too long).  `escaped`: the fields are HTML-escaped as `Markup` does.
     """
     size = 0
     length = len(fmt)
@@ -258,8 +258,8 @@ _SIGN = frozenset("+- ")
 
 
 def spec_bound(value: Any, spec: str, limit: int) -> int:
-    """An upper bound of ``len(format(value, spec))`` for the values a template holds,
-    counted before it is made; refuses a width or precision above ``limit``."""
+    """An upper bound of `len(format(value, spec))` for the values a template holds,
+    counted before it is made; refuses a width or precision above `limit`."""
     if not spec:
         return str_bound(value, limit)
     length = len(spec)

@@ -1,4 +1,4 @@
-"""The bounds of one render: what a template may spend (see :class:`Limits`).
+"""The bounds of one render: what a template may spend (see `Limits`).
 
 Its own module, at the bottom of the sandbox, so that the compiler's analysis and the chat layer
 can name the limits without importing the budget that counts against them.
@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource bounds of one render; exceeding one raises :class:`LimitError` naming it.
+    """Resource bounds of one render; exceeding one raises `LimitError` naming it.
 
     The defaults let every template of the real chat-template corpus render conversations of
     thousands of messages, and stop each known denial-of-service pattern within about a second
-    on a slow machine.  Pass your own ``Limits(...)`` to ``Environment(limits=...)`` to change
+    on a slow machine.  Pass your own `Limits(...)` to `Environment(limits=...)` to change
     them; SECURITY.md explains each one.
 
     Examples:

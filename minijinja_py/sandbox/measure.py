@@ -24,8 +24,8 @@ from .printing import VIEW_TYPES, AttributeBag, leaf_repr_size, repr_size
 
 def charge_compared_arguments(args: Any, kwargs: dict[str, Any], receiver: Any) -> None:
     """Charge the walk of a method or global that compares or hashes a container it is given
-    recursively (``items.count(value)``, ``d.get(key)``, ``dict.fromkeys(keys)``): once, or
-    once per item of the list or tuple ``receiver`` whose method it is.  (Filters and tests
+    recursively (`items.count(value)`, `d.get(key)`, `dict.fromkeys(keys)`): once, or
+    once per item of the list or tuple `receiver` whose method it is.  (Filters and tests
     measure what they compare themselves, and the others do not walk their arguments.)"""
     times = 0
     for arg in (*args, *kwargs.values()) if kwargs else args:
@@ -37,7 +37,7 @@ def charge_compared_arguments(args: Any, kwargs: dict[str, Any], receiver: Any) 
 
 def check_printable(value: Any) -> int:
     """Refuse, before printing or serialising it, a structure whose text would exceed
-    max_string (``[big] * 1000`` prints the same megabyte a thousand times) or that nests
+    max_string (`[big] * 1000` prints the same megabyte a thousand times) or that nests
     deeper than max_recursion (Python prints and serialises nested data recursively, in C);
     charge the walk that measures it to the step budget, and the text to the memory budget.
 
@@ -51,7 +51,7 @@ def check_printable(value: Any) -> int:
 
 
 def printed_size(value: Any) -> int:
-    """What :func:`check_printable` checks, without counting the text as made."""
+    """What `check_printable` checks, without counting the text as made."""
     if isinstance(value, str):
         return len(value)
     if not isinstance(value, PRINTED_CONTAINERS):
@@ -132,9 +132,9 @@ PRINTED_CONTAINERS = (*PRINTED_NESTED_TYPES, *VIEW_TYPES)
 
 
 def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int, int]:
-    """The node count and printed size of ``value`` as :func:`check_printable` counts them,
-    or (0, 0) when it has more than ``most`` nodes, its printed size (as the full walk sizes
-    it) exceeds ``limit``, it nests deeper than ``deepest`` or holds anything but plain
+    """The node count and printed size of `value` as `check_printable` counts them,
+    or (0, 0) when it has more than `most` nodes, its printed size (as the full walk sizes
+    it) exceeds `limit`, it nests deeper than `deepest` or holds anything but plain
     containers, strings and scalars.
 
     Checked per container rather than per node: a string or scalar item is sized in place, and
@@ -224,28 +224,28 @@ CHECKED_LEVELS = 3
 
 
 def check_nesting(value: Any) -> Any:
-    """Refuse ``value`` if it nests deeper than max_recursion; return it."""
+    """Refuse `value` if it nests deeper than max_recursion; return it."""
     _measure(value)
     return value
 
 
 def nesting_depth(value: Any) -> int:
-    """:func:`check_nesting`, returning the depth measured (1 for a flat container)."""
+    """`check_nesting`, returning the depth measured (1 for a flat container)."""
     return _measure(value)[1]
 
 
 def check_compared(value: Any, times: int = 1) -> Any:
-    """:func:`check_nesting`, and charge the walk Python makes to compare, hash or sort
-    ``value`` ``times`` times: every item of every container it holds, counted each time it
+    """`check_nesting`, and charge the walk Python makes to compare, hash or sort
+    `value` `times` times: every item of every container it holds, counted each time it
     is reached.  A value can share a container between its items, so that this walk is far
-    longer than the value is big: ``[a, a]`` forty times over holds 80 lists and is walked
-    over a trillion times.  Returns ``value``."""
+    longer than the value is big: `[a, a]` forty times over holds 80 lists and is walked
+    over a trillion times.  Returns `value`."""
     charge_steps(_measure(value)[2] * times // ITEMS_PER_STEP)
     return value
 
 
 def check_compared_pair(a: Any, b: Any) -> None:
-    """:func:`check_nesting` of both operands of a comparison, and charge its walk: Python
+    """`check_nesting` of both operands of a comparison, and charge its walk: Python
     stops at the first difference, so it reaches at most the items of the smaller one (and
     only the first level of a value compared with itself: items that are the same object
     are equal without a look inside)."""
@@ -373,7 +373,7 @@ def check_key(key: Any) -> Any:
 
 
 def measure_text(value: Any) -> None:
-    """Measure and charge ``str(value)`` before it is made (anything but a string): a
+    """Measure and charge `str(value)` before it is made (anything but a string): a
     container prints its items' reprs, an integer its digits."""
     if type(value) is int:
         charge_big_int(value.bit_length())

@@ -1,11 +1,11 @@
 """The size of text before it is made: repr of strings, HTML escaping, JSON and pprint layout.
 
-Python prints a string inside a container as its ``repr``, where one character can take ten
-(``'\\U000e0001'``); escaping for HTML turns ``"`` into ``&#34;``; JSON writes a control
-character as six and an emoji as twelve (``ensure_ascii``); an indented JSON or pprint layout
+Python prints a string inside a container as its `repr`, where one character can take ten
+(`'\\U000e0001'`); escaping for HTML turns `"` into `&#34;`; JSON writes a control
+character as six and an emoji as twelve (`ensure_ascii`); an indented JSON or pprint layout
 repeats its indentation on every line, deeper lines more.  Each function here returns an
 upper bound of what Python will make (exact for strings), computed in C-speed passes over at
-most :data:`CHUNK` characters at a time, so that measuring never makes the big text itself.
+most `CHUNK` characters at a time, so that measuring never makes the big text itself.
 
 Nothing here charges or refuses: the callers charge the bound and refuse it above their limit.
 """
@@ -20,8 +20,8 @@ VIEW_TYPES: tuple[type, ...] = (type({}.keys()), type({}.values()), type({}.item
 
 
 class AttributeBag:
-    """A value that prints as the dict of its attributes, kept in ``_attrs``: the base of the
-    runtime's ``Namespace``, defined down here so that the sandbox sizes and prints one without
+    """A value that prints as the dict of its attributes, kept in `_attrs`: the base of the
+    runtime's `Namespace`, defined down here so that the sandbox sizes and prints one without
     importing the runtime values (which sit above the sandbox)."""
 
     __slots__ = ("_attrs",)
@@ -33,7 +33,7 @@ CHUNK = 1 << 16
 
 
 def repr_size(s: str, write: Any = str.__repr__) -> int:
-    """``len(str.__repr__(s))`` (or of ``ascii(s)``, with ``write=ascii``), exactly, without
+    """`len(str.__repr__(s))` (or of `ascii(s)`, with `write=ascii`), exactly, without
     making the repr of a long string."""
     n = len(s)
     if n <= CHUNK:
@@ -57,7 +57,7 @@ def _escaped_quotes(s: str) -> int:
 
 
 def escaped_size(s: str) -> int:
-    """``len(escape(s))`` for a plain string: ``&`` ``"`` ``'`` take 5, ``<`` ``>`` take 4."""
+    """`len(escape(s))` for a plain string: `&` `"` `'` take 5, `<` `>` take 4."""
     return (
         len(s)
         + 4 * (s.count("&") + s.count('"') + s.count("'"))
@@ -66,8 +66,8 @@ def escaped_size(s: str) -> int:
 
 
 def json_string_size(s: str, ensure_ascii: bool, html: bool = False) -> int:
-    """``len(json.dumps(s, ensure_ascii=...))``, exactly; ``html``: with ``<>&'`` written
-    as ``\\u003c`` and the like, as the HTML-safe ``tojson`` does."""
+    """`len(json.dumps(s, ensure_ascii=...))`, exactly; `html`: with `<>&'` written
+    as `\\u003c` and the like, as the HTML-safe `tojson` does."""
     n = len(s)
     if s.isascii() and s.isprintable():
         size = n + 2 + s.count('"') + s.count("\\")
@@ -83,7 +83,7 @@ def json_string_size(s: str, ensure_ascii: bool, html: bool = False) -> int:
 
 
 def leaf_repr_size(value: Any) -> int:
-    """An upper bound of ``len(repr(value))`` for a value that holds no other value."""
+    """An upper bound of `len(repr(value))` for a value that holds no other value."""
     if isinstance(value, str):
         size = repr_size(value)
         kind = type(value)
@@ -100,8 +100,8 @@ def leaf_repr_size(value: Any) -> int:
 
 
 def _pieces(s: str) -> int:
-    """The most pieces pprint splits ``s`` into: a line, or a word of a line, each (every
-    line boundary, ``\u2028`` included, is whitespace to ``split``)."""
+    """The most pieces pprint splits `s` into: a line, or a word of a line, each (every
+    line boundary, `\u2028` included, is whitespace to `split`)."""
     if s.isalnum():
         return 1
     pieces = 0
@@ -122,14 +122,14 @@ def layout_bound(
     html: bool = False,
     max_nodes: int = 1 << 62,
 ) -> tuple[int, int]:
-    """An upper bound of the length of ``value`` printed by ``kind`` ("json": ``json.dumps``
-    with ``indent`` characters of indentation per level and the separators' lengths;
-    "pprint": ``pprint.pformat``), and the nodes walked (``indent`` None: JSON on one
-    line); stops early once the bound exceeds ``limit`` or the nodes ``max_nodes`` (the
+    """An upper bound of the length of `value` printed by `kind` ("json": `json.dumps`
+    with `indent` characters of indentation per level and the separators' lengths;
+    "pprint": `pprint.pformat`), and the nodes walked (`indent` None: JSON on one
+    line); stops early once the bound exceeds `limit` or the nodes `max_nodes` (the
     caller refuses then).
 
     Every line break is counted with the deepest indentation its node can have: JSON indents
-    ``indent`` per level, pprint to the column of the enclosing bracket (a dict value sits after
+    `indent` per level, pprint to the column of the enclosing bracket (a dict value sits after
     its key).  pprint may also split a string into one piece per line or word, each piece on
     its own line at that column."""
     size = 0
@@ -204,7 +204,7 @@ def layout_bound(
 
 def json_layout(indent: Any, separators: Any) -> tuple[int | None, int, int]:
     """The indentation width (None: one line) and the two separators' lengths that
-    ``json.dumps(indent=indent, separators=separators)`` writes."""
+    `json.dumps(indent=indent, separators=separators)` writes."""
     if indent is None:
         width = None
     elif isinstance(indent, str):

@@ -1,10 +1,10 @@
 """Splits template text into the tokens the grammar expects, applying Jinja's whitespace rules.
 
-Whitespace control is lexical in Jinja: ``-`` markers, ``trim_blocks`` and ``lstrip_blocks``
+Whitespace control is lexical in Jinja: `-` markers, `trim_blocks` and `lstrip_blocks`
 decide which characters of the surrounding text belong to the output.  It is done here, once,
 with the same rules as Jinja2's lexer, so the parser and the evaluator never see stripped text.
 
-Inside a tag the scanner is built from the expression terminals of ``grammar/jinja.lark``.
+Inside a tag the scanner is built from the expression terminals of `grammar/jinja.lark`.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class Token:
 
 def normalise_newlines(source: str, options: LexOptions) -> str:
     """Jinja's view of the text: every newline is \\n, and one trailing newline is dropped
-    unless ``keep_trailing_newline``; error positions refer to this text."""
+    unless `keep_trailing_newline`; error positions refer to this text."""
     lines = _NEWLINES.split(source)
     if not options.keep_trailing_newline and lines[-1] == "":
         del lines[-1]
@@ -80,7 +80,7 @@ class LexOptions:
 
 
 class TagScanner:
-    """Scans the inside of ``{{ }}`` and ``{% %}`` with the grammar's expression terminals."""
+    """Scans the inside of `{{ }}` and `{% %}` with the grammar's expression terminals."""
 
     operator_names: dict[str, str]
     tag_names: frozenset[str]
@@ -129,7 +129,7 @@ class TagScanner:
 
 
 class Lexer:
-    """One template's worth of scanning; :func:`tokenize` is the entry point."""
+    """One template's worth of scanning; `tokenize` is the entry point."""
 
     def __init__(self, scanner: TagScanner, options: LexOptions) -> None:
         self.scanner = scanner
@@ -311,7 +311,7 @@ _WORD = re.compile(r"\w")
 
 
 def _jinja_name(text: str) -> str:
-    """The longest start of ``text`` made of the characters Jinja's names hold: word
+    """The longest start of `text` made of the characters Jinja's names hold: word
     characters and those a Python identifier may continue with (combining marks, U+00B7...).
     Jinja's own table of them dates from an older Unicode; this follows the running Python's."""
     for index, char in enumerate(text):

@@ -13,7 +13,7 @@ from .lexer import Token
 
 
 class ParseFailure(Exception):
-    """The parser met ``token`` where the table allows only ``expected``."""
+    """The parser met `token` where the table allows only `expected`."""
 
     def __init__(self, token: Token, expected: Iterable[str]) -> None:
         super().__init__(token)
@@ -196,7 +196,7 @@ def _signature_message(token: Token, before: list[Token], tag: str | None) -> st
 def _argument_allowed(inside: list[Token]) -> bool:
     """Whether the argument being read in a call's parentheses may stand after the ones before
     it, decided as Jinja decides it when the argument starts: positional ones first, then
-    keywords and ``*args``, then ``**kwargs``."""
+    keywords and `*args`, then `**kwargs`."""
     arguments: list[list[Token]] = [[]]
     depth = 0
     for token in inside:
@@ -232,7 +232,7 @@ def _argument_allowed(inside: list[Token]) -> bool:
 
 
 def _after_call_signature(before: list[Token]) -> bool:
-    """Whether ``before`` ends with the ``(params)`` right after ``{% call``."""
+    """Whether `before` ends with the `(params)` right after `{% call`."""
     depth = 0
     for index in range(len(before) - 1, -1, -1):
         kind = before[index].type
@@ -248,7 +248,7 @@ def _after_call_signature(before: list[Token]) -> bool:
 
 
 def _top_level(tokens: list[Token]) -> list[str]:
-    """The kinds of ``tokens`` outside any bracket they open."""
+    """The kinds of `tokens` outside any bracket they open."""
     kinds = []
     depth = 0
     for token in tokens:
@@ -262,7 +262,7 @@ def _top_level(tokens: list[Token]) -> list[str]:
 
 
 def _current_tag(before: list[Token]) -> str | None:
-    """The token that opened the tag being parsed: ``_VAR_BEGIN`` or a block tag's TAG_*."""
+    """The token that opened the tag being parsed: `_VAR_BEGIN` or a block tag's TAG_*."""
     for token in reversed(before):
         if token.type == "_VAR_BEGIN" or token.type.startswith("TAG_"):
             return token.type
@@ -272,7 +272,7 @@ def _current_tag(before: list[Token]) -> str | None:
 
 
 def _seen_in_tag(before: list[Token], kind: str) -> bool:
-    """Whether a ``kind`` token already came in the tag being parsed."""
+    """Whether a `kind` token already came in the tag being parsed."""
     for token in reversed(before):
         if token.type == kind:
             return True
@@ -282,7 +282,7 @@ def _seen_in_tag(before: list[Token], kind: str) -> bool:
 
 
 def _innermost_bracket(before: list[Token]) -> int | None:
-    """The index in ``before`` of the bracket still open at its end, within the current tag."""
+    """The index in `before` of the bracket still open at its end, within the current tag."""
     closers = {v: k for k, v in _OPENERS.items()}
     depth: dict[str, int] = {}
     for index in range(len(before) - 1, -1, -1):

@@ -1,5 +1,5 @@
 """Template text to syntax tree: the lexer, Lark's LALR parser over grammar/jinja.lark, and the
-builder that turns grammar rules into :mod:`nodes`.
+builder that turns grammar rules into `nodes`.
 
 The Lark parser is built on first use and shared by every environment of the process.
 """
@@ -63,7 +63,7 @@ class _Machine:
         return state
 
     def _accepts(self, stack: list[int], kind: str) -> bool:
-        """Whether ``kind`` can come next: the reductions it causes, then a shift, simulated on
+        """Whether `kind` can come next: the reductions it causes, then a shift, simulated on
         the state stack without touching it."""
         states = self.states
         rules = self.rules
@@ -99,7 +99,7 @@ class _Machine:
             pushed.append(states[below][origin])
 
     def _read_word(self, stack: list[int], tokens: list[Token], index: int) -> str:
-        """Jinja's lexer has no keywords: ``if``, ``in``, ``not``, ... are names that its parser
+        """Jinja's lexer has no keywords: `if`, `in`, `not`, ... are names that its parser
         reads as operators only where it looks for one.  A word is read as the keyword where the
         grammar can take it, else as a name, except where Jinja's parser looks for the word
         first (the argument of a test, a keyword argument, an element after a comma)."""
@@ -204,7 +204,7 @@ _TEST_NAME_ENDS = frozenset(["NAME", "IN"])  # (the last token of `is [not] name
 
 
 def _after_test_name(tokens: list[Token], index: int) -> bool:
-    """Whether ``tokens[index]`` directly follows ``is [not] name(.name)*``."""
+    """Whether `tokens[index]` directly follows `is [not] name(.name)*`."""
     i = index - 1
     if i >= 1 and tokens[i].type == "IN" and tokens[i - 1].type in ("_IS", "NOT"):
         i -= 1
@@ -284,7 +284,7 @@ def _machinery() -> tuple[_Machine, TagScanner]:
 
 
 def parse(source: str, options: LexOptions) -> tuple[str, n.Template]:
-    """Parse ``source``; return the normalised source (offsets refer to it) and the tree."""
+    """Parse `source`; return the normalised source (offsets refer to it) and the tree."""
     machine, scanner = _machinery()
     lexer = Lexer(scanner, options)
     try:

@@ -1,13 +1,13 @@
 """The LALR table of grammar/jinja.lark, as Lark computes it, stored as plain data.
 
 Lark analyses the grammar and builds the LALR(1) table; that analysis takes about a second, so
-the table is kept in ``_parse_table.json`` next to this module together with the text of the
+the table is kept in `_parse_table.json` next to this module together with the text of the
 grammar it came from.  When the grammar changes and the stored table no longer matches, the
-table is rebuilt with Lark in memory (and ``python -m minijinja_py.syntax.table`` rewrites the file;
+table is rebuilt with Lark in memory (and `python -m minijinja_py.syntax.table` rewrites the file;
 a test fails until it is).  The file is data only: loading it runs no code.
 
 Each rule is stored with what the parse-tree builder must do with its children: drop a
-filtered token (``d``), keep a value (``k``) or splice the list of an inlined rule (``s``).
+filtered token (`d`), keep a value (`k`) or splice the list of an inlined rule (`s`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ TABLE_PATH = os.path.join(_HERE, "_parse_table.json")
 
 
 def grammar_path() -> str:
-    """The grammar inside an installed wheel (``minijinja_py/syntax/grammar/``), else the one at
+    """The grammar inside an installed wheel (`minijinja_py/syntax/grammar/`), else the one at
     the root of a source checkout (two folders up)."""
     packaged = os.path.join(_HERE, "grammar", "jinja.lark")
     if os.path.isfile(packaged):
@@ -35,7 +35,7 @@ def _read(path: str) -> str:
 
 
 def build_table(grammar: str) -> dict[str, Any]:
-    """Ask Lark for the LALR table of ``grammar`` and reduce it to plain data."""
+    """Ask Lark for the LALR table of `grammar` and reduce it to plain data."""
     from lark import Lark
     from lark.lexer import Lexer as LarkLexer
 

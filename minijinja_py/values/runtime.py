@@ -42,7 +42,7 @@ def pass_environment(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def wants_environment(func: Callable[..., Any]) -> bool:
-    """True when ``func`` was marked by ``pass_environment`` (ours or a Jinja2-style marker)."""
+    """True when `func` was marked by `pass_environment` (ours or a Jinja2-style marker)."""
     marker = getattr(func, "jinja_pass_arg", None)
     if marker is None:
         return False
@@ -50,7 +50,7 @@ def wants_environment(func: Callable[..., Any]) -> bool:
 
 
 def object_type_repr(obj: Any) -> str:
-    """How error messages name the type of a value: ``'dict object'``, ``'None'``."""
+    """How error messages name the type of a value: `'dict object'`, `'None'`."""
     if obj is None:
         return "None"
     if obj is Ellipsis:
@@ -86,8 +86,8 @@ _JINJA_TYPE_NAMES = {
 class Undefined:
     """A value that is not there: prints as nothing, iterates as nothing, fails on real use.
 
-    The default of every ``Environment``, as Jinja2's default ``Undefined``: arithmetic, calls
-    and attributes of it raise ``UndefinedError``.
+    The default of every `Environment`, as Jinja2's default `Undefined`: arithmetic, calls
+    and attributes of it raise `UndefinedError`.
 
     Examples:
         >>> from minijinja_py import Template
@@ -294,7 +294,7 @@ _markup_mod: Callable[[Markup, Any], Markup] | None = None
 
 
 def use_markup_mod(function: Callable[[Markup, Any], Markup]) -> None:
-    """Make ``function`` the ``%`` of Markup values (see builtins/methods.py)."""
+    """Make `function` the `%` of Markup values (see builtins/methods.py)."""
     global _markup_mod
     _markup_mod = function
 
@@ -308,7 +308,7 @@ _MEASURED_ESCAPE = 1024
 
 
 def escape(value: Any) -> Markup:
-    """HTML-escape ``&<>'"`` unless the value is already markup."""
+    """HTML-escape `&<>'"` unless the value is already markup."""
     if type(value) is str:  # (has no __html__)
         text = value
     elif hasattr(value, "__html__"):
@@ -331,7 +331,7 @@ def escape(value: Any) -> Markup:
 
 
 class Namespace(AttributeBag):
-    """The mutable attribute bag made by ``namespace()``; the one thing ``set x.y`` may change."""
+    """The mutable attribute bag made by `namespace()`; the one thing `set x.y` may change."""
 
     __slots__ = ()  # (``_attrs``, the slot of AttributeBag, which the budget sizes)
 
@@ -365,13 +365,13 @@ PLAIN_NAMESPACES: set[type] = {Namespace}
 
 
 class LoopContext:
-    """The ``loop`` variable of a for loop.
+    """The `loop` variable of a for loop.
 
     Over a list it reads items by index.  Over anything else (a generator, a filter's lazy
-    result) it pulls one item at a time, as Jinja's does: ``loop.last`` and ``loop.nextitem``
-    take exactly one item ahead, ``loop.length`` takes the rest, and a loop left early leaves
-    the others in the iterator.  Like Jinja's it is itself an iterator of ``(item, loop)``
-    pairs over the items still to come (``dict(loop)``).
+    result) it pulls one item at a time, as Jinja's does: `loop.last` and `loop.nextitem`
+    take exactly one item ahead, `loop.length` takes the rest, and a loop left early leaves
+    the others in the iterator.  Like Jinja's it is itself an iterator of `(item, loop)`
+    pairs over the items still to come (`dict(loop)`).
     """
 
     __slots__ = (
@@ -544,7 +544,7 @@ _BLOCK_WEIGHT = 10
 
 
 class TemplateReference:
-    """``self``: the template's blocks by name; any other name is undefined, as in Jinja."""
+    """`self`: the template's blocks by name; any other name is undefined, as in Jinja."""
 
     __slots__ = ("_blocks", "_frame")
 
@@ -563,7 +563,7 @@ class TemplateReference:
 
 
 class BlockReference:
-    """``self.title``: calling it renders the block (there is no inheritance, so no super)."""
+    """`self.title`: calling it renders the block (there is no inheritance, so no super)."""
 
     __slots__ = ("name", "_block", "_frame")
     name: str
@@ -641,7 +641,7 @@ class Macro:
 
 
 class Cycler:
-    """``cycler(a, b, c)``: ``next()`` walks the items round and round."""
+    """`cycler(a, b, c)`: `next()` walks the items round and round."""
 
     __slots__ = ("items", "pos")
     items: Any
@@ -669,7 +669,7 @@ class Cycler:
 
 
 class Joiner:
-    """``joiner(sep)``: returns nothing the first time it is called and ``sep`` afterwards."""
+    """`joiner(sep)`: returns nothing the first time it is called and `sep` afterwards."""
 
     __slots__ = ("sep", "used")
     sep: str
