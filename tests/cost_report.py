@@ -410,8 +410,9 @@ def measure(kind: str, name: str, shape: Shape, size: int, string: str) -> Measu
         budget = Budget(limits)
         _CURRENT.set(budget)
         # (the collector's passes cost what the whole process holds, not what the call does:
-        # inside a test suite's process they would dwarf a small call)
-        gc.collect()
+        # inside a test suite's process they would dwarf a small call; so would a full
+        # collection before each call, so only the youngest generation is collected first)
+        gc.collect(0)
         gc.disable()
         start = time.process_time()
         try:

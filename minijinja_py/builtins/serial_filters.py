@@ -12,6 +12,7 @@ from ..sandbox.budget import (
     charge_work,
     check_size,
 )
+from ..sandbox.measure import measured_printed_size
 from ..sandbox.printing import json_layout, layout_bound
 from ..values.runtime import Markup, Undefined, pass_environment
 from ..values.runtime import escape as html_escape
@@ -177,6 +178,17 @@ def _check_json_bound(value: Any, kwargs: dict[str, Any], env: Any = None, html:
     check_size(size, env)
 
 
+def _within_printed_bound(value: Any, indent: int | None) -> bool:
+    # Compact JSON without ASCII escapes is at most twice the printed size of a structure
+    # (a string inside it prints as its repr: a control character is four characters there and
+    # six in JSON; separators, brackets and literals are no longer), so a structure whose
+    # printed size the declared cost just measured and charged needs no second measure.
+    if indent is not None or isinstance(value, str):
+        return False
+    size = measured_printed_size(value)
+    return size is not None and 2 * size <= max_string()
+
+
 # json.dumps's encoder for each indent chat_tojson has used with its other defaults (at most
 # 66: None and 0 to _JSON_PROBE_WIDTH).
 _CHAT_ENCODERS: dict[int | None, Any] = {}
@@ -199,7 +211,8 @@ def chat_tojson(
     ):
         # What templates pass: the encoder
         # json.dumps would build for these arguments can be built once and reused.
-        _check_json_bound(value, {"indent": indent, "ensure_ascii": False})
+        if not _within_printed_bound(value, indent):
+            _check_json_bound(value, {"indent": indent, "ensure_ascii": False})
         encoder = _CHAT_ENCODERS.get(indent)
         if encoder is None:
             import json

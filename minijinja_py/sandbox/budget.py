@@ -61,6 +61,7 @@ class Budget:
         "_memory_budget",
         "_items",
         "_context",
+        "printed",
     )
     steps: int
     size: int
@@ -74,6 +75,9 @@ class Budget:
     def __init__(self, limits: Limits) -> None:
         self.steps = 0
         self.size = 0
+        # The structure check_printable measured last, and its printed size: a serialiser
+        # called on it next reads the size instead of measuring again (see chat_tojson).
+        self.printed: tuple[Any, int] | None = None
         # macro calls and recursive loops under way (max_recursion), and the evaluation
         # depth they add up to (see EVALUATION_DEPTH)
         self.depth = 0

@@ -19,7 +19,7 @@ from .budget import (
     charge_big_int,
     charge_steps,
 )
-from .printing import VIEW_TYPES, AttributeBag, leaf_repr_size, repr_size
+from .printing import CHUNK, VIEW_TYPES, AttributeBag, leaf_repr_size, repr_size
 
 
 def charge_compared_arguments(args: Any, kwargs: dict[str, Any], receiver: Any) -> None:
@@ -43,11 +43,23 @@ def check_printable(value: Any) -> int:
 
     Returns the printed size as estimated (a string's length for a string)."""
     size = printed_size(value)
-    if size >= CHARS_PER_STEP and not isinstance(value, str):
+    if not isinstance(value, str):
         budget = _CURRENT.get()
         if budget is not None:
-            budget.allocate(size)
+            budget.printed = (value, size)
+            if size >= CHARS_PER_STEP:
+                budget.allocate(size)
     return size
+
+
+def measured_printed_size(value: Any) -> int | None:
+    """The printed size `check_printable` found for ``value`` just before, if it measured this
+    very structure last in the running render (else None)."""
+    budget = _CURRENT.get()
+    last = budget.printed if budget is not None else None
+    if last is not None and last[0] is value:
+        return last[1]
+    return None
 
 
 def printed_size(value: Any) -> int:
@@ -164,7 +176,11 @@ def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int
                     cls = type(key)
                     if cls is str:
                         # (a long one is measured only while within the limit: see below)
-                        size += repr_size(key) if size + len(key) <= limit else len(key) + 2
+                        n = len(key)
+                        if size + n > limit:
+                            size += n + 2
+                        else:
+                            size += len(repr(key)) if n <= CHUNK else repr_size(key)
                     elif cls is tuple:  # (a list or dict is never a key)
                         push(key)
                     elif cls is int or cls is bool:
@@ -184,7 +200,11 @@ def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int
                 if cls is str:
                     # A repr is measured by reading the string: only while the sizes so far
                     # leave room for it (a string shared a thousand times is read ten times)
-                    size += repr_size(child) if size + len(child) <= limit else len(child) + 2
+                    n = len(child)
+                    if size + n > limit:
+                        size += n + 2
+                    else:  # (repr_size, inlined for the short strings chat data is made of)
+                        size += len(repr(child)) if n <= CHUNK else repr_size(child)
                 elif cls is dict or cls is list or cls is tuple:
                     push(child)
                 elif cls is int or cls is bool:
