@@ -319,6 +319,7 @@ def test_traced_tools_with_shared_structure_are_refused_before_their_repr():
 
 @pytest.fixture(scope="module")
 def tokenizer():
+    pytest.importorskip("tokenizers", reason="the tokens extra (tokenizers) is not installed")
     from tokenizers import AddedToken, Tokenizer, models, pre_tokenizers
 
     tok = Tokenizer(models.WordLevel({"[UNK]": 0, "a": 1, "b": 2}, unk_token="[UNK]"))

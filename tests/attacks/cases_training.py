@@ -5,6 +5,7 @@ run in a capped worker and summed up in a short string that the table expects ex
 from __future__ import annotations
 
 import gc
+import importlib.util
 import json
 import struct
 import sys
@@ -363,14 +364,14 @@ def kept_distinct_tools_traced() -> str:
     chat = ChatTemplate.from_string("{{ tools|tojson(indent=i) }}{{ messages[0].content }}")
 
     def calls() -> None:
-        for index in range(40):  # (40 distinct tool lists of a megabyte)
+        for index in range(16):  # (16 distinct tool lists of a megabyte)
             tools = [{"name": f"f{index}", "description": "d" * 1_000_000}]
             chat.render_with_provenance(
                 [{"role": "user", "content": "hi"}], tools=tools, i=index % 9
             )
 
     grown = _grown(calls)
-    return "bounded" if grown < 20 << 20 else f"kept {grown} bytes"
+    return "bounded" if grown < 12 << 20 else f"kept {grown} bytes"
 
 
 def _fn(name: str) -> str:
@@ -566,3 +567,9 @@ TRAINING = [
     Attack(KEPT, "distinct-sources", call=_fn("kept_distinct_sources"), expect=Ok("bounded")),
     Attack(KEPT, "distinct-tools-traced", call=_fn("kept_distinct_tools_traced"), expect=Ok("bounded")),
 ]
+
+# The three attacks on token ids need the tokens extra (tokenizers); without it they are left out
+# of the list rather than failing on the missing module.
+_NEEDS_TOKENIZERS = {"generation-blocks-masked", "protected-caller-tokens", "lone-surrogate-tokenized"}
+if importlib.util.find_spec("tokenizers") is None:
+    TRAINING = [attack for attack in TRAINING if attack.name not in _NEEDS_TOKENIZERS]
