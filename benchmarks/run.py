@@ -246,6 +246,11 @@ def measure_cold(engines, corpus: Corpus, mode: Mode) -> dict[str, dict[str, flo
             ctx = tpl.contexts[0]
             for e in rotated(engines_for(tpl, engines, corpus), r + i):
                 src = nonce(tpl.source, counter)
+                # Each sample starts with the collector's counts at zero: a full collection
+                # that the garbage of earlier samples (or the harness) makes due would
+                # otherwise land in whichever engine's sample comes next (30 ms on a 10 ms
+                # compile); a collection the sample's own allocations cause stays in it.
+                gc.collect()
                 t0 = pc()
                 e.render(e.compile(e.new_env(), src), ctx)
                 dt = pc() - t0
@@ -271,6 +276,7 @@ def measure_warm(engines, corpus: Corpus, mode: Mode) -> dict[str, dict[str, flo
                 t = compiled[tpl.name, e.key]
                 render = e.render
                 ctxs = tpl.contexts
+                gc.collect()  # (as in measure_cold)
                 t0 = pc()
                 for ctx in ctxs:
                     render(t, ctx)

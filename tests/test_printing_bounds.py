@@ -13,8 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from minijinja_py import Environment, LimitError, chat_environment
+from minijinja_py import Limits
+from minijinja_py.sandbox.measure import _printed_measure as printed_measure
 from minijinja_py.sandbox.measure import printed_size
 from minijinja_py.sandbox.printing import (
+    json_bound_of_printed,
     CHUNK,
     escaped_size,
     json_layout,
@@ -215,3 +218,43 @@ def test_chat_dict_fromkeys_of_a_string_is_python_s():
     env = chat_environment()
     assert env.from_string("{{ dict.fromkeys('abca')|list }}").render() == "['a', 'b', 'c']"
     assert env.from_string("{{ dict.fromkeys('😀' * 3000000)|length }}").render() == "1"
+
+
+@settings(max_examples=1000, deadline=None)
+@given(values, st.sampled_from([None, 0, 1, 4, 64]))
+def test_json_bound_of_the_printed_measure_covers_json_dumps(value, indent):
+    # chat tojson bounds its text from the measure its declared cost made (no second walk)
+    try:
+        made = json.dumps(value, indent=indent, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return
+    assert json_bound_of_printed(*printed_measure(value), indent) >= len(made)
+
+
+@pytest.mark.parametrize("indent", [None, 4])
+def test_chat_tojson_near_max_string_takes_the_layout_bound(indent):
+    # The bound from the printed measure is loose (a quote is one character in its repr, two
+    # in JSON): past max_string it gives way to the layout bound, which accepts what it
+    # bounds within the limit (the environment's, not the default) and refuses the rest.
+    value = {"k": ['"' * 40] * 20}
+    made = json.dumps(value, indent=indent, ensure_ascii=False)
+    width, item, key = json_layout(indent, None)
+    layout, _ = layout_bound(
+        value,
+        LIMIT,
+        "json",
+        indent=width,
+        item_separator=item,
+        key_separator=key,
+        ensure_ascii=False,
+    )
+    assert len(made) <= layout < json_bound_of_printed(*printed_measure(value), indent)
+    source = "{{ v|tojson }}" if indent is None else "{{ v|tojson(indent=4) }}"
+    fits = chat_environment(limits=Limits(max_string=layout))
+    assert fits.from_string(source).render(v=value) == made
+    short = chat_environment(limits=Limits(max_string=layout - 1))
+    with pytest.raises(LimitError) as caught:
+        short.from_string(source).render(v=value)
+    assert caught.value.message == (
+        f"a string of {layout} characters exceeds max_string ({layout - 1})"
+    )

@@ -9,11 +9,12 @@ from collections.abc import Callable
 from typing import Any
 
 from ..sandbox.budget import (
+    charge_memory,
     charge_work,
     check_size,
 )
-from ..sandbox.measure import measured_printed_size
-from ..sandbox.printing import json_layout, layout_bound
+from ..sandbox.measure import measured_print
+from ..sandbox.printing import json_bound_of_printed, json_layout, layout_bound
 from ..values.runtime import Markup, Undefined, pass_environment
 from ..values.runtime import escape as html_escape
 from .costs import (
@@ -179,14 +180,30 @@ def _check_json_bound(value: Any, kwargs: dict[str, Any], env: Any = None, html:
 
 
 def _within_printed_bound(value: Any, indent: int | None) -> bool:
-    # Compact JSON without ASCII escapes is at most twice the printed size of a structure
-    # (a string inside it prints as its repr: a control character is four characters there and
-    # six in JSON; separators, brackets and literals are no longer), so a structure whose
-    # printed size the declared cost just measured and charged needs no second measure.
-    if indent is not None or isinstance(value, str):
+    # A structure whose printed size the declared cost just measured and charged needs no
+    # second walk (see json_bound_of_printed), unless that bound is past max_string: then the
+    # exact layout decides, so that nothing Python could print within the limit is refused.
+    kind = type(value)
+    if kind is str:
+        # (six characters a character at most: a control character is `\u0001`)
+        bound = 6 * len(value) + 2
+        if bound > max_string():
+            return False
+        charge_memory(bound)
+        return True
+    if value is None or kind is bool or kind is float or (kind is int and -(1 << 63) <= value < 1 << 63):
+        return True
+    if isinstance(value, str):
         return False
-    size = measured_printed_size(value)
-    return size is not None and 2 * size <= max_string()
+    measure = measured_print(value)
+    if measure is None:
+        return False
+    size = measure[0]
+    bound = json_bound_of_printed(*measure, indent)
+    if bound > max_string():
+        return False
+    charge_memory(bound - size)  # (the printed size itself was charged with the measure)
+    return True
 
 
 # json.dumps's encoder for each indent chat_tojson has used with its other defaults (at most

@@ -77,7 +77,7 @@ class Budget:
         self.size = 0
         # The structure check_printable measured last, and its printed size: a serialiser
         # called on it next reads the size instead of measuring again (see chat_tojson).
-        self.printed: tuple[Any, int] | None = None
+        self.printed: tuple[Any, int, int, int] | None = None
         # macro calls and recursive loops under way (max_recursion), and the evaluation
         # depth they add up to (see EVALUATION_DEPTH)
         self.depth = 0
@@ -451,8 +451,12 @@ MAX_WIDTH = MAX_STRING
 
 
 def max_string(env: Any = None) -> int:
-    """The longest string the environment lets a template build."""
-    return getattr(getattr(env, "limits", None), "max_string", MAX_STRING)
+    """The longest string the environment lets a template build (without one: the running
+    render's environment, whose limits a filter that is not given it must still obey)."""
+    limits = getattr(env, "limits", None)
+    if limits is None:
+        limits = current_limits()
+    return getattr(limits, "max_string", MAX_STRING)
 
 
 def check_size(size: int, env: Any = None) -> None:

@@ -42,23 +42,26 @@ def check_printable(value: Any) -> int:
     charge the walk that measures it to the step budget, and the text to the memory budget.
 
     Returns the printed size as estimated (a string's length for a string)."""
-    size = printed_size(value)
-    if not isinstance(value, str):
-        budget = _CURRENT.get()
-        if budget is not None:
-            budget.printed = (value, size)
-            if size >= CHARS_PER_STEP:
-                budget.allocate(size)
+    if isinstance(value, str):
+        return len(value)
+    measure = _printed_measure(value)
+    size = measure[0]
+    budget = _CURRENT.get()
+    if budget is not None:
+        budget.printed = (value, *measure)
+        if size >= CHARS_PER_STEP:
+            budget.allocate(size)
     return size
 
 
-def measured_printed_size(value: Any) -> int | None:
-    """The printed size `check_printable` found for ``value`` just before, if it measured this
-    very structure last in the running render (else None)."""
+def measured_print(value: Any) -> tuple[int, int, int] | None:
+    """(printed size, nodes, depth) that `check_printable` found for ``value`` just before, if
+    it measured this very structure last in the running render (else None): a serialiser
+    bounds its own layout from them instead of walking the structure again."""
     budget = _CURRENT.get()
     last = budget.printed if budget is not None else None
     if last is not None and last[0] is value:
-        return last[1]
+        return last[1:]
     return None
 
 
@@ -66,10 +69,15 @@ def printed_size(value: Any) -> int:
     """What `check_printable` checks, without counting the text as made."""
     if isinstance(value, str):
         return len(value)
+    return _printed_measure(value)[0]
+
+
+def _printed_measure(value: Any) -> tuple[int, int, int]:
+    """(printed size, nodes, levels) of a value that is not a string; the walk is charged."""
     if not isinstance(value, PRINTED_CONTAINERS):
         if isinstance(value, (int, float)) or value is None:
-            return leaf_repr_size(value)
-        return 32
+            return leaf_repr_size(value), 1, 0
+        return 32, 1, 0
     budget = _CURRENT.get()
     limits = budget.limits if budget is not None else _DEFAULT_LIMITS
     limit = limits.max_string
@@ -77,16 +85,18 @@ def printed_size(value: Any) -> int:
     # measure those in one quick pass, which can raise nothing, and charge what the full walk
     # below would charge.  Anything else takes the full walk, whose order decides which limit
     # fires first.
-    nodes, size = _measure_small(
+    nodes, size, levels = _measure_small(
         value, min(_SMALL_NODES, limits.max_items), limit, limits.max_recursion
     )
     if nodes:
         if budget is not None and nodes >= FILTER_ITEMS_PER_STEP:
             budget.charge(nodes // FILTER_ITEMS_PER_STEP)
-        return size
+        return size, nodes, levels
     deepest = limits.max_recursion
     size = 0
     nodes = 0
+    walked = 0
+    levels = 0
     stack = [(value, 1)]
     pop, push = stack.pop, stack.append
     while stack:
@@ -97,6 +107,8 @@ def printed_size(value: Any) -> int:
         elif isinstance(item, PRINTED_CONTAINERS):
             if depth > deepest:
                 raise LimitError(f"a value nested deeper than max_recursion ({deepest})")
+            if depth > levels:
+                levels = depth
             depth += 1
             if isinstance(item, AttributeBag):
                 size += 14
@@ -126,13 +138,14 @@ def printed_size(value: Any) -> int:
         if nodes >= 4096:
             if budget is not None:
                 budget.charge(nodes // FILTER_ITEMS_PER_STEP)
+            walked += nodes
             nodes = 0
         if len(stack) > limits.max_items:
             raise LimitError(f"a structure of more than {limits.max_items} items exceeds max_items")
     # (The walk is Python code per node, and so is pprint: one step per two nodes.)
     if budget is not None and nodes >= FILTER_ITEMS_PER_STEP:
         budget.charge(nodes // FILTER_ITEMS_PER_STEP)
-    return size
+    return size, walked + nodes, levels
 
 
 # Below this many nodes the full walk charges only once, at its end (it charges every 4096).
@@ -143,9 +156,9 @@ PRINTED_NESTED_TYPES = (list, tuple, dict, set, frozenset, AttributeBag)
 PRINTED_CONTAINERS = (*PRINTED_NESTED_TYPES, *VIEW_TYPES)
 
 
-def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int, int]:
-    """The node count and printed size of `value` as `check_printable` counts them,
-    or (0, 0) when it has more than `most` nodes, its printed size (as the full walk sizes
+def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int, int, int]:
+    """The node count, printed size and levels of containers of `value` as `check_printable`
+    counts them, or (0, 0, 0) when it has more than `most` nodes, its printed size (as the full walk sizes
     it) exceeds `limit`, it nests deeper than `deepest` or holds anything but plain
     containers, strings and scalars.
 
@@ -156,12 +169,12 @@ def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int
     nodes = 1
     cls = type(value)
     if cls is not list and cls is not tuple and cls is not dict:
-        return 0, 0
+        return 0, 0, 0
     level = [value]
     depth = 1
     while level:
         if depth > deepest:
-            return 0, 0
+            return 0, 0, 0
         depth += 1
         below: list[Any] = []
         push = below.append
@@ -170,7 +183,7 @@ def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int
             if type(item) is dict:
                 nodes += count + count
                 if nodes > most:
-                    return 0, 0
+                    return 0, 0, 0
                 size += 2 + 4 * count
                 for key in item:
                     cls = type(key)
@@ -188,12 +201,12 @@ def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int
                     elif cls is float:
                         size += 24
                     else:
-                        return 0, 0
+                        return 0, 0, 0
                 item = item.values()
             else:
                 nodes += count
                 if nodes > most:
-                    return 0, 0
+                    return 0, 0, 0
                 size += 2 + 2 * count
             for child in item:
                 cls = type(child)
@@ -216,9 +229,9 @@ def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int
                 elif isinstance(child, str):  # markup, sourced text: sized as the full walk does
                     size += leaf_repr_size(child)
                 else:
-                    return 0, 0
+                    return 0, 0, 0
         level = below
-    return (nodes, size) if size <= limit else (0, 0)
+    return (nodes, size, depth - 1) if size <= limit else (0, 0, 0)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -111,6 +111,21 @@ def _pieces(s: str) -> int:
     return max(pieces, 1)
 
 
+def json_bound_of_printed(size: int, nodes: int, levels: int, indent: int | None) -> int:
+    """An upper bound of `json.dumps(value, indent=indent, ensure_ascii=False)` from what
+    measure.check_printable found of `value`: its printed size, nodes and levels.
+
+    Compact JSON is at most twice the printed size: a string inside a structure prints as its
+    repr, where a control character is four characters and six in JSON and a quote is one and
+    two; separators, brackets and literals are no longer (`null` is `None`).  Indented, it has
+    at most a line break per node and one per container, each indented at most `indent` per
+    level."""
+    bound = 2 * size
+    if indent is not None:
+        bound += 2 * nodes * (1 + indent * levels)
+    return bound
+
+
 def layout_bound(
     value: Any,
     limit: int,
