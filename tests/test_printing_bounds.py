@@ -12,14 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from minijinja_py import Environment, LimitError, chat_environment
-from minijinja_py import Limits
-from minijinja_py.sandbox.measure import _printed_measure as printed_measure
-from minijinja_py.sandbox.measure import printed_size
+from minijinja_py import Environment, LimitError, Limits, chat_environment
+from minijinja_py.sandbox.measure import _printed_measure, printed_size
 from minijinja_py.sandbox.printing import (
-    json_bound_of_printed,
     CHUNK,
     escaped_size,
+    json_bound_of_printed,
     json_layout,
     json_string_size,
     layout_bound,
@@ -28,6 +26,11 @@ from minijinja_py.sandbox.printing import (
 from minijinja_py.values.runtime import Markup, escape
 
 LIMIT = 10**12
+
+
+def printed_measure(value):
+    return _printed_measure(value, None)
+
 ALPHABET = st.sampled_from(
     [
         "a",

@@ -9,12 +9,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..sandbox.budget import (
-    charge_memory,
     charge_work,
     check_size,
 )
-from ..sandbox.measure import measured_print
-from ..sandbox.printing import json_bound_of_printed, json_layout, layout_bound
+from ..sandbox.measure import json_within_measure
+from ..sandbox.printing import json_layout, layout_bound
 from ..values.runtime import Markup, Undefined, pass_environment
 from ..values.runtime import escape as html_escape
 from .costs import (
@@ -179,33 +178,6 @@ def _check_json_bound(value: Any, kwargs: dict[str, Any], env: Any = None, html:
     check_size(size, env)
 
 
-def _within_printed_bound(value: Any, indent: int | None) -> bool:
-    # A structure whose printed size the declared cost just measured and charged needs no
-    # second walk (see json_bound_of_printed), unless that bound is past max_string: then the
-    # exact layout decides, so that nothing Python could print within the limit is refused.
-    kind = type(value)
-    if kind is str:
-        # (six characters a character at most: a control character is `\u0001`)
-        bound = 6 * len(value) + 2
-        if bound > max_string():
-            return False
-        charge_memory(bound)
-        return True
-    if value is None or kind is bool or kind is float or (kind is int and -(1 << 63) <= value < 1 << 63):
-        return True
-    if isinstance(value, str):
-        return False
-    measure = measured_print(value)
-    if measure is None:
-        return False
-    size = measure[0]
-    bound = json_bound_of_printed(*measure, indent)
-    if bound > max_string():
-        return False
-    charge_memory(bound - size)  # (the printed size itself was charged with the measure)
-    return True
-
-
 # json.dumps's encoder for each indent chat_tojson has used with its other defaults (at most
 # 66: None and 0 to _JSON_PROBE_WIDTH).
 _CHAT_ENCODERS: dict[int | None, Any] = {}
@@ -228,7 +200,7 @@ def chat_tojson(
     ):
         # What templates pass: the encoder
         # json.dumps would build for these arguments can be built once and reused.
-        if not _within_printed_bound(value, indent):
+        if not json_within_measure(value, indent):
             _check_json_bound(value, {"indent": indent, "ensure_ascii": False})
         encoder = _CHAT_ENCODERS.get(indent)
         if encoder is None:

@@ -19,7 +19,14 @@ from .budget import (
     charge_big_int,
     charge_steps,
 )
-from .printing import CHUNK, VIEW_TYPES, AttributeBag, leaf_repr_size, repr_size
+from .printing import (
+    CHUNK,
+    VIEW_TYPES,
+    AttributeBag,
+    json_bound_of_printed,
+    leaf_repr_size,
+    repr_size,
+)
 
 
 def charge_compared_arguments(args: Any, kwargs: dict[str, Any], receiver: Any) -> None:
@@ -44,9 +51,9 @@ def check_printable(value: Any) -> int:
     Returns the printed size as estimated (a string's length for a string)."""
     if isinstance(value, str):
         return len(value)
-    measure = _printed_measure(value)
-    size = measure[0]
     budget = _CURRENT.get()
+    measure = _printed_measure(value, budget)
+    size = measure[0]
     if budget is not None:
         budget.printed = (value, *measure)
         if size >= CHARS_PER_STEP:
@@ -54,31 +61,50 @@ def check_printable(value: Any) -> int:
     return size
 
 
-def measured_print(value: Any) -> tuple[int, int, int] | None:
-    """(printed size, nodes, depth) that `check_printable` found for ``value`` just before, if
-    it measured this very structure last in the running render (else None): a serialiser
-    bounds its own layout from them instead of walking the structure again."""
+def json_within_measure(value: Any, indent: int | None) -> bool:
+    """Whether `json.dumps(value, indent=indent, ensure_ascii=False)` is known to fit
+    max_string without a walk of its own (and its text is then charged): a string or a small
+    scalar, or the structure `check_printable` measured last (see json_bound_of_printed).
+    False: the caller bounds the layout exactly, so that nothing Python could print within
+    the limit is refused."""
     budget = _CURRENT.get()
-    last = budget.printed if budget is not None else None
-    if last is not None and last[0] is value:
-        return last[1:]
-    return None
+    limits = budget.limits if budget is not None else _DEFAULT_LIMITS
+    kind = type(value)
+    if kind is str:
+        bound = 6 * len(value) + 2  # (a control character is six: `\u0001`)
+        made = bound
+    elif value is None or kind is bool or kind is float:
+        return True
+    elif kind is int:
+        return -(1 << 63) <= value < 1 << 63
+    else:
+        last = budget.printed if budget is not None else None
+        if last is None or last[0] is not value:
+            return False
+        bound = json_bound_of_printed(last[1], last[2], last[3], indent)
+        made = bound - last[1]  # (the printed size itself was charged with the measure)
+    if bound > limits.max_string:
+        return False
+    if made >= CHARS_PER_STEP and budget is not None:
+        budget.charge(made // CHARS_PER_STEP)
+        budget.allocate(made)
+    return True
 
 
 def printed_size(value: Any) -> int:
     """What `check_printable` checks, without counting the text as made."""
     if isinstance(value, str):
         return len(value)
-    return _printed_measure(value)[0]
+    return _printed_measure(value, _CURRENT.get())[0]
 
 
-def _printed_measure(value: Any) -> tuple[int, int, int]:
-    """(printed size, nodes, levels) of a value that is not a string; the walk is charged."""
+def _printed_measure(value: Any, budget: Budget | None) -> tuple[int, int, int]:
+    """(printed size, nodes, levels) of a value that is not a string; the walk is charged to
+    `budget` (the running render's)."""
     if not isinstance(value, PRINTED_CONTAINERS):
         if isinstance(value, (int, float)) or value is None:
             return leaf_repr_size(value), 1, 0
         return 32, 1, 0
-    budget = _CURRENT.get()
     limits = budget.limits if budget is not None else _DEFAULT_LIMITS
     limit = limits.max_string
     # Most printed structures (a tool's schema, a message) are small and far from every limit:
@@ -156,6 +182,11 @@ PRINTED_NESTED_TYPES = (list, tuple, dict, set, frozenset, AttributeBag)
 PRINTED_CONTAINERS = (*PRINTED_NESTED_TYPES, *VIEW_TYPES)
 
 
+# A string this short has its repr made whatever the size so far: the repr of a longer one only
+# while the sizes so far leave room for it (a string shared a thousand times is read ten times).
+SHORT_REPR = 256
+
+
 def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int, int, int]:
     """The node count, printed size and levels of containers of `value` as `check_printable`
     counts them, or (0, 0, 0) when it has more than `most` nodes, its printed size (as the full walk sizes
@@ -188,9 +219,11 @@ def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int
                 for key in item:
                     cls = type(key)
                     if cls is str:
-                        # (a long one is measured only while within the limit: see below)
+                        # (a long one is measured only while within the limit, as an item below)
                         n = len(key)
-                        if size + n > limit:
+                        if n <= SHORT_REPR:
+                            size += len(repr(key))
+                        elif size + n > limit:
                             size += n + 2
                         else:
                             size += len(repr(key)) if n <= CHUNK else repr_size(key)
@@ -211,12 +244,12 @@ def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int
             for child in item:
                 cls = type(child)
                 if cls is str:
-                    # A repr is measured by reading the string: only while the sizes so far
-                    # leave room for it (a string shared a thousand times is read ten times)
                     n = len(child)
-                    if size + n > limit:
+                    if n <= SHORT_REPR:  # (repr_size, inlined for the short strings of chat data)
+                        size += len(repr(child))
+                    elif size + n > limit:
                         size += n + 2
-                    else:  # (repr_size, inlined for the short strings chat data is made of)
+                    else:
                         size += len(repr(child)) if n <= CHUNK else repr_size(child)
                 elif cls is dict or cls is list or cls is tuple:
                     push(child)
