@@ -483,10 +483,65 @@ def _probe_shape(render: Any, typed: bool, system: bool) -> tuple[TurnTexts, boo
         # ends without it ends otherwise (with the EOS token): the prompt is what follows
         # the user turn's marker.
         prompt = _after_user_turn(with_prompt, (marker, past))
+    trailing = ""
+    if not prompt and past and marker:
+        # A template that writes the next assistant header after every conversation, with or
+        # without the prompt (Command R7B's tool-use template): it ends both probes' tails.
+        found = _trailing_header(past, marker, _tail_after(reply, _PROBE_USER))
+        if found is not None:
+            trailing, prompt = found
+            past = past[: len(past) - len(trailing)]
+            marker = marker[: len(marker) - len(trailing)]
     past_line_end = _past_line_end(followed, without, (marker, past), line_end)
     call_start, call_end = _call_texts(render, user, without, prompt)
+    if trailing and call_end.endswith(trailing):
+        call_end = call_end[: len(call_end) - len(trailing)]
     texts = TurnTexts(prompt, marker, past, line_end, past_line_end, call_end, call_start)
     return texts, _PROBE_ASSISTANT in reply
+
+
+_TOKEN = re.compile(r"<[^<>\s]*>|\[[^\[\]\s]*\]|\s+|[^<\[\s]+|.")
+
+
+def _token_starts(text: str) -> list[int]:
+    # Where the special tokens, words and runs of whitespace of `text` start.
+    return [found.start() for found in _TOKEN.finditer(text)]
+
+
+def _token_cut(text: str, length: int) -> int:
+    # `length` moved back to the start of the token of `text` it falls inside.
+    if length >= len(text):
+        return len(text)
+    starts = _token_starts(text)
+    return max((start for start in starts if start <= length), default=0)
+
+
+def _tail_after(text: str, probe: str) -> str:
+    at = text.rfind(probe)
+    return text[at + len(probe) :] if at >= 0 else ""
+
+
+def _trailing_header(user_tail: str, answer_tail: str, reply_tail: str) -> tuple[str, str] | None:
+    # (the header written after every conversation, the part of it a past turn writes too)
+    # It ends what follows the user's probe and what follows the assistant's, and the reply's
+    # own assistant header, written after the user turn's marker, starts as it does.  The user
+    # turn's marker is at least one token: of the cuts that fit, the first after the start.
+    for cut in _token_starts(user_tail)[1:]:
+        trailing = user_tail[cut:]
+        if len(answer_tail) <= len(trailing) or not answer_tail.endswith(trailing):
+            continue
+        if not reply_tail.startswith(user_tail[:cut]):
+            continue
+        header = reply_tail[cut:]
+        shared = 0
+        for a, b in zip(trailing, header):
+            if a != b:
+                break
+            shared += 1
+        shared = _token_cut(trailing, shared)
+        if shared:
+            return trailing, trailing[:shared]
+    return None
 
 
 def _after_user_turn(text: str, markers: tuple[str, str]) -> str:
