@@ -25,7 +25,6 @@ _AMBIGUOUS = {
     "deepseek-v3.1": "a past turn writes '<think></think>', the generation prompt '<think>'",
     "falcon-instruct": "an empty turn is the space after 'Falcon:'; a first turn has no newline before",
     "glm-4.6": "an empty turn's '<think></think>' has no marker; the newline before '<think>'",
-    "gemma-4-e2b-it": "a final tool call's end includes the '<|tool_response>' opening the result",
     "smollm-3-3b": "its shipped tags include the header",
     "laguna-v8": "its shipped tags include the header",
 }
@@ -98,7 +97,6 @@ CONVENTIONS = {"smollm-3-3b": {"header": "include"}, "laguna-v8": {"header": "in
 DISAGREEING = {
     "deepseek-v3.1": 1,
     "falcon-instruct": 4,
-    "gemma-4-e2b-it": 2,
     "glm-4.6": 2,
 }
 

@@ -431,6 +431,7 @@ _PROBE_USER = "Probe question 7f3a?"
 _PROBE_ASSISTANT = "Probe answer 9c1e."
 _PROBE_NAME = "probe_function"
 _PROBE_VALUE = "Probe value 3b8d"
+_PROBE_RESULT = "Probe result 5e2a"
 
 
 def probe_turn_texts(render: Any) -> TurnTexts:
@@ -561,8 +562,9 @@ def _call_texts(
         "type": "function",
         "function": {"name": _PROBE_NAME, "arguments": {"probe_argument": _PROBE_VALUE}},
     }
+    turn = {"role": "assistant", "content": "", "tool_calls": [call]}
     try:
-        text = render([*user, {"role": "assistant", "content": "", "tool_calls": [call]}], False)
+        text = render([*user, turn], False)
     except Exception:  # a template without tool calls: neither
         return "", ""
     at = text.rfind(_PROBE_VALUE)
@@ -574,7 +576,32 @@ def _call_texts(
     if header and start.startswith(header):
         start = start[len(header) :]
     # (the whitespace between the turns is not the call's: Mistral's " [TOOL_CALLS]")
-    return start.lstrip(), text[at + len(_PROBE_VALUE) :].rstrip()
+    end = text[at + len(_PROBE_VALUE) :].rstrip()
+    if "<" in end:
+        end = _without_result_opener(render, [*user, turn], end)
+    return start.lstrip(), end
+
+
+_OPENER = re.compile(r"<\|?([A-Za-z_][\w.-]*)>")
+
+
+def _without_result_opener(render: Any, called: list[dict[str, Any]], end: str) -> str:
+    # A template that writes a call's result inside the calling turn may open the result's
+    # element after every call (Gemma 4's "<|tool_response>"): the element is the result's,
+    # closed after the result's text, not the call's end.
+    try:
+        text = render([*called, {"role": "tool", "content": _PROBE_RESULT}], False)
+    except Exception:  # (a template that wants something else after a call: no cut)
+        return end
+    at = text.rfind(_PROBE_RESULT)
+    if at < 0:
+        return end
+    after = text[at + len(_PROBE_RESULT) :]
+    for found in _OPENER.finditer(end):
+        name = found.group(1)
+        if f"</{name}>" in after or f"<{name}|>" in after:
+            return end[: found.start()]
+    return end
 
 
 def _marker_after(text: str, probe: str) -> tuple[str, str]:
