@@ -23,7 +23,6 @@ from .corpus import (
 
 _AMBIGUOUS = {
     "deepseek-v3.1": "a past turn writes '<think></think>', the generation prompt '<think>'",
-    "falcon-instruct": "an empty turn is the space after 'Falcon:'; a first turn has no newline before",
     "glm-4.6": "an empty turn's '<think></think>' has no marker; the newline before '<think>'",
     "smollm-3-3b": "its shipped tags include the header",
     "laguna-v8": "its shipped tags include the header",
@@ -96,7 +95,6 @@ CONVENTIONS = {"smollm-3-3b": {"header": "include"}, "laguna-v8": {"header": "in
 # Conversations whose inferred mask still differs from the tags (conformance/FINDINGS.md).
 DISAGREEING = {
     "deepseek-v3.1": 1,
-    "falcon-instruct": 4,
     "glm-4.6": 2,
 }
 

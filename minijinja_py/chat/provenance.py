@@ -93,6 +93,9 @@ class TurnTexts(NamedTuple):
     #: What a tool call's turn writes before the call's name, after its role header (Mistral's
     #: ``[TOOL_CALLS] [{"name": "``): looked for where no role header precedes a turn.
     call_start: str = ""
+    #: What a template that writes no end-of-turn marker writes between an assistant turn's
+    #: text and the next user turn's (Falcon's ``"\nUser: "``): where an empty turn ends.
+    next_header: str = ""
 
 
 @dataclass(frozen=True)
@@ -185,6 +188,7 @@ def infer_assistant_spans(
     past_line_end: str = "",
     call_end: str = "",
     call_start: str = "",
+    next_header: str = "",
 ) -> list[tuple[int, int]]:
     """The assistant spans of `text` by the module's rule (the arguments as in
     `TurnTexts`)."""
@@ -237,6 +241,13 @@ def infer_assistant_spans(
             if found is not None:
                 after = line_end if index == last_message else past_line_end
                 spans.append((start, _line_end(text, found, high, after)))
+            elif not markers and next_header:
+                # No marker ends a turn: the empty turn runs to where the next turn's header
+                # (or its start: a tool result's line end) begins, the next user's or the next
+                # assistant's; where none is found, the turn has no span.
+                end = _header_start(text, start, high, next_header, generation_prompt)
+                if end > start:
+                    spans.append((start, end))
             continue
         first = own[0][0]
         if neighbours.sorted:
@@ -369,6 +380,16 @@ def _disjoint(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return joined
 
 
+def _header_start(text: str, low: int, high: int, header: str, prompt: str) -> int:
+    found = [at for at in (text.find(header, low, high), text.find(prompt, low, high)) if at >= 0]
+    if found:
+        return min(found)
+    for size in range(min(len(header), high - low), 0, -1):
+        if text.startswith(header[:size], high - size):
+            return high - size
+    return low
+
+
 def _line_end(text: str, end: int, high: int, line_end: str) -> int:
     if line_end and end + len(line_end) <= high and text.startswith(line_end, end):
         return end + len(line_end)
@@ -422,6 +443,10 @@ def _prompt_forms(generation_prompt: str) -> Iterable[str]:
     if generation_prompt:
         header = _ROLE_HEADER.match(generation_prompt).group()  # type: ignore[union-attr]
         yield header
+        if header[0].isspace() and header.strip():
+            # (the whitespace that separates turns, which a first turn does not write:
+            # Falcon's "\nFalcon:")
+            yield header.lstrip()
         line = header.find("\n")
         if 0 <= line < len(header) - 1:
             yield header[: line + 1]
@@ -497,7 +522,10 @@ def _probe_shape(render: Any, typed: bool, system: bool) -> tuple[TurnTexts, boo
     call_start, call_end = _call_texts(render, user, without, prompt)
     if trailing and call_end.endswith(trailing):
         call_end = call_end[: len(call_end) - len(trailing)]
-    texts = TurnTexts(prompt, marker, past, line_end, past_line_end, call_end, call_start)
+    next_header = "" if marker else _between(followed, _PROBE_ASSISTANT, _PROBE_USER)
+    texts = TurnTexts(
+        prompt, marker, past, line_end, past_line_end, call_end, call_start, next_header
+    )
     return texts, _PROBE_ASSISTANT in reply
 
 
@@ -515,6 +543,12 @@ def _token_cut(text: str, length: int) -> int:
         return len(text)
     starts = _token_starts(text)
     return max((start for start in starts if start <= length), default=0)
+
+
+def _between(text: str, first: str, second: str) -> str:
+    at = text.find(first)
+    end = text.find(second, at) if at >= 0 else -1
+    return text[at + len(first) : end] if end >= 0 else ""
 
 
 def _tail_after(text: str, probe: str) -> str:
