@@ -50,6 +50,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from os.path import commonprefix
 from typing import Any, NamedTuple
 
 from ..provenance import Provenance, Segment
@@ -429,8 +430,19 @@ def _after_prompt(text: str, low: int, first: int, generation_prompt: str) -> in
     for prompt in _prompt_forms(generation_prompt):
         found = text.rfind(prompt, low, first)
         if found >= 0:
-            return found + len(prompt)
+            end = found + len(prompt)
+            opened = _LAST_OPENER.search(prompt)
+            if opened is not None:
+                # A header that opens an element a past turn closes at once, empty (DeepSeek
+                # V3.1's "<think>" before "</think>"): the empty element is the header's.
+                closer = f"</{opened.group(1)}>"
+                if end + len(closer) <= first and text.startswith(closer, end):
+                    end += len(closer)
+            return end
     return first
+
+
+_LAST_OPENER = re.compile(r"<([A-Za-z_][\w.-]*)>\s*$")
 
 
 _ROLE_HEADER = re.compile(r"\s*[^\n]*\n?\s*")
@@ -567,13 +579,7 @@ def _trailing_header(user_tail: str, answer_tail: str, reply_tail: str) -> tuple
             continue
         if not reply_tail.startswith(user_tail[:cut]):
             continue
-        header = reply_tail[cut:]
-        shared = 0
-        for a, b in zip(trailing, header):
-            if a != b:
-                break
-            shared += 1
-        shared = _token_cut(trailing, shared)
+        shared = _token_cut(trailing, len(commonprefix((trailing, reply_tail[cut:]))))
         if shared:
             return trailing, trailing[:shared]
     return None
