@@ -50,6 +50,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from os.path import commonprefix
 from typing import Any, NamedTuple
 
@@ -431,18 +432,22 @@ def _after_prompt(text: str, low: int, first: int, generation_prompt: str) -> in
         found = text.rfind(prompt, low, first)
         if found >= 0:
             end = found + len(prompt)
-            opened = _LAST_OPENER.search(prompt)
-            if opened is not None:
-                # A header that opens an element a past turn closes at once, empty (DeepSeek
-                # V3.1's "<think>" before "</think>"): the empty element is the header's.
-                closer = f"</{opened.group(1)}>"
-                if end + len(closer) <= first and text.startswith(closer, end):
-                    end += len(closer)
+            # A header that opens an element a past turn closes at once, empty (DeepSeek
+            # V3.1's "<think>" before "</think>"): the empty element is the header's.
+            closer = _closer(prompt)
+            if closer and end + len(closer) <= first and text.startswith(closer, end):
+                end += len(closer)
             return end
     return first
 
 
 _LAST_OPENER = re.compile(r"<([A-Za-z_][\w.-]*)>\s*$")
+
+
+@lru_cache(maxsize=64)  # (asked for every turn, of a template's one or two headers)
+def _closer(header: str) -> str:
+    opened = _LAST_OPENER.search(header)
+    return "" if opened is None else f"</{opened.group(1)}>"
 
 
 _ROLE_HEADER = re.compile(r"\s*[^\n]*\n?\s*")
