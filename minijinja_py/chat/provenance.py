@@ -26,10 +26,19 @@ what the next turn writes before its text must be the whole of a user turn's hea
 `" [INST]"` keeps its space; GLM writes the next header, `<|user|>`, as the marker, and the
 newline after it is the user's).
 
+A template that writes the next assistant header after every conversation, with or without
+the prompt (Command R7B's tool use), ends both the user probe's and the assistant probe's tail
+with it: it is cut from their markers (a user turn's marker is at least one token), and the part
+of it that the reply's own header starts with is the role header.  A header that begins with the
+whitespace separating turns is also looked for without it (a first turn), and a header that
+opens an element a past turn closes at once, empty, takes the closer (DeepSeek V3.1's
+`<think></think>`).
+
 A tool call's turn is probed too (a user turn and an assistant turn with one call): where no
 end-of-turn marker follows a turn, what the template wrote after the call's arguments ends it
 (gpt-oss's `<|call|>`), and where no role header precedes it, what it wrote before the call's
-name starts it (Mistral's `[TOOL_CALLS] [{"name": "`).
+name starts it (Mistral's `[TOOL_CALLS] [{"name": "`).  A call's end stops before an element it
+opens that a tool result closes (Gemma 4's `<|tool_response>`, read off a probe with a result).
 
 The characters of a turn are those traced to the message (its content, reasoning, tool calls; not
 its role or its tool calls' ids; a tool call's name only where it is first written, since gpt-oss
@@ -39,7 +48,8 @@ the next assistant turn without a header). When the role header does not occur b
 template that writes past turns differently), its first line is looked for, then the span starts at
 the first traced character; a template that writes no marker (the next header follows at once) ends
 the span at the last traced character. An assistant message with no traced character (empty
-content) has a span where its role header and a marker are found between its neighbours. A turn's
+content) has a span where its role header and a marker are found between its neighbours; where
+the template writes no marker at all, from its header to the next turn's (Falcon's `\nUser: `). A turn's
 content or reasoning written after a later message's text (Gemma 4 writes a tool-calling turn's
 text after the results it holds) makes a span of its own.
 """
