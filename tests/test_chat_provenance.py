@@ -427,3 +427,20 @@ def test_an_empty_element_a_header_opens_is_the_headers():
     )
     result = ChatTemplate.from_string(source).render_with_provenance(MESSAGES[:2])
     assert _span_texts(result) == ["Hello!<eos>"]
+
+
+def test_an_empty_turn_without_markers_leaves_the_separator_to_the_next_turn():
+    # Alpaca-like: "\n\n" separates turns; an empty reply before another is no span
+    source = (
+        "{% for m in messages %}{% if m.role == 'user' %}### Instruction:\n{{ m.content }}\n\n"
+        "{% else %}### Response:\n{{ m.content }}\n\n{% endif %}{% endfor %}"
+        "{% if add_generation_prompt %}### Response:\n{% endif %}"
+    )
+    messages = [
+        {"role": "user", "content": "Q"},
+        {"role": "assistant", "content": ""},
+        {"role": "assistant", "content": "Yes"},
+    ]
+    result = ChatTemplate.from_string(source).render_with_provenance(messages)
+    assert result.turn_texts.next_header == "\n\n### Instruction:\n"
+    assert _span_texts(result) == ["Yes"]

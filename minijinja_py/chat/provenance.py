@@ -393,13 +393,26 @@ def _disjoint(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def _header_start(text: str, low: int, high: int, header: str, prompt: str) -> int:
+    # Where the next turn's header, `header` (a user's) or `prompt` (an assistant's), begins in
+    # text[low:high], the whitespace that separates turns before it included (Alpaca's "\n\n"
+    # before "### Response:"); else where a start of `header` ends the range; else `low`.  A
+    # range that holds a line of the user's header (a prompt misread) is not a turn's.
+    end = low
     found = [at for at in (text.find(header, low, high), text.find(prompt, low, high)) if at >= 0]
     if found:
-        return min(found)
-    for size in range(min(len(header), high - low), 0, -1):
-        if text.startswith(header[:size], high - size):
-            return high - size
-    return low
+        end = min(found)
+        separator = header[: len(header) - len(header.lstrip())]
+        if separator and end - len(separator) >= low and text.startswith(separator, end - len(separator)):
+            end -= len(separator)
+    else:
+        for size in range(min(len(header), high - low), 0, -1):
+            if text.startswith(header[:size], high - size):
+                end = high - size
+                break
+    held = text[low:end]
+    if any(line.strip() and line.strip() in held for line in header.splitlines()):
+        return low
+    return end
 
 
 def _line_end(text: str, end: int, high: int, line_end: str) -> int:
