@@ -22,11 +22,7 @@ from .corpus import (
 )
 
 _AMBIGUOUS = {
-    "deepseek-v3.1": "a past turn writes '<think></think>', the generation prompt '<think>'",
-    "falcon-instruct": "an empty turn is the space after 'Falcon:'; a first turn has no newline before",
-    "glm-4.6": "an empty turn's '<think></think>' has no marker; the newline before '<think>'",
-    "cohere-command-r7b-12-2024-tool_use": "writes the next header after every conversation",
-    "gemma-4-e2b-it": "a final tool call's end includes the '<|tool_response>' opening the result",
+    "glm-4.6": "the newline before a past turn's '<think></think>' without thinking",
     "smollm-3-3b": "its shipped tags include the header",
     "laguna-v8": "its shipped tags include the header",
 }
@@ -95,31 +91,41 @@ def test_inferred_spans_are_ordered_and_hold_no_other_turn():
 # turn's), chosen by option as a user would choose them (see masks.adjust_spans).
 CONVENTIONS = {"smollm-3-3b": {"header": "include"}, "laguna-v8": {"header": "include"}}
 
-# Conversations whose inferred mask still differs from the tags (conformance/FINDINGS.md).
-DISAGREEING = {
-    "cohere-command-r7b-12-2024-tool_use": 12,
-    "deepseek-v3.1": 1,
-    "falcon-instruct": 4,
-    "gemma-4-e2b-it": 2,
-    "glm-4.6": 2,
-}
+# Conversations whose inferred mask still differs from the tags by default
+# (conformance/FINDINGS.md): the templates that ship tags, and GLM 4.6's newline.
+DISAGREEING = {"glm-4.6": 1, "smollm-3-3b": 11, "laguna-v8": 9}
 
 
-def test_inferred_masks_agree_by_conversation_with_this_projects_tags():
-    missing = corpus_missing()
-    if missing:
-        pytest.skip(missing)
+def _own_agreement(conventions):
     from .assistant_spans import conversation_agreement
 
     agree = total = 0
     differ = {}
     for name in tagged_names():
-        a, t, d = conversation_agreement(name, CONVENTIONS.get(name))
+        a, t, d = conversation_agreement(name, conventions.get(name))
         agree, total = agree + a, total + t
         if d:
             differ[name] = len(d)
-    assert (agree, total) == (579, 600)  # 96.5%; 559 with every default convention
+    return agree, total, differ
+
+
+def test_inferred_masks_agree_by_conversation_with_this_projects_tags_by_default():
+    missing = corpus_missing()
+    if missing:
+        pytest.skip(missing)
+    agree, total, differ = _own_agreement({})
+    assert (agree, total) == (579, 600)  # 96.5% (559 before the rule read Command R7B & co.)
+    assert agree >= 0.95 * total
     assert differ == DISAGREEING
+
+
+def test_inferred_masks_agree_by_conversation_with_this_projects_tags_by_convention():
+    missing = corpus_missing()
+    if missing:
+        pytest.skip(missing)
+    agree, total, differ = _own_agreement(CONVENTIONS)
+    assert (agree, total) == (599, 600)  # 99.8%
+    assert differ == {"glm-4.6": 1}
 
 
 def test_known_templates_get_their_hand_tags_in_auto_mode():
@@ -180,11 +186,30 @@ def test_inferred_masks_agree_by_conversation_with_trls_training_templates():
     rows = {
         name: agreement(root, name, TRAINING_CONVENTIONS.get(name)) for name in pair_names(root)
     }
-    assert sum(r[0] for r in rows.values()) == 382
-    assert sum(r[1] for r in rows.values()) == 387  # 98.7%
+    assert sum(r[0] for r in rows.values()) == 384
+    assert sum(r[1] for r in rows.values()) == 387  # 99.2%
+    assert {name: len(r[2]) for name, r in rows.items() if r[2]} == {"deepseekv3": 3}
+
+
+def test_inferred_masks_agree_by_conversation_with_trls_training_templates_by_default():
+    # 90.7% (349 before the rule read Gemma 4's calls): of the 36 left, 32 are TRL's tags
+    # taking part or all of the generation prompt as the turn's (gpt-oss, whose identical
+    # template this project's tags part the other way, DeepSeek V3, Qwen 2.5), as
+    # conformance/FINDINGS.md explains; no default can agree with both sets there.
+    from .training_pairs import agreement, folder, pair_names
+
+    root = folder()
+    if root is None or corpus_missing():
+        pytest.skip("set MINIJINJA_TRAINING_TEMPLATES to TRL's trl/chat_templates folder")
+    rows = {name: agreement(root, name) for name in pair_names(root)}
+    assert sum(r[0] for r in rows.values()) == 351
+    assert sum(r[1] for r in rows.values()) == 387
     assert {name: len(r[2]) for name, r in rows.items() if r[2]} == {
-        "deepseekv3": 3,
-        "diffusion_gemma": 2,
+        "deepseekv3": 10,
+        "glm4moe": 1,
+        "gptoss": 11,
+        "llava_next": 1,
+        "phi3": 1,
+        "phi3_5": 1,
+        "qwen2_5": 11,
     }
-    defaults = [agreement(root, name)[0] for name in pair_names(root)]
-    assert sum(defaults) == 349  # every default convention: 90.2%

@@ -345,3 +345,102 @@ def test_the_traced_tools_kept_are_bounded():
     # strings as keep_traced counts them: 205,839 bytes, of which 20 fit in 4 MiB)
     assert [size for _, size in chat._traced_tools._entries.values()] == [205_839] * 20
     assert chat._traced_tools.size <= TOOLS_BYTES
+
+
+def test_a_header_written_after_every_conversation_is_cut_from_the_markers():
+    # Command R7B-like: the next assistant header ends every conversation, with or without
+    # the generation prompt; a past turn writes its start and its own response opener
+    source = (
+        "{% for m in messages %}{% if m.role == 'user' %}<|SOT|><|USER|>{{ m.content }}<|EOT|>"
+        "{% else %}<|SOT|><|BOT|><|SR|>{{ m.content }}<|ER|><|EOT|>{% endif %}{% endfor %}"
+        "<|SOT|><|BOT|><|ST|><|ET|>"
+    )
+    messages = [
+        {"role": "user", "content": "Hi"},
+        {"role": "assistant", "content": "Hello"},
+        {"role": "user", "content": "Bye"},
+        {"role": "assistant", "content": "Yes"},
+    ]
+    result = ChatTemplate.from_string(source).render_with_provenance(messages)
+    texts = result.turn_texts
+    assert (texts.generation_prompt, texts.end_of_turn, texts.past_end_of_turn) == (
+        "<|SOT|><|BOT|>",
+        "<|ER|><|EOT|>",
+        "<|EOT|>",
+    )
+    assert _span_texts(result) == ["<|SR|>Hello<|ER|><|EOT|>", "<|SR|>Yes<|ER|><|EOT|>"]
+
+
+def test_a_call_end_stops_before_the_element_the_tool_result_closes():
+    # Gemma 4-like: every call is followed by "<|tool_response>", which the result closes
+    source = (
+        "{% for m in messages %}{% if m.role == 'user' %}<|turn>user\n{{ m.content }}<turn|>\n"
+        "{% elif m.role == 'assistant' and m.tool_calls %}<|turn>model\n"
+        "{% for c in m.tool_calls %}<|tool_call>{{ c.function.name }}"
+        "{{ c.function.arguments | tojson }}<tool_call|>{% endfor %}<|tool_response>"
+        "{% elif m.role == 'assistant' %}{{ m.content }}<turn|>\n"
+        "{% else %}{{ m.content }}<tool_response|>{% endif %}{% endfor %}"
+        "{% if add_generation_prompt %}<|turn>model\n{% endif %}"
+    )
+    messages = [
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "content": "", "tool_calls": [_CALL]},
+        {"role": "tool", "content": "sunny"},
+        {"role": "assistant", "content": "Sunny."},
+    ]
+    result = ChatTemplate.from_string(source).render_with_provenance(messages)
+    assert result.turn_texts.call_end == '"}<tool_call|>'
+    assert _span_texts(result) == [
+        '<|tool_call>get_weather{"city": "Paris"}<tool_call|>',
+        "Sunny.<turn|>\n",
+    ]
+
+
+def test_a_first_turn_and_an_empty_turn_without_markers():
+    # Falcon-like: turns are separated by a newline and end with no marker; the first turn has
+    # no newline before its header, an empty turn is the space after its header
+    source = (
+        "{% for m in messages %}{% if not loop.first %}{{ '\\n' }}{% endif %}"
+        "{% if m.role == 'user' %}User: {% else %}Falcon: {% endif %}{{ m.content }}{% endfor %}"
+        "{% if add_generation_prompt %}{{ '\\nFalcon:' }}{% endif %}"
+    )
+    messages = [
+        {"role": "assistant", "content": "Hello"},
+        {"role": "user", "content": "Hi"},
+        {"role": "assistant", "content": ""},
+        {"role": "user", "content": "There?"},
+    ]
+    result = ChatTemplate.from_string(source).render_with_provenance(messages)
+    assert result.turn_texts.next_header == "\nUser: "
+    assert [(start, result.text[start:end]) for start, end in result.assistant_spans] == [
+        (7, " Hello"),
+        (30, " "),
+    ]
+
+
+def test_an_empty_element_a_header_opens_is_the_headers():
+    # DeepSeek V3.1-like: the prompt opens "<think>", a past turn closes it at once
+    source = (
+        "{% for m in messages %}{% if m.role == 'user' %}<U>{{ m.content }}"
+        "{% else %}<A><think></think>{{ m.content }}<eos>{% endif %}{% endfor %}"
+        "{% if add_generation_prompt %}<A><think>{% endif %}"
+    )
+    result = ChatTemplate.from_string(source).render_with_provenance(MESSAGES[:2])
+    assert _span_texts(result) == ["Hello!<eos>"]
+
+
+def test_an_empty_turn_without_markers_leaves_the_separator_to_the_next_turn():
+    # Alpaca-like: "\n\n" separates turns; an empty reply before another is no span
+    source = (
+        "{% for m in messages %}{% if m.role == 'user' %}### Instruction:\n{{ m.content }}\n\n"
+        "{% else %}### Response:\n{{ m.content }}\n\n{% endif %}{% endfor %}"
+        "{% if add_generation_prompt %}### Response:\n{% endif %}"
+    )
+    messages = [
+        {"role": "user", "content": "Q"},
+        {"role": "assistant", "content": ""},
+        {"role": "assistant", "content": "Yes"},
+    ]
+    result = ChatTemplate.from_string(source).render_with_provenance(messages)
+    assert result.turn_texts.next_header == "\n\n### Instruction:\n"
+    assert _span_texts(result) == ["Yes"]

@@ -26,10 +26,19 @@ what the next turn writes before its text must be the whole of a user turn's hea
 `" [INST]"` keeps its space; GLM writes the next header, `<|user|>`, as the marker, and the
 newline after it is the user's).
 
+A template that writes the next assistant header after every conversation, with or without
+the prompt (Command R7B's tool use), ends both the user probe's and the assistant probe's tail
+with it: it is cut from their markers (a user turn's marker is at least one token), and the part
+of it that the reply's own header starts with is the role header.  A header that begins with the
+whitespace separating turns is also looked for without it (a first turn), and a header that
+opens an element a past turn closes at once, empty, takes the closer (DeepSeek V3.1's
+`<think></think>`).
+
 A tool call's turn is probed too (a user turn and an assistant turn with one call): where no
 end-of-turn marker follows a turn, what the template wrote after the call's arguments ends it
 (gpt-oss's `<|call|>`), and where no role header precedes it, what it wrote before the call's
-name starts it (Mistral's `[TOOL_CALLS] [{"name": "`).
+name starts it (Mistral's `[TOOL_CALLS] [{"name": "`).  A call's end stops before an element it
+opens that a tool result closes (Gemma 4's `<|tool_response>`, read off a probe with a result).
 
 The characters of a turn are those traced to the message (its content, reasoning, tool calls; not
 its role or its tool calls' ids; a tool call's name only where it is first written, since gpt-oss
@@ -39,7 +48,8 @@ the next assistant turn without a header). When the role header does not occur b
 template that writes past turns differently), its first line is looked for, then the span starts at
 the first traced character; a template that writes no marker (the next header follows at once) ends
 the span at the last traced character. An assistant message with no traced character (empty
-content) has a span where its role header and a marker are found between its neighbours. A turn's
+content) has a span where its role header and a marker are found between its neighbours; where
+the template writes no marker at all, from its header to the next turn's (Falcon's `\nUser: `). A turn's
 content or reasoning written after a later message's text (Gemma 4 writes a tool-calling turn's
 text after the results it holds) makes a span of its own.
 """
@@ -50,6 +60,8 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
+from os.path import commonprefix
 from typing import Any, NamedTuple
 
 from ..provenance import Provenance, Segment
@@ -93,6 +105,9 @@ class TurnTexts(NamedTuple):
     #: What a tool call's turn writes before the call's name, after its role header (Mistral's
     #: ``[TOOL_CALLS] [{"name": "``): looked for where no role header precedes a turn.
     call_start: str = ""
+    #: What a template that writes no end-of-turn marker writes between an assistant turn's
+    #: text and the next user turn's (Falcon's ``"\nUser: "``): where an empty turn ends.
+    next_header: str = ""
 
 
 @dataclass(frozen=True)
@@ -185,6 +200,7 @@ def infer_assistant_spans(
     past_line_end: str = "",
     call_end: str = "",
     call_start: str = "",
+    next_header: str = "",
 ) -> list[tuple[int, int]]:
     """The assistant spans of `text` by the module's rule (the arguments as in
     `TurnTexts`)."""
@@ -237,6 +253,13 @@ def infer_assistant_spans(
             if found is not None:
                 after = line_end if index == last_message else past_line_end
                 spans.append((start, _line_end(text, found, high, after)))
+            elif not markers and next_header:
+                # No marker ends a turn: the empty turn runs to where the next turn's header
+                # (or its start: a tool result's line end) begins, the next user's or the next
+                # assistant's; where none is found, the turn has no span.
+                end = _header_start(text, start, high, next_header, generation_prompt)
+                if end > start:
+                    spans.append((start, end))
             continue
         first = own[0][0]
         if neighbours.sorted:
@@ -369,6 +392,29 @@ def _disjoint(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return joined
 
 
+def _header_start(text: str, low: int, high: int, header: str, prompt: str) -> int:
+    # Where the next turn's header, `header` (a user's) or `prompt` (an assistant's), begins in
+    # text[low:high], the whitespace that separates turns before it included (Alpaca's "\n\n"
+    # before "### Response:"); else where a start of `header` ends the range; else `low`.  A
+    # range that holds a line of the user's header (a prompt misread) is not a turn's.
+    end = low
+    found = [at for at in (text.find(header, low, high), text.find(prompt, low, high)) if at >= 0]
+    if found:
+        end = min(found)
+        separator = header[: len(header) - len(header.lstrip())]
+        if separator and end - len(separator) >= low and text.startswith(separator, end - len(separator)):
+            end -= len(separator)
+    else:
+        for size in range(min(len(header), high - low), 0, -1):
+            if text.startswith(header[:size], high - size):
+                end = high - size
+                break
+    held = text[low:end]
+    if any(line.strip() and line.strip() in held for line in header.splitlines()):
+        return low
+    return end
+
+
 def _line_end(text: str, end: int, high: int, line_end: str) -> int:
     if line_end and end + len(line_end) <= high and text.startswith(line_end, end):
         return end + len(line_end)
@@ -408,8 +454,23 @@ def _after_prompt(text: str, low: int, first: int, generation_prompt: str) -> in
     for prompt in _prompt_forms(generation_prompt):
         found = text.rfind(prompt, low, first)
         if found >= 0:
-            return found + len(prompt)
+            end = found + len(prompt)
+            # A header that opens an element a past turn closes at once, empty (DeepSeek
+            # V3.1's "<think>" before "</think>"): the empty element is the header's.
+            closer = _closer(prompt)
+            if closer and end + len(closer) <= first and text.startswith(closer, end):
+                end += len(closer)
+            return end
     return first
+
+
+_LAST_OPENER = re.compile(r"<([A-Za-z_][\w.-]*)>\s*$")
+
+
+@lru_cache(maxsize=64)  # (asked for every turn, of a template's one or two headers)
+def _closer(header: str) -> str:
+    opened = _LAST_OPENER.search(header)
+    return "" if opened is None else f"</{opened.group(1)}>"
 
 
 _ROLE_HEADER = re.compile(r"\s*[^\n]*\n?\s*")
@@ -422,6 +483,10 @@ def _prompt_forms(generation_prompt: str) -> Iterable[str]:
     if generation_prompt:
         header = _ROLE_HEADER.match(generation_prompt).group()  # type: ignore[union-attr]
         yield header
+        if header[0].isspace() and header.strip():
+            # (the whitespace that separates turns, which a first turn does not write:
+            # Falcon's "\nFalcon:")
+            yield header.lstrip()
         line = header.find("\n")
         if 0 <= line < len(header) - 1:
             yield header[: line + 1]
@@ -431,6 +496,7 @@ _PROBE_USER = "Probe question 7f3a?"
 _PROBE_ASSISTANT = "Probe answer 9c1e."
 _PROBE_NAME = "probe_function"
 _PROBE_VALUE = "Probe value 3b8d"
+_PROBE_RESULT = "Probe result 5e2a"
 
 
 def probe_turn_texts(render: Any) -> TurnTexts:
@@ -483,10 +549,68 @@ def _probe_shape(render: Any, typed: bool, system: bool) -> tuple[TurnTexts, boo
         # ends without it ends otherwise (with the EOS token): the prompt is what follows
         # the user turn's marker.
         prompt = _after_user_turn(with_prompt, (marker, past))
+    trailing = ""
+    if not prompt and past and marker:
+        # A template that writes the next assistant header after every conversation, with or
+        # without the prompt (Command R7B's tool-use template): it ends both probes' tails.
+        found = _trailing_header(past, marker, _tail_after(reply, _PROBE_USER))
+        if found is not None:
+            trailing, prompt = found
+            past = past[: len(past) - len(trailing)]
+            marker = marker[: len(marker) - len(trailing)]
     past_line_end = _past_line_end(followed, without, (marker, past), line_end)
     call_start, call_end = _call_texts(render, user, without, prompt)
-    texts = TurnTexts(prompt, marker, past, line_end, past_line_end, call_end, call_start)
+    if trailing and call_end.endswith(trailing):
+        call_end = call_end[: len(call_end) - len(trailing)]
+    next_header = "" if marker else _between(followed, _PROBE_ASSISTANT, _PROBE_USER)
+    texts = TurnTexts(
+        prompt, marker, past, line_end, past_line_end, call_end, call_start, next_header
+    )
     return texts, _PROBE_ASSISTANT in reply
+
+
+_TOKEN = re.compile(r"<[^<>\s]*>|\[[^\[\]\s]*\]|\s+|[^<\[\s]+|.")
+
+
+def _token_starts(text: str) -> list[int]:
+    # Where the special tokens, words and runs of whitespace of `text` start.
+    return [found.start() for found in _TOKEN.finditer(text)]
+
+
+def _token_cut(text: str, length: int) -> int:
+    # `length` moved back to the start of the token of `text` it falls inside.
+    if length >= len(text):
+        return len(text)
+    starts = _token_starts(text)
+    return max((start for start in starts if start <= length), default=0)
+
+
+def _between(text: str, first: str, second: str) -> str:
+    at = text.find(first)
+    end = text.find(second, at) if at >= 0 else -1
+    return text[at + len(first) : end] if end >= 0 else ""
+
+
+def _tail_after(text: str, probe: str) -> str:
+    at = text.rfind(probe)
+    return text[at + len(probe) :] if at >= 0 else ""
+
+
+def _trailing_header(user_tail: str, answer_tail: str, reply_tail: str) -> tuple[str, str] | None:
+    # (the header written after every conversation, the part of it a past turn writes too)
+    # It ends what follows the user's probe and what follows the assistant's, and the reply's
+    # own assistant header, written after the user turn's marker, starts as it does.  The user
+    # turn's marker is at least one token: of the cuts that fit, the first after the start.
+    for cut in _token_starts(user_tail)[1:]:
+        trailing = user_tail[cut:]
+        if len(answer_tail) <= len(trailing) or not answer_tail.endswith(trailing):
+            continue
+        if not reply_tail.startswith(user_tail[:cut]):
+            continue
+        shared = _token_cut(trailing, len(commonprefix((trailing, reply_tail[cut:]))))
+        if shared:
+            return trailing, trailing[:shared]
+    return None
 
 
 def _after_user_turn(text: str, markers: tuple[str, str]) -> str:
@@ -506,8 +630,9 @@ def _call_texts(
         "type": "function",
         "function": {"name": _PROBE_NAME, "arguments": {"probe_argument": _PROBE_VALUE}},
     }
+    turn = {"role": "assistant", "content": "", "tool_calls": [call]}
     try:
-        text = render([*user, {"role": "assistant", "content": "", "tool_calls": [call]}], False)
+        text = render([*user, turn], False)
     except Exception:  # a template without tool calls: neither
         return "", ""
     at = text.rfind(_PROBE_VALUE)
@@ -519,7 +644,32 @@ def _call_texts(
     if header and start.startswith(header):
         start = start[len(header) :]
     # (the whitespace between the turns is not the call's: Mistral's " [TOOL_CALLS]")
-    return start.lstrip(), text[at + len(_PROBE_VALUE) :].rstrip()
+    end = text[at + len(_PROBE_VALUE) :].rstrip()
+    if "<" in end:
+        end = _without_result_opener(render, [*user, turn], end)
+    return start.lstrip(), end
+
+
+_OPENER = re.compile(r"<\|?([A-Za-z_][\w.-]*)>")
+
+
+def _without_result_opener(render: Any, called: list[dict[str, Any]], end: str) -> str:
+    # A template that writes a call's result inside the calling turn may open the result's
+    # element after every call (Gemma 4's "<|tool_response>"): the element is the result's,
+    # closed after the result's text, not the call's end.
+    try:
+        text = render([*called, {"role": "tool", "content": _PROBE_RESULT}], False)
+    except Exception:  # (a template that wants something else after a call: no cut)
+        return end
+    at = text.rfind(_PROBE_RESULT)
+    if at < 0:
+        return end
+    after = text[at + len(_PROBE_RESULT) :]
+    for found in _OPENER.finditer(end):
+        name = found.group(1)
+        if f"</{name}>" in after or f"<{name}|>" in after:
+            return end[: found.start()]
+    return end
 
 
 def _marker_after(text: str, probe: str) -> tuple[str, str]:
