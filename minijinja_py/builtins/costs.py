@@ -61,7 +61,12 @@ def size_of(value: Any) -> int:
 def units_of(value: Any, chars: int, items: int) -> int:
     """Steps to charge for reading `value` at `chars` characters or `items` items per
     step (by `size_of`, so for every subclass alike)."""
-    if isinstance(value, str):
+    kind = type(value)
+    if kind is str:
+        return len(value) // chars
+    if kind is list or kind is dict or kind is tuple:
+        return len(value) // items
+    if isinstance(value, str):  # (a subclass pays as its base type)
         return len(value) // chars
     if isinstance(value, SIZED):
         return size_of(value) // items
@@ -96,7 +101,7 @@ def charge_scan(value: Any, result: Any) -> None:
     count to the memory budget."""
     units = units_of(value, CHARS_PER_STEP, FILTER_ITEMS_PER_STEP) if value is not None else 0
     size = 0
-    if isinstance(value, range):  # (its integers are made as it is walked: big ones count)
+    if value.__class__ is range:  # (its integers are made as it is walked: big ones count)
         size = walked_int_bytes(value)
         units += size // CHARS_PER_STEP
     if result is not None:

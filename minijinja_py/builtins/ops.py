@@ -161,6 +161,8 @@ _FREE_SIZE = {
 
 
 def _charge_operands(a: Any, b: Any) -> None:
+    if type(a) in _UNCHARGED and type(b) in _UNCHARGED:
+        return  # (numbers and None compare in bounded time: the usual operands)
     free = _FREE_SIZE.get(type(a))
     if free is not None:
         if len(a) >= free:
@@ -179,6 +181,7 @@ def _charge_operands(a: Any, b: Any) -> None:
 
 
 _CHARGED = (str, list, tuple, dict)
+_UNCHARGED = frozenset((int, float, bool, type(None)))
 
 
 def _eq(a: Any, b: Any) -> bool:
