@@ -140,7 +140,7 @@ _SMALL_NODES = 4095
 
 
 PRINTED_NESTED_TYPES = (list, tuple, dict, set, frozenset, AttributeBag)
-PRINTED_CONTAINERS = (*PRINTED_NESTED_TYPES, *VIEW_TYPES)
+PRINTED_CONTAINERS: tuple[type[Any], ...] = (*PRINTED_NESTED_TYPES, *VIEW_TYPES)
 
 
 def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int, int]:
