@@ -12,6 +12,7 @@ from .errors import (
     TemplateSyntaxError,
     UndefinedError,
 )
+from .sandbox import budget as _budget
 from .sandbox.limits import Limits
 from .values.runtime import ChainableUndefined, StrictUndefined, Undefined, pass_environment
 
@@ -32,6 +33,10 @@ __all__ = [
     "pass_environment",
 ]
 
+#: True when the engine runs as the optional compiled build (`MINIJINJA_PY_COMPILE=1 pip install .`:
+#: its hot modules are C extensions made by mypyc), False for the pure-Python one.  (A flag, not
+#: in __all__, whose names are the API.)
+COMPILED: bool = not _budget.__file__.endswith(".py")
 
 __all__ += [
     "ChatTemplate",

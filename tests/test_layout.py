@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 # layers below, never one above.  A layer is a folder or a module at the package root ("" is the
 # package's __init__).
 LAYERS: list[tuple[str, ...]] = [
-    ("errors", "__about__"),
+    ("errors", "__about__", "_mypyc"),
     ("sandbox",),  # limits, budget, call guard
     ("values",),  # Undefined, Markup, Namespace, loops, macros: the runtime values
     ("builtins",),  # filters, tests, methods, formatting, operators, attribute policy

@@ -152,7 +152,7 @@ def _not_in(item: Any, container: Any) -> bool:
 # Comparing two big lists or strings walks them: charge that to the step budget, so a loop
 # comparing megabytes on each pass stops at max_steps rather than running for hours.  Sizes
 # below these cost nothing (see charge_size), so such operands skip the charging call.
-_FREE_SIZE = {
+_FREE_SIZE: dict[type[Any], int] = {
     str: CHARS_PER_STEP,
     list: ITEMS_PER_STEP,
     tuple: ITEMS_PER_STEP,

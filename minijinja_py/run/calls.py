@@ -81,9 +81,9 @@ class CallEmpty:
     __slots__ = ("func", "environment", "pos")
     func: Any
     environment: Any
-    pos: int
+    pos: int | None
 
-    def __init__(self, func: Any, environment: Any, pos: int) -> None:
+    def __init__(self, func: Any, environment: Any, pos: int | None) -> None:
         self.func = func
         self.environment = environment
         self.pos = pos
@@ -94,6 +94,7 @@ class CallEmpty:
         state.steps += 1  # Budget.step, inlined: calls are frequent
         if state.steps >= state.next_clock:
             state.check()
+        result: Any  # (a macro's text, or whatever the callee returns)
         try:
             if target.__class__ is Macro:
                 result = target._invoke()  # the template's own macro: straight to its body
@@ -117,9 +118,9 @@ class Call:
     func: Any
     arguments: Arguments
     environment: Any
-    pos: int
+    pos: int | None
 
-    def __init__(self, func: Any, arguments: Arguments, environment: Any, pos: int) -> None:
+    def __init__(self, func: Any, arguments: Arguments, environment: Any, pos: int | None) -> None:
         self.func = func
         self.arguments = arguments
         self.environment = environment
@@ -133,6 +134,7 @@ class Call:
             state.steps += 1  # Budget.step, inlined
             if state.steps >= state.next_clock:
                 state.check()
+            result: Any  # (a macro's text, or whatever the callee returns)
             if target.__class__ is Macro:
                 # The template's own macro: binding its arguments walks none of them.
                 result = target._invoke(*args, **kwargs)
@@ -169,9 +171,9 @@ class MissingFunction:
 
     __slots__ = ("message", "pos")
     message: str
-    pos: int
+    pos: int | None
 
-    def __init__(self, message: str, pos: int) -> None:
+    def __init__(self, message: str, pos: int | None) -> None:
         self.message = message
         self.pos = pos
 
@@ -186,9 +188,9 @@ class ApplyBare:
     func: Any
     environment: Any
     charge: Charge
-    pos: int
+    pos: int | None
 
-    def __init__(self, func: Any, environment: Any, charge: Charge, pos: int) -> None:
+    def __init__(self, func: Any, environment: Any, charge: Charge, pos: int | None) -> None:
         self.func = func
         self.environment = environment  # None unless the function wants it
         self.charge = charge
@@ -217,10 +219,10 @@ class ApplyWithArguments:
     environment: Any
     arguments: Arguments
     charge: Charge
-    pos: int
+    pos: int | None
 
     def __init__(
-        self, func: Any, environment: Any, arguments: Arguments, charge: Charge, pos: int
+        self, func: Any, environment: Any, arguments: Arguments, charge: Charge, pos: int | None
     ) -> None:
         self.func = func
         self.environment = environment  # None unless the function wants it
@@ -283,9 +285,9 @@ class ApplyFree:
     __slots__ = ("value", "func", "pos")
     value: Any
     func: Any
-    pos: int
+    pos: int | None
 
-    def __init__(self, value: Any, func: Any, pos: int) -> None:
+    def __init__(self, value: Any, func: Any, pos: int | None) -> None:
         self.value = value
         self.func = func
         self.pos = pos
@@ -305,9 +307,9 @@ class ApplyCharged:
     value: Any
     func: Any
     charge: Charge
-    pos: int
+    pos: int | None
 
-    def __init__(self, value: Any, func: Any, charge: Charge, pos: int) -> None:
+    def __init__(self, value: Any, func: Any, charge: Charge, pos: int | None) -> None:
         self.value = value
         self.func = func
         self.charge = charge

@@ -156,9 +156,9 @@ class ListLit:
 class DictLit:
     __slots__ = ("pairs", "pos")
     pairs: tuple[Any, ...]
-    pos: int
+    pos: int | None
 
-    def __init__(self, pairs: tuple[Any, ...], pos: int) -> None:
+    def __init__(self, pairs: tuple[Any, ...], pos: int | None) -> None:
         self.pairs = pairs
         self.pos = pos
 
@@ -176,11 +176,11 @@ class GetKeyOrAttr:
     __slots__ = ("obj", "attr", "pos", "policy_getattr", "undefined")
     obj: Any
     attr: str
-    pos: int
+    pos: int | None
     policy_getattr: Any
     undefined: type[Any]
 
-    def __init__(self, obj: Any, attr: str, pos: int, policy_getattr: Any, undefined: type[Any]):
+    def __init__(self, obj: Any, attr: str, pos: int | None, policy_getattr: Any, undefined: type[Any]):
         self.obj = obj
         self.attr = attr
         self.pos = pos
@@ -204,7 +204,7 @@ class NameKeyOrAttr(GetKeyOrAttr):
     __slots__ = ("name",)
     name: str
 
-    def __init__(self, obj: Name, attr: str, pos: int, policy_getattr: Any, undefined: type[Any]):
+    def __init__(self, obj: Name, attr: str, pos: int | None, policy_getattr: Any, undefined: type[Any]):
         GetKeyOrAttr.__init__(self, obj, attr, pos, policy_getattr, undefined)
         self.name = obj.name
 
@@ -232,10 +232,10 @@ class GetAttr:
     __slots__ = ("obj", "attr", "pos", "policy_getattr")
     obj: Any
     attr: str
-    pos: int
+    pos: int | None
     policy_getattr: Any
 
-    def __init__(self, obj: Any, attr: str, pos: int, policy_getattr: Any) -> None:
+    def __init__(self, obj: Any, attr: str, pos: int | None, policy_getattr: Any) -> None:
         self.obj = obj
         self.attr = attr
         self.pos = pos
@@ -253,10 +253,10 @@ class GetItem:
     __slots__ = ("obj", "key", "pos", "policy_getitem")
     obj: Any
     key: Any
-    pos: int
+    pos: int | None
     policy_getitem: Any
 
-    def __init__(self, obj: Any, key: Any, pos: int, policy_getitem: Any) -> None:
+    def __init__(self, obj: Any, key: Any, pos: int | None, policy_getitem: Any) -> None:
         self.obj = obj
         self.key = key
         self.pos = pos
@@ -284,11 +284,11 @@ class GetConstItem:
     __slots__ = ("obj", "key", "pos", "policy_getitem", "fast")
     obj: Any
     key: Any
-    pos: int
+    pos: int | None
     policy_getitem: Any
     fast: Any
 
-    def __init__(self, obj: Any, key: Any, pos: int, policy_getitem: Any) -> None:
+    def __init__(self, obj: Any, key: Any, pos: int | None, policy_getitem: Any) -> None:
         self.obj = obj
         self.key = key
         self.pos = pos
@@ -316,7 +316,7 @@ class NameConstItem(GetConstItem):
     name: str
     undefined: type[Any]
 
-    def __init__(self, obj: Name, key: Any, pos: int, policy_getitem: Any) -> None:
+    def __init__(self, obj: Name, key: Any, pos: int | None, policy_getitem: Any) -> None:
         GetConstItem.__init__(self, obj, key, pos, policy_getitem)
         self.name = obj.name
         self.undefined = obj.undefined
@@ -371,9 +371,9 @@ class GetSlice:
     __slots__ = ("obj", "bounds", "pos")
     obj: Any
     bounds: Slice
-    pos: int
+    pos: int | None
 
-    def __init__(self, obj: Any, bounds: Slice, pos: int) -> None:
+    def __init__(self, obj: Any, bounds: Slice, pos: int | None) -> None:
         self.obj = obj
         self.bounds = bounds
         self.pos = pos

@@ -193,10 +193,10 @@ class CallBlock:
     caller: MacroDefinition
     func: Any
     arguments: Any
-    pos: int
+    pos: int | None
     cost = 2
 
-    def __init__(self, caller: MacroDefinition, func: Any, arguments: Any, pos: int) -> None:
+    def __init__(self, caller: MacroDefinition, func: Any, arguments: Any, pos: int | None) -> None:
         self.caller = caller
         self.func = func
         self.arguments = arguments

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .._mypyc import mypyc_attr
 from ..builtins.ops import to_string
 from ..errors import TemplateError
 from ..sandbox.budget import CHARS_PER_STEP as SHORT
@@ -21,9 +22,9 @@ from .frames import Frame, located
 class Not:
     __slots__ = ("operand", "pos")
     operand: Any
-    pos: int
+    pos: int | None
 
-    def __init__(self, operand: Any, pos: int) -> None:
+    def __init__(self, operand: Any, pos: int | None) -> None:
         self.operand = operand
         self.pos = pos
 
@@ -41,9 +42,9 @@ class Sign:
     __slots__ = ("operand", "negate", "pos")
     operand: Any
     negate: bool
-    pos: int
+    pos: int | None
 
-    def __init__(self, operand: Any, negate: bool, pos: int) -> None:
+    def __init__(self, operand: Any, negate: bool, pos: int | None) -> None:
         self.operand = operand
         self.negate = negate
         self.pos = pos
@@ -61,9 +62,9 @@ class BinOp:
     left: Any
     right: Any
     op: Callable[[Any, Any], Any]
-    pos: int
+    pos: int | None
 
-    def __init__(self, left: Any, right: Any, op: Callable[[Any, Any], Any], pos: int) -> None:
+    def __init__(self, left: Any, right: Any, op: Callable[[Any, Any], Any], pos: int | None) -> None:
         self.left = left
         self.right = right
         self.op = op
@@ -96,6 +97,7 @@ class Add(BinOp):
             raise located(error, self.pos) from None
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # provenance's SourcedAddChain
 class AddChain:
     """`a + b + c + ...` in one evaluator, still evaluated and added left to right."""
 
@@ -141,10 +143,10 @@ class Concat:
 
     __slots__ = ("items", "pos", "limits")
     items: tuple[Any, ...]
-    pos: int
+    pos: int | None
     limits: Limits
 
-    def __init__(self, items: tuple[Any, ...], pos: int, limits: Limits) -> None:
+    def __init__(self, items: tuple[Any, ...], pos: int | None, limits: Limits) -> None:
         self.items = items
         self.pos = pos
         self.limits = limits
@@ -172,9 +174,9 @@ class CompareEqual:
     second: Any
     equal: bool
     checked: Any
-    pos: int
+    pos: int | None
 
-    def __init__(self, first: Any, second: Any, equal: bool, checked: Any, pos: int) -> None:
+    def __init__(self, first: Any, second: Any, equal: bool, checked: Any, pos: int | None) -> None:
         self.first = first
         self.second = second
         self.equal = equal
@@ -205,9 +207,9 @@ class CompareConst:
     value: Any
     equal: bool
     checked: Any
-    pos: int
+    pos: int | None
 
-    def __init__(self, first: Any, value: Any, equal: bool, checked: Any, pos: int) -> None:
+    def __init__(self, first: Any, value: Any, equal: bool, checked: Any, pos: int | None) -> None:
         self.first = first
         self.value = value
         self.equal = equal
@@ -230,9 +232,9 @@ class CompareOne:
     first: Any
     second: Any
     op: Any
-    pos: int
+    pos: int | None
 
-    def __init__(self, first: Any, second: Any, op: Any, pos: int) -> None:
+    def __init__(self, first: Any, second: Any, op: Any, pos: int | None) -> None:
         self.first = first
         self.second = second
         self.op = op
@@ -255,9 +257,9 @@ class CompareChain:
     __slots__ = ("first", "rest", "pos")
     first: Any
     rest: tuple[Any, ...]
-    pos: int
+    pos: int | None
 
-    def __init__(self, first: Any, rest: tuple[Any, ...], pos: int) -> None:
+    def __init__(self, first: Any, rest: tuple[Any, ...], pos: int | None) -> None:
         self.first = first
         self.rest = rest  # (operator, operand) pairs
         self.pos = pos
@@ -282,9 +284,9 @@ class And:
     __slots__ = ("left", "right", "pos")
     left: Any
     right: Any
-    pos: int
+    pos: int | None
 
-    def __init__(self, left: Any, right: Any, pos: int) -> None:
+    def __init__(self, left: Any, right: Any, pos: int | None) -> None:
         self.left = left
         self.right = right
         self.pos = pos
@@ -303,9 +305,9 @@ class Or:
     __slots__ = ("left", "right", "pos")
     left: Any
     right: Any
-    pos: int
+    pos: int | None
 
-    def __init__(self, left: Any, right: Any, pos: int) -> None:
+    def __init__(self, left: Any, right: Any, pos: int | None) -> None:
         self.left = left
         self.right = right
         self.pos = pos
@@ -325,9 +327,9 @@ class CondExpr:
     test: Any
     then: Any
     otherwise: Any
-    pos: int
+    pos: int | None
 
-    def __init__(self, test: Any, then: Any, otherwise: Any, pos: int) -> None:
+    def __init__(self, test: Any, then: Any, otherwise: Any, pos: int | None) -> None:
         self.test = test
         self.then = then
         self.otherwise = otherwise

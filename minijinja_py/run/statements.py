@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._mypyc import mypyc_attr
 from ..builtins.ops import to_string
 from ..errors import LimitError, TemplateRuntimeError
 from ..sandbox.budget import CHARS_PER_STEP as SHORT
@@ -55,23 +56,26 @@ class Text:
         out.append(text)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # provenance's SourcedOutput
 class Output:
     """`{{ expr }}`."""
 
     __slots__ = ("expr", "pos", "max_output", "cost")
     expr: Any
-    pos: int
+    pos: int | None
     max_output: int
     cost: int
 
-    def __init__(self, expr: Any, pos: int, max_output: int, cost: int = 1) -> None:
+    def __init__(self, expr: Any, pos: int | None, max_output: int, cost: int = 1) -> None:
         self.expr = expr
         self.pos = pos
         self.max_output = max_output
         self.cost = cost  # steps: the statement and its expression's nodes (see compiler)
 
-    # How a value that is not a plain string prints (a render with provenance keeps sources).
-    printed = staticmethod(to_string)
+    def printed(self, value: Any) -> str:
+        # How a value that is not a plain string prints (a render with provenance keeps sources;
+        # a method, not a class attribute, so that the compiled build lets a subclass replace it).
+        return to_string(value)
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         value = self.expr.eval(frame)
@@ -142,12 +146,12 @@ class If:
     test: Any
     body: Any
     otherwise: Any
-    pos: int
+    pos: int | None
     cost: int
     body_cost: int
     otherwise_cost: int
 
-    def __init__(self, test: Any, body: Any, otherwise: Any, pos: int, cost: int = 1) -> None:
+    def __init__(self, test: Any, body: Any, otherwise: Any, pos: int | None, cost: int = 1) -> None:
         self.test = test
         self.body = body
         self.otherwise = otherwise  # None when there is no else branch
@@ -184,7 +188,7 @@ class IfCompareConst(If):
     compare_pos: Any
 
     def __init__(
-        self, test: CompareConst, body: Any, otherwise: Any, pos: int, cost: int = 1
+        self, test: CompareConst, body: Any, otherwise: Any, pos: int | None, cost: int = 1
     ) -> None:
         If.__init__(self, test, body, otherwise, pos, cost)
         self.first = test.first
@@ -241,7 +245,7 @@ class For:
     otherwise: Any
     recursive: bool
     uses_loop: bool
-    pos: int
+    pos: int | None
     cost: int
     condition_cost: int
     weight: int
@@ -257,7 +261,7 @@ class For:
         otherwise: Any,
         recursive: bool,
         uses_loop: bool,
-        pos: int,
+        pos: int | None,
         costs: tuple[int, int, int] = (1, 1, 1),
         reuse_scope: bool = False,
     ) -> None:
@@ -297,6 +301,7 @@ class For:
     def loop(self, frame: Frame, out: list[Any], values: Any, depth0: int, recurse: Any) -> None:
         state = frame.state
         pos = self.pos
+        source: Any  # a list, or an iterator (see _loop_source)
         if values.__class__ is list:
             source = values  # (what _loop_source answers for a list, without the call)
         else:
@@ -361,12 +366,12 @@ class For:
 
 
 # What a loop copies whole, its size known first (`tool.items()`, `d.keys()`, a set).
-SIZED_TYPES = (
+SIZED_TYPES: tuple[type[Any], ...] = (
     dict, str, tuple, range, set, frozenset, type({}.keys()), type({}.values()), type({}.items())
 )  # fmt: skip
 
 
-def _loop_source(values: Any, limits: Limits, pos: int) -> Any:
+def _loop_source(values: Any, limits: Limits, pos: int | None) -> Any:
     """What a for loop walks: a list for anything with a size (a dict's keys, a string's
     characters; nothing for undefined), else the values one at a time, as they come."""
     if values.__class__ is list:
@@ -389,7 +394,7 @@ def _loop_source(values: Any, limits: Limits, pos: int) -> Any:
     return _one_at_a_time(iter(values), pos)
 
 
-def _one_at_a_time(iterator: Any, pos: int) -> Any:
+def _one_at_a_time(iterator: Any, pos: int | None) -> Any:
     # A failure of the iterator itself is the loop's.
     while True:
         try:
@@ -437,9 +442,9 @@ class AssignName:
 class AssignTuple:
     __slots__ = ("parts", "pos")
     parts: tuple[Any, ...]
-    pos: int
+    pos: int | None
 
-    def __init__(self, parts: tuple[Any, ...], pos: int) -> None:
+    def __init__(self, parts: tuple[Any, ...], pos: int | None) -> None:
         self.parts = parts
         self.pos = pos
 
@@ -475,10 +480,10 @@ class AssignAttr:
     __slots__ = ("lookup", "attr", "pos", "stored")
     lookup: Any
     attr: str
-    pos: int
-    stored: set[type]
+    pos: int | None
+    stored: set[type[Any]]
 
-    def __init__(self, lookup: Any, attr: str, pos: int) -> None:
+    def __init__(self, lookup: Any, attr: str, pos: int | None) -> None:
         self.lookup = lookup
         self.attr = attr
         self.pos = pos
@@ -601,7 +606,7 @@ def joined_text(parts: list, state: Any) -> str:
     return text
 
 
-def joined(value: Any, pos: int) -> str:
+def joined(value: Any, pos: int | None) -> str:
     if not isinstance(value, str):
         # Jinja joins a call block's or filter block's result with the output as it is.
         message = f"sequence item 0: expected str instance, {type(value).__name__} found"
@@ -613,10 +618,10 @@ class FilterBlock:
     __slots__ = ("body", "filters", "pos", "cost")
     body: Any
     filters: Any
-    pos: int
+    pos: int | None
     cost: int
 
-    def __init__(self, body: Any, filters: Any, pos: int) -> None:
+    def __init__(self, body: Any, filters: Any, pos: int | None) -> None:
         self.body = body
         self.filters = filters
         self.pos = pos
@@ -699,10 +704,10 @@ class RequiredBlock:
 
     __slots__ = ("name", "pos")
     name: str
-    pos: int
+    pos: int | None
     cost = 1
 
-    def __init__(self, name: str, pos: int) -> None:
+    def __init__(self, name: str, pos: int | None) -> None:
         self.name = name
         self.pos = pos
 

@@ -179,7 +179,7 @@ _SMALL_NODES = 4095
 
 
 PRINTED_NESTED_TYPES = (list, tuple, dict, set, frozenset, AttributeBag)
-PRINTED_CONTAINERS = (*PRINTED_NESTED_TYPES, *VIEW_TYPES)
+PRINTED_CONTAINERS: tuple[type[Any], ...] = (*PRINTED_NESTED_TYPES, *VIEW_TYPES)
 
 
 # A string this short has its repr made whatever the size so far: the repr of a longer one only

@@ -15,10 +15,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .._mypyc import mypyc_attr
+
 #: dict views print their items: ``dict_items([('a', 1)])``
-VIEW_TYPES: tuple[type, ...] = (type({}.keys()), type({}.values()), type({}.items()))
+VIEW_TYPES: tuple[type[Any], ...] = (type({}.keys()), type({}.values()), type({}.items()))
+_SEQUENCE_TYPES: tuple[type[Any], ...] = (list, tuple, set, frozenset, *VIEW_TYPES)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # the runtime's Namespace derives from it
 class AttributeBag:
     """A value that prints as the dict of its attributes, kept in `_attrs`: the base of the
     runtime's `Namespace`, defined down here so that the sandbox sizes and prints one without
@@ -193,7 +197,7 @@ def layout_bound(
         elif isinstance(item, AttributeBag):
             size += 12 + column
             push((item._attrs, depth, column))
-        elif isinstance(item, (list, tuple, set, frozenset, *VIEW_TYPES)):
+        elif isinstance(item, _SEQUENCE_TYPES):
             count = len(item)
             size += 2 + count * item_separator
             if is_json:

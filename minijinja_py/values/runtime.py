@@ -607,7 +607,7 @@ class Macro:
         "caller",
         "_invoke",
     )
-    name: str
+    name: str | None  # None for a call block's caller
     arguments: tuple[str, ...]
     defaults: tuple[Any, ...]
     catch_varargs: bool
@@ -616,7 +616,7 @@ class Macro:
 
     def __init__(
         self,
-        name: str,
+        name: str | None,
         arguments: tuple[str, ...],
         defaults: tuple[Any, ...],
         catch_varargs: bool,
