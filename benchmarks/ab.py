@@ -52,8 +52,8 @@ class _EngineAt(OursEngine):
         return env
 
 
-def import_at(revision: str, into: Path) -> Any:
-    """The package as it was at `revision`, imported as ``minijinja_py_<sha>``."""
+def import_at(revision: str, into: Path, suffix: str = "") -> Any:
+    """The package as it was at `revision`, imported as ``minijinja_py_<sha><suffix>``."""
     sha = subprocess.run(
         ["git", "rev-parse", "--short", revision],
         cwd=REPO_ROOT,
@@ -67,7 +67,7 @@ def import_at(revision: str, into: Path) -> Any:
         check=True,
         capture_output=True,
     ).stdout
-    name = f"minijinja_py_{sha}"
+    name = f"minijinja_py_{sha}{suffix}"
     with tarfile.open(fileobj=BytesIO(archive)) as tar:
         tar.extractall(into, filter="data")
     package = into / "minijinja_py"
@@ -147,6 +147,13 @@ def summary(figures: dict[str, Any], old: str, new: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.ab", description=__doc__.split("\n")[0])
     ap.add_argument("revision", help="the git revision to compare the working tree with")
+    ap.add_argument(
+        "--against",
+        metavar="REVISION",
+        help="time this commit's engine, extracted the same way, instead of the working tree's"
+        " (both sides then load alike: the working tree's copy measures a few percent slower"
+        " than an extracted copy of itself)",
+    )
     ap.add_argument("--rounds", type=int, default=9, help="interleaved rounds (default 9)")
     ap.add_argument("--template", action="append", default=[], help="name contains SUBSTR")
     ap.add_argument("--json", help="write the per-template medians here")
@@ -161,8 +168,12 @@ def main(argv: list[str] | None = None) -> int:
     new = OursEngine()
     # (kept until the end: the package imports some of its modules when first used)
     keep = tempfile.TemporaryDirectory()
-    old = _EngineAt(import_at(args.revision, Path(keep.name)), args.revision)
-    new.key = "now"
+    old = _EngineAt(import_at(args.revision, Path(keep.name) / "old"), args.revision)
+    if args.against:
+        key = args.against if args.against != args.revision else f"{args.against} (again)"
+        new = _EngineAt(import_at(args.against, Path(keep.name) / "new", "_b"), key)
+    if not args.against:
+        new.key = "now"
     mode = Mode("ab", None, 1, 1, 0, {}, 0, None, 0, 0, 0)
     from .engines import MiniJinjaRustEngine
 
