@@ -9,7 +9,8 @@ do on a shared machine (another process, a collection landing in one sample): a 
 figure is only as good as its noise.  Here the engine of the earlier commit is extracted with
 ``git archive`` under another package name and imported beside the working tree's, and every
 round times both (and Jinja2, as the common yardstick) on the same template back to back, in
-rotating order, on CPU time.  What a change costs is the median over templates of the per-template
+rotating order, on CPU time; a warm sample repeats the template's conversations for at least
+5 ms (a single pass of a small template is mostly noise).  What a change costs is the median over templates of the per-template
 ratio new / old; each engine's ratio to Jinja2 is reported as ``python -m benchmarks`` does.
 """
 
@@ -84,22 +85,32 @@ def import_at(revision: str, into: Path, suffix: str = "") -> Any:
         sys.path.remove(str(into))
 
 
-def _time(render: Any, template: Any, contexts: list[dict[str, Any]]) -> float:
+# A warm sample renders the template's conversations this long at least (a pass of a small
+# template takes 100 µs, where the clock and the machine's noise are felt).
+SAMPLE_SECONDS = 0.005
+
+
+def _time(render: Any, template: Any, contexts: list[dict[str, Any]], passes: int) -> float:
+    """CPU seconds of one pass over `contexts`, the mean of `passes` passes."""
     clock = time.process_time
     start = clock()
-    for ctx in contexts:
-        render(template, ctx)
-    return clock() - start
+    for _ in range(passes):
+        for ctx in contexts:
+            render(template, ctx)
+    return (clock() - start) / passes
 
 
 def measure(engines: list[Any], templates: list[C.Template], rounds: int) -> dict[str, Any]:
     """{section: {template: {engine: median seconds}}} for "warm" and "cold"."""
     compiled: dict[tuple[str, str], Any] = {}
+    passes: dict[str, int] = {}
     for tpl in templates:
         for e in engines:
             compiled[tpl.name, e.key] = t = e.compile(e.new_env(), tpl.source)
             for ctx in tpl.contexts:  # (first renders fill lazy caches: untimed)
                 e.render(t, ctx)
+        once = _time(engines[0].render, compiled[tpl.name, engines[0].key], tpl.contexts, 1)
+        passes[tpl.name] = max(1, round(SAMPLE_SECONDS / max(once, 1e-6)))
     samples: dict[str, dict[str, dict[str, list[float]]]] = {"warm": {}, "cold": {}}
     counter = [0]
     for r in range(rounds):
@@ -107,7 +118,7 @@ def measure(engines: list[Any], templates: list[C.Template], rounds: int) -> dic
         for i, tpl in enumerate(templates):
             for e in rotated(engines, r + i):
                 gc.collect()  # (see measure_cold in run.py)
-                dt = _time(e.render, compiled[tpl.name, e.key], tpl.contexts)
+                dt = _time(e.render, compiled[tpl.name, e.key], tpl.contexts, passes[tpl.name])
                 samples["warm"].setdefault(tpl.name, {}).setdefault(e.key, []).append(dt)
             for e in rotated(engines, r + i):
                 src = nonce(tpl.source, counter)
