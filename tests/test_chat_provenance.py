@@ -177,6 +177,14 @@ _CALL = {
     "function": {"name": "get_weather", "arguments": {"city": "Paris"}},
 }
 
+# A tool call, its result, then the reply.
+_CALL_THEN_REPLY = [
+    {"role": "user", "content": "Weather?"},
+    {"role": "assistant", "content": "", "tool_calls": [_CALL]},
+    {"role": "tool", "content": "sunny"},
+    {"role": "assistant", "content": "Sunny."},
+]
+
 
 def test_a_tool_call_turn_ends_with_the_call_end_the_template_writes():
     # gpt-oss-like: a call ends with <|call|>, and the tool result's header writes the call's
@@ -208,13 +216,7 @@ def test_a_tool_call_turn_without_a_role_header_starts_with_the_call_opening():
         " | list | tojson }} </s>{% elif m.role == 'tool' %} [TOOL_RESULTS] {{ m.content }}"
         " [/TOOL_RESULTS]{% else %} {{ m.content }} </s>{% endif %}{% endfor %}"
     )
-    messages = [
-        {"role": "user", "content": "Weather?"},
-        {"role": "assistant", "content": "", "tool_calls": [_CALL]},
-        {"role": "tool", "content": "sunny"},
-        {"role": "assistant", "content": "Sunny."},
-    ]
-    result = ChatTemplate.from_string(source).render_with_provenance(messages)
+    result = ChatTemplate.from_string(source).render_with_provenance(_CALL_THEN_REPLY)
     assert result.turn_texts.call_start == '[TOOL_CALLS] [{"name": "'
     assert _span_texts(result) == [
         '[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris"}}] </s>',
@@ -382,13 +384,7 @@ def test_a_call_end_stops_before_the_element_the_tool_result_closes():
         "{% else %}{{ m.content }}<tool_response|>{% endif %}{% endfor %}"
         "{% if add_generation_prompt %}<|turn>model\n{% endif %}"
     )
-    messages = [
-        {"role": "user", "content": "Weather?"},
-        {"role": "assistant", "content": "", "tool_calls": [_CALL]},
-        {"role": "tool", "content": "sunny"},
-        {"role": "assistant", "content": "Sunny."},
-    ]
-    result = ChatTemplate.from_string(source).render_with_provenance(messages)
+    result = ChatTemplate.from_string(source).render_with_provenance(_CALL_THEN_REPLY)
     assert result.turn_texts.call_end == '"}<tool_call|>'
     assert _span_texts(result) == [
         '<|tool_call>get_weather{"city": "Paris"}<tool_call|>',

@@ -31,6 +31,20 @@ LIMIT = 10**12
 def printed_measure(value):
     return _printed_measure(value, None)
 
+
+def json_layout_bound(value, indent, ensure_ascii):
+    width, item, key = json_layout(indent, None)
+    bound, _ = layout_bound(
+        value,
+        LIMIT,
+        "json",
+        indent=width,
+        item_separator=item,
+        key_separator=key,
+        ensure_ascii=ensure_ascii,
+    )
+    return bound
+
 ALPHABET = st.sampled_from(
     [
         "a",
@@ -100,16 +114,7 @@ def test_json_bound_covers_json_dumps(value, indent, ensure_ascii):
         made = json.dumps(value, indent=indent, ensure_ascii=ensure_ascii)
     except (TypeError, ValueError):
         return
-    width, item, key = json_layout(indent, None)
-    bound, _ = layout_bound(
-        value,
-        LIMIT,
-        "json",
-        indent=width,
-        item_separator=item,
-        key_separator=key,
-        ensure_ascii=ensure_ascii,
-    )
+    bound = json_layout_bound(value, indent, ensure_ascii)
     assert bound >= len(made)
 
 
@@ -241,16 +246,7 @@ def test_chat_tojson_near_max_string_takes_the_layout_bound(indent):
     # bounds within the limit (the environment's, not the default) and refuses the rest.
     value = {"k": ['"' * 40] * 20}
     made = json.dumps(value, indent=indent, ensure_ascii=False)
-    width, item, key = json_layout(indent, None)
-    layout, _ = layout_bound(
-        value,
-        LIMIT,
-        "json",
-        indent=width,
-        item_separator=item,
-        key_separator=key,
-        ensure_ascii=False,
-    )
+    layout = json_layout_bound(value, indent, ensure_ascii=False)
     assert len(made) <= layout < json_bound_of_printed(*printed_measure(value), indent)
     source = "{{ v|tojson }}" if indent is None else "{{ v|tojson(indent=4) }}"
     fits = chat_environment(limits=Limits(max_string=layout))
