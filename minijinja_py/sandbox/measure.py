@@ -24,6 +24,7 @@ from .printing import (
     VIEW_TYPES,
     AttributeBag,
     json_bound_of_printed,
+    json_string_size,
     leaf_repr_size,
     repr_size,
 )
@@ -72,6 +73,8 @@ def json_within_measure(value: Any, indent: int | None) -> bool:
     kind = type(value)
     if kind is str:
         bound = 6 * len(value) + 2  # (a control character is six: `\u0001`)
+        if bound >= CHARS_PER_STEP:  # (else it is too short to charge: no need to know more)
+            bound = json_string_size(value, False)
         made = bound
     elif value is None or kind is bool or kind is float:
         return True
@@ -82,7 +85,8 @@ def json_within_measure(value: Any, indent: int | None) -> bool:
         if last is None or last[0] is not value:
             return False
         bound = json_bound_of_printed(last[1], last[2], last[3], indent)
-        made = bound - last[1]  # (the printed size itself was charged with the measure)
+        # (the text itself was charged with the measure, as its printed size: what layout adds)
+        made = bound - 2 * last[1]
     if bound > limits.max_string:
         return False
     if made >= CHARS_PER_STEP and budget is not None:
