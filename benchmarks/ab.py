@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from . import corpus as C
-from .engines import Jinja2Engine, OursEngine, _pin_clock
+from .engines import Jinja2Engine, OursEngine
 from .run import nonce, rotated
 
 REPO_ROOT = C.REPO_ROOT
@@ -46,11 +46,6 @@ class _EngineAt(OursEngine):
         self.label = key
         self.available = True
         self.version = getattr(module, "__version__", "")
-
-    def new_env(self) -> Any:
-        env = self._mod.chat_environment()
-        _pin_clock(env)
-        return env
 
 
 def import_at(revision: str, into: Path, suffix: str = "") -> Any:
