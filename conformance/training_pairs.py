@@ -1,13 +1,15 @@
 """Inferred assistant masks against another project's hand-tagged training templates.
 
 The other project is TRL (huggingface/trl, Apache-2.0): its ``trl/chat_templates/`` folder holds
-``<family>_training.jinja`` copies of model templates with ``{% generation %}`` markers (and
-``lfm2_2_5.jinja``, which ships them).  They are not copied into this repository; point
-``MINIJINJA_TRAINING_TEMPLATES`` at a checkout of that folder to measure::
+``<family>_training.jinja`` copies of model templates with ``{% generation %}`` markers (and a
+few templates that ship them, ``lfm2_2_5*.jinja``).  They are not copied into this repository;
+``.ci/run`` takes the folder out of trl 1.16.0's wheel (TRL itself is not installed), and
+``MINIJINJA_TRAINING_TEMPLATES`` points this module at it::
 
-    MINIJINJA_TRAINING_TEMPLATES=/path/to/trl/chat_templates python -m conformance.training_pairs
+    pip download --no-deps trl==1.16.0 && unzip trl-1.16.0-*.whl 'trl/chat_templates/*'
+    MINIJINJA_TRAINING_TEMPLATES=trl/chat_templates python -m conformance.training_pairs
 
-Each training template, its tags stripped, is rendered over the 18 corpus conversations with
+Each template with tags, its tags stripped, is rendered over the 18 corpus conversations with
 provenance; a conversation agrees when the masks made by the inferred spans and by the tags are
 the same (compared as assistant_spans.py compares them: empty spans dropped, touching ones
 joined).  ``mask_options`` (see minijinja_py.chat.masks) may pick a family's convention.
@@ -34,11 +36,18 @@ TOKENS: dict[str, dict[str, str]] = {
     "cohere": {"bos_token": "<BOS_TOKEN>", "eos_token": "<|END_OF_TURN_TOKEN|>"},
     "cohere2": {"bos_token": "<BOS_TOKEN>", "eos_token": "<|END_OF_TURN_TOKEN|>"},
     "deepseekv3": {"bos_token": "<｜begin▁of▁sentence｜>", "eos_token": "<｜end▁of▁sentence｜>"},
+    "deepseek_r1_distill": {
+        "bos_token": "<｜begin▁of▁sentence｜>",
+        "eos_token": "<｜end▁of▁sentence｜>",
+    },
     "diffusion_gemma": {"bos_token": "<bos>", "eos_token": "<eos>"},
     "gemma": {"bos_token": "<bos>", "eos_token": "<eos>"},
     "gemma3": {"bos_token": "<bos>", "eos_token": "<eos>"},
     "lfm2": {"bos_token": "<|startoftext|>", "eos_token": "<|im_end|>"},
     "lfm2_2_5": {"bos_token": "<|startoftext|>", "eos_token": "<|im_end|>"},
+    "lfm2_2_5_v2": {"bos_token": "<|startoftext|>", "eos_token": "<|im_end|>"},
+    "lfm2_2_5_vl": {"bos_token": "<|startoftext|>", "eos_token": "<|im_end|>"},
+    "lfm2_v2": {"bos_token": "<|startoftext|>", "eos_token": "<|im_end|>"},
     "llama3": {"bos_token": "<|begin_of_text|>", "eos_token": "<|eot_id|>"},
     "phi3": {"bos_token": "<s>", "eos_token": "<|endoftext|>"},
     "phi3_5": {"bos_token": "<s>", "eos_token": "<|endoftext|>"},
@@ -51,18 +60,24 @@ def folder() -> Path | None:
 
 
 def pair_names(root: Path) -> list[str]:
-    names = sorted(p.name.removesuffix("_training.jinja") for p in root.glob("*_training.jinja"))
-    if (root / "lfm2_2_5.jinja").is_file():
-        names.append("lfm2_2_5")
-    return sorted(names)
+    """The templates of `root` that carry generation tags, named without "_training"."""
+    return sorted(
+        path.stem.removesuffix("_training")
+        for path in root.glob("*.jinja")
+        if _TAG.search(path.read_text(encoding="utf-8"))
+    )
+
+
+def _tagged_path(root: Path, name: str) -> Path:
+    training = root / f"{name}_training.jinja"
+    return training if training.is_file() else root / f"{name}.jinja"
 
 
 @cache
 def _templates(root: Path, name: str) -> tuple[Any, Any]:
     from minijinja_py import ChatTemplate
 
-    path = root / (f"{name}.jinja" if name == "lfm2_2_5" else f"{name}_training.jinja")
-    tagged = path.read_text(encoding="utf-8")
+    tagged = _tagged_path(root, name).read_text(encoding="utf-8")
     tokens = TOKENS.get(name, {})
     return ChatTemplate.from_string(tagged, tokens), ChatTemplate.from_string(
         _TAG.sub("", tagged), tokens

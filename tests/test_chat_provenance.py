@@ -16,8 +16,9 @@ MESSAGES = [
 ]
 
 
-def _span_texts(result):
-    return [result.text[start:end] for start, end in result.assistant_spans]
+def _span_texts(result, spans=None):
+    found = result.assistant_spans if spans is None else spans
+    return [result.text[start:end] for start, end in found]
 
 
 def test_sources_are_named_for_the_chat_caller():
@@ -154,9 +155,14 @@ def test_a_past_turn_ends_with_the_marker_a_user_turn_ends_with():
         "<|return|>",
         "<|end|>",
     )
-    assert _span_texts(result) == [
+    assert _span_texts(result, result.rule_spans) == [
         "<|message|>Hello<|end|>",
         "<|message|>See you<|return|>",
+    ]
+    # (the header of gpt-oss's family is the turn's: its model writes it between messages)
+    assert _span_texts(result) == [
+        "<|start|>assistant<|message|>Hello<|end|>",
+        "<|start|>assistant<|message|>See you<|return|>",
     ]
 
 
@@ -204,7 +210,43 @@ def test_a_tool_call_turn_ends_with_the_call_end_the_template_writes():
         {"role": "tool", "content": "sunny"},
     ]
     result = ChatTemplate.from_string(source).render_with_provenance(messages)
-    assert _span_texts(result) == [' to=get_weather<|message|>{"city": "Paris"}<|call|>']
+    assert _span_texts(result, result.rule_spans) == [
+        ' to=get_weather<|message|>{"city": "Paris"}<|call|>'
+    ]
+    assert _span_texts(result) == [
+        '<|start|>assistant to=get_weather<|message|>{"city": "Paris"}<|call|>'
+    ]
+
+
+def test_the_family_header_convention_takes_deepseeks_header_and_leaves_chatmls():
+    deepseek = (
+        "{% for m in messages %}{% if m.role == 'user' %}<｜User｜>{{ m.content }}"
+        "{% else %}{{ '<｜Assistant｜>' + m.content + '<｜end▁of▁sentence｜>' }}{% endif %}"
+        "{% endfor %}{% if add_generation_prompt %}<｜Assistant｜><think>\n{% endif %}"
+    )
+    result = ChatTemplate.from_string(deepseek).render_with_provenance(MESSAGES[:2])
+    assert _span_texts(result) == ["<｜Assistant｜>Hello!<｜end▁of▁sentence｜>"]
+    assert _span_texts(result, result.rule_spans) == ["Hello!<｜end▁of▁sentence｜>"]
+    chatml = ChatTemplate.from_string(CHATML).render_with_provenance(MESSAGES[:2])
+    assert _span_texts(chatml) == _span_texts(chatml, chatml.rule_spans) == ["Hello!<|im_end|>\n"]
+
+
+def test_an_empty_past_turn_that_writes_less_of_the_header_has_its_span():
+    # DeepSeek V3: the prompt is "<｜Assistant｜><think>\n"; an empty past turn writes the
+    # header without "<think>", the marker right after it
+    source = (
+        "{% for m in messages %}{% if m.role == 'user' %}<｜User｜>{{ m.content }}"
+        "{% else %}{{ '<｜Assistant｜>' + m.content + '<｜end▁of▁sentence｜>' }}{% endif %}"
+        "{% endfor %}{% if add_generation_prompt %}<｜Assistant｜><think>\n{% endif %}"
+    )
+    messages = [
+        {"role": "user", "content": "Hi"},
+        {"role": "assistant", "content": ""},
+        {"role": "user", "content": "Still there?"},
+    ]
+    result = ChatTemplate.from_string(source).render_with_provenance(messages)
+    assert _span_texts(result, result.rule_spans) == ["<｜end▁of▁sentence｜>"]
+    assert _span_texts(result) == ["<｜Assistant｜><｜end▁of▁sentence｜>"]
 
 
 def test_a_tool_call_turn_without_a_role_header_starts_with_the_call_opening():

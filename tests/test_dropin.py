@@ -261,7 +261,9 @@ def test_conventions_of_inferred_masks(tokenizer):
         [*MESSAGES, *OTHER], return_assistant_tokens_mask=True, mask_final_eos=True
     )
     assert _masked_text(tokenizer, after_user) == "Hello there<|im_end|>\n"
-    with pytest.raises(ValueError, match="^mask_header must be one of \\['exclude', 'whitespace'"):
+    with pytest.raises(
+        ValueError, match="^mask_header must be one of \\['auto', 'exclude', 'whitespace'"
+    ):
         masked(mask_header="all")
     with pytest.raises(TypeError, match="^mask_final_eos must be a bool, not str"):
         chat.apply_chat_template(MESSAGES, mask_final_eos="yes")

@@ -57,7 +57,7 @@ def apply_chat_template(
     tokenizer_kwargs: dict[str, Any] | None = None,
     *,
     mask: str | None = None,
-    mask_header: str = "exclude",
+    mask_header: str = "auto",
     mask_final_eos: bool = False,
     **kwargs: Any,
 ) -> Any:
@@ -98,8 +98,9 @@ def apply_chat_template(
             "inferred" or "auto" choose the sources (minijinja_py.chat.masks), and the result
             has a mask_source key.
         mask_header: The convention of inferred masks for the assistant's role header:
-            "exclude" (the default), "whitespace" (its trailing whitespace is the turn's) or
-            "include" (see minijinja_py.chat.masks.adjust_spans).
+            "auto" (the default: the template's family's), "exclude", "whitespace" (its
+            trailing whitespace is the turn's) or "include" (see
+            minijinja_py.chat.masks.adjust_spans).
         mask_final_eos: Whether inferred masks take an end-of-sequence token written after
             the whole conversation into its last assistant turn (Phi 3's "<|endoftext|>").
         **kwargs: Template variables.

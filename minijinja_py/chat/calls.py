@@ -82,7 +82,7 @@ class _Call:
     #: Whether the template has {% generation %} blocks (asked once per tokenize call).
     generation: bool = False
     #: The conventions of inferred masks (see masks.adjust_spans).
-    mask_header: str = "exclude"
+    mask_header: str = "auto"
     mask_final_eos: bool = False
 
 

@@ -77,7 +77,7 @@ def apply_to_template(
     tokenizer_kwargs: dict[str, Any] | None = None,
     *,
     mask: str | None = None,
-    mask_header: str = "exclude",
+    mask_header: str = "auto",
     mask_final_eos: bool = False,
     **kwargs: Any,
 ) -> Any:

@@ -5,8 +5,8 @@ A mask comes from one of four sources, and every result says which one it came f
 - `"generation"`: the template's own `{% generation %}` blocks (transformers' only source);
 - `"tagged"`: a hand-tagged copy of a known template, shipped with this package in
   `tagged/` and found by the normalised hash of the template's source;
-- `"inferred"`: the rule of `minijinja_py.chat.provenance` (role header excluded, the
-  end-of-turn marker and its line end included);
+- `"inferred"`: the rule of `minijinja_py.chat.provenance` (the end-of-turn marker and its
+  line end included; the role header as the template's family tags it, see adjust_spans);
 - `"none"`: no source was asked for or found, and the mask is zeros (transformers' result for
   a template without generation blocks).
 
@@ -29,11 +29,13 @@ from typing import Any, Literal, NamedTuple
 __all__ = [
     "AssistantSpans",
     "ChatEncoding",
+    "HEADERS_THE_TURN_TAKES",
     "MASK_MODES",
     "MASK_SOURCES",
     "MaskMode",
     "MaskSource",
     "check_mask_mode",
+    "family_header",
     "normalised_hash",
     "tagged_source",
 ]
@@ -108,7 +110,26 @@ class ChatEncoding(dict[str, Any]):
     mask_source: Any = None
 
 
-HEADER_CONVENTIONS: tuple[str, ...] = ("exclude", "whitespace", "include")
+HEADER_CONVENTIONS: tuple[str, ...] = ("auto", "exclude", "whitespace", "include")
+
+#: The role headers whose families' hand tags take the header as the turn's, and the tags
+#: that say so; "auto" includes these headers and excludes every other.  Read against the
+#: generation prompt's start.
+HEADERS_THE_TURN_TAKES: dict[str, str] = {
+    # The model writes this header itself between the messages of one turn (an analysis
+    # message, then the final one or a call), so the header is generated text.
+    "<|start|>assistant": "gpt-oss: TRL's training tags, and this project's",
+    "<｜Assistant｜>": "DeepSeek V3, R1, V3.1: TRL's DeepSeek V3 training tags, and this project's",
+    "<assistant>": "Laguna: the tags the template ships",
+}
+
+
+def family_header(generation_prompt: str) -> str:
+    """The header convention "auto" stands for with a template whose generation prompt is
+    `generation_prompt`: "include" for the families of HEADERS_THE_TURN_TAKES, else
+    "exclude"."""
+    prompt = generation_prompt.lstrip()
+    return "include" if prompt.startswith(tuple(HEADERS_THE_TURN_TAKES)) else "exclude"
 
 
 def check_mask_conventions(header: Any, final_eos: Any) -> None:
@@ -126,7 +147,7 @@ def check_mask_conventions(header: Any, final_eos: Any) -> None:
 
 def adjust_spans(
     provenance: Any,
-    header: str = "exclude",
+    header: str = "auto",
     final_eos: bool = False,
     eos_token: str | None = None,
 ) -> list[tuple[int, int]]:
@@ -137,8 +158,10 @@ def adjust_spans(
     Args:
         provenance: A ChatProvenance (its spans are returned as they are when they came from
             {% generation %} blocks).
-        header: Where a turn's span starts.  "exclude" (this project's tags, and most training
-            templates): after the assistant's role header and the whitespace that ends it.
+        header: Where a turn's span starts.  "auto" (the default): the convention of the
+            template's family, "include" for the headers of HEADERS_THE_TURN_TAKES and
+            "exclude" for every other.  "exclude" (most training tags): after the assistant's
+            role header and the whitespace that ends it.
             "whitespace": the header's trailing whitespace is the turn's (the newline after
             Qwen 2.5's "<|im_start|>assistant", the space after LLaVA's "[/INST]").
             "include": the header is the turn's (TRL's gpt-oss and DeepSeek V3 tags).
@@ -149,14 +172,39 @@ def adjust_spans(
     Returns:
         The spans, sorted and disjoint as they came.
     """
-    spans = list(provenance.assistant_spans)
-    if provenance.assistant_rule == "generation" or not spans:
+    if provenance.assistant_rule == "generation":
+        return list(provenance.assistant_spans)
+    return convention_spans(
+        provenance.text,
+        provenance.rule_spans,
+        provenance.turn_texts,
+        provenance.messages,
+        header,
+        final_eos,
+        eos_token,
+    )
+
+
+def convention_spans(
+    text: str,
+    rule_spans: list[tuple[int, int]],
+    turn_texts: Any,
+    messages: list[Any],
+    header: str = "auto",
+    final_eos: bool = False,
+    eos_token: str | None = None,
+) -> list[tuple[int, int]]:
+    """The rule's spans `rule_spans` (role header excluded) of `text` under the conventions
+    chosen (see adjust_spans); `turn_texts` is what the probes read off the template."""
+    spans = list(rule_spans)
+    if not spans:
         return spans
-    text = provenance.text
+    if header == "auto":
+        header = family_header(turn_texts.generation_prompt)
     if header != "exclude":
-        prompt = provenance.turn_texts.generation_prompt.rstrip()
+        prompt = turn_texts.generation_prompt.rstrip()
         # (a tool call's turn may write its own header: DeepSeek's "<｜Assistant｜><｜tool▁calls▁begin｜>")
-        call_start = provenance.turn_texts.call_start
+        call_start = turn_texts.call_start
         moved = []
         floor = 0
         for start, end in spans:
@@ -164,14 +212,20 @@ def adjust_spans(
             while at > floor and text[at - 1] in " \t\r\n":
                 at -= 1
             if header == "include":
-                found = _header_before(text, at, floor, prompt) or _header_before(
-                    text, at, floor, call_start
-                )
-                at = at - found if found else start  # (no header before this turn: none taken)
+                # (the pieces of a header: DeepSeek V3.1's past turn writes the prompt's
+                # "<｜Assistant｜><think>" and then the "</think>" its tool-call turn starts with)
+                taken = at
+                for _ in range(_HEADER_PIECES):
+                    found = _header_before(text, taken, floor, prompt) or _header_before(
+                        text, taken, floor, call_start
+                    )
+                    if not found:
+                        break
+                    taken -= found
+                at = taken if taken < at else start  # (no header before this turn: none taken)
             moved.append((at, end))
             floor = end
         spans = moved
-    messages = provenance.messages
     last_is_assistant = bool(messages) and messages[-1].get("role") == "assistant"
     if final_eos and eos_token and last_is_assistant:
         start, end = spans[-1]
@@ -179,6 +233,9 @@ def adjust_spans(
         if rest and rest.rstrip() == eos_token:
             spans[-1] = (start, len(text))
     return spans
+
+
+_HEADER_PIECES = 2
 
 
 def _header_before(text: str, at: int, floor: int, prompt: str) -> int:

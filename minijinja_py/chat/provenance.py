@@ -51,7 +51,14 @@ the span at the last traced character. An assistant message with no traced chara
 content) has a span where its role header and a marker are found between its neighbours; where
 the template writes no marker at all, from its header to the next turn's (Falcon's `\nUser: `). A turn's
 content or reasoning written after a later message's text (Gemma 4 writes a tool-calling turn's
-text after the results it holds) makes a span of its own.
+text after the results it holds) makes a span of its own.  An empty past turn that writes less of
+the header than the prompt does, a marker right after it, has its span there (DeepSeek V3's
+`<｜Assistant｜><｜end▁of▁sentence｜>` where the prompt is `<｜Assistant｜><think>\n`).
+
+**The family's header convention.**  The rule leaves the role header out; a few families' hand
+tags take it as the turn's (`.masks.HEADERS_THE_TURN_TAKES`: gpt-oss, whose model writes
+`<|start|>assistant` itself between a turn's messages, DeepSeek and Laguna), and
+`ChatProvenance.assistant_spans` follows them; `rule_spans` keeps the rule's own spans.
 """
 
 from __future__ import annotations
@@ -66,6 +73,7 @@ from typing import Any, NamedTuple
 
 from ..provenance import Provenance, Segment
 from .kept import KeptBytes
+from .masks import convention_spans
 
 __all__ = ["ChatProvenance", "TurnTexts", "chat_source", "infer_assistant_spans"]
 
@@ -118,7 +126,8 @@ class ChatProvenance:
     #: The engine's segments (paths as in the template's context), sorted by start.
     segments: tuple[Segment, ...]
     #: (start, end) character spans of the assistant's turns: the template's generation blocks
-    #: when it has them, else inferred (see the module's rule).
+    #: when it has them, else inferred (see the module's rule) with the role-header convention
+    #: of the template's family ("auto" of .masks.adjust_spans).
     assistant_spans: list[tuple[int, int]]
     #: "generation" or "inferred": where ``assistant_spans`` came from.
     assistant_rule: str
@@ -127,6 +136,10 @@ class ChatProvenance:
     messages: list[dict[str, Any]] = field(default_factory=list, repr=False)
     #: What the probes read off the template for the rule (empty for generation blocks).
     turn_texts: TurnTexts = TurnTexts()
+    #: The rule's spans, the role header excluded, before ``assistant_spans`` took the
+    #: header convention of the template's family (see .masks.family_header; empty for
+    #: generation blocks).
+    rule_spans: list[tuple[int, int]] = field(default_factory=list, repr=False)
 
     def sources_at(self, index: int) -> list[ChatSource]:
         """The chat sources of the character at `index` (empty: the template's own text)."""
@@ -238,6 +251,8 @@ def infer_assistant_spans(
             if spans:
                 low = max(low, spans[-1][1])
             start = _prompt_end(text, low, high, generation_prompt)
+            if start is None and generation_prompt:
+                start = _short_header_end(text, low, high, generation_prompt, markers)
             if start is None:
                 if generation_prompt or not past_end_of_turn or not end_of_turn:
                     continue
@@ -447,6 +462,21 @@ def _prompt_end(text: str, low: int, high: int, generation_prompt: str) -> int |
         found = text.find(prompt, low, high)
         if found >= 0:
             return found + len(prompt)
+    return None
+
+
+def _short_header_end(
+    text: str, low: int, high: int, generation_prompt: str, markers: list[str]
+) -> int | None:
+    # Where a start of the role header that a marker follows at once ends in text[low:high]:
+    # an empty past turn may write less of the header than the prompt does (DeepSeek V3's
+    # "<｜Assistant｜><｜end▁of▁sentence｜>" where the prompt is "<｜Assistant｜><think>\n").
+    header = _ROLE_HEADER.match(generation_prompt).group().strip()  # type: ignore[union-attr]
+    for length in range(len(header) - 1, 1, -1):
+        for marker in markers:
+            found = text.find(header[:length] + marker, low, high)
+            if found >= 0:
+                return found + length
     return None
 
 
@@ -746,4 +776,7 @@ def chat_provenance(
             messages=messages,
         )
     spans = infer_assistant_spans(traced.text, traced.segments, messages, *probes)
-    return ChatProvenance(traced.text, traced.segments, spans, "inferred", messages, probes)
+    family = convention_spans(traced.text, spans, probes, messages)
+    return ChatProvenance(
+        traced.text, traced.segments, family, "inferred", messages, probes, rule_spans=spans
+    )

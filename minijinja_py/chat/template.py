@@ -410,7 +410,7 @@ class ChatTemplate:
         add_generation_prompt: bool = False,
         *,
         mask: str = "auto",
-        mask_header: str = "exclude",
+        mask_header: str = "auto",
         mask_final_eos: bool = False,
         chat_template: str | None = None,
         **kwargs: Any,
@@ -477,7 +477,7 @@ class ChatTemplate:
         protect_special_tokens: bool = False,
         return_text: bool = False,
         mask: str = "auto",
-        mask_header: str = "exclude",
+        mask_header: str = "auto",
         mask_final_eos: bool = False,
         chat_template: str | None = None,
         **kwargs: Any,
@@ -496,7 +496,7 @@ class ChatTemplate:
         protect_special_tokens: bool = False,
         return_text: bool = False,
         mask: str = "auto",
-        mask_header: str = "exclude",
+        mask_header: str = "auto",
         mask_final_eos: bool = False,
         chat_template: str | None = None,
         **kwargs: Any,
@@ -514,7 +514,7 @@ class ChatTemplate:
         protect_special_tokens: bool = False,
         return_text: bool = False,
         mask: str = "auto",
-        mask_header: str = "exclude",
+        mask_header: str = "auto",
         mask_final_eos: bool = False,
         chat_template: str | None = None,
         **kwargs: Any,
@@ -545,8 +545,9 @@ class ChatTemplate:
             return_text: Add `text`, the prompt the ids encode (rendered once for both).
             mask: Where assistant_masks come from: "generation", "tagged", "inferred" or
                 "auto".
-            mask_header: The convention of inferred masks for the role header: "exclude",
-                "whitespace" or "include" (see minijinja_py.chat.masks.adjust_spans).
+            mask_header: The convention of inferred masks for the role header: "auto" (the
+                template's family's), "exclude", "whitespace" or "include" (see
+                minijinja_py.chat.masks.adjust_spans).
             mask_final_eos: Whether inferred masks take the end-of-sequence token written
                 after the whole conversation into its last assistant turn.
             chat_template: The name of one of the model's templates, or a template's source.
@@ -596,7 +597,7 @@ class ChatTemplate:
         protect_special_tokens: bool = False,
         return_text: bool = False,
         mask: str = "auto",
-        mask_header: str = "exclude",
+        mask_header: str = "auto",
         mask_final_eos: bool = False,
         chat_template: str | None = None,
         **kwargs: Any,
@@ -715,7 +716,7 @@ class ChatTemplate:
         tokenizer_kwargs: dict[str, Any] | None = None,
         *,
         mask: str | None = None,
-        mask_header: str = "exclude",
+        mask_header: str = "auto",
         mask_final_eos: bool = False,
         **kwargs: Any,
     ) -> Any:
