@@ -31,6 +31,7 @@ from .filter_support import (
     _policy,
     _text,
 )
+from .indented_json import indented_json
 from .methods import (
     max_string,
 )
@@ -178,8 +179,8 @@ def _check_json_bound(value: Any, kwargs: dict[str, Any], env: Any = None, html:
     check_size(size, env)
 
 
-# json.dumps's encoder for each indent chat_tojson has used with its other defaults (at most
-# 66: None and 0 to _JSON_PROBE_WIDTH).
+# json.dumps's compact encoder with chat_tojson's other defaults (its C accelerator writes it;
+# an indent is written by indented_json).
 _CHAT_ENCODERS: dict[int | None, Any] = {}
 
 
@@ -202,6 +203,8 @@ def chat_tojson(
         # json.dumps would build for these arguments can be built once and reused.
         if not json_within_measure(value, indent):
             _check_json_bound(value, {"indent": indent, "ensure_ascii": False})
+        if indent is not None:
+            return indented_json(value, indent)
         encoder = _CHAT_ENCODERS.get(indent)
         if encoder is None:
             import json
