@@ -4,6 +4,7 @@ the peak memory of ``batch`` as its input grows.
     python -m benchmarks.scale                      # 100,000 conversations, every section
     python -m benchmarks.scale --count 20000 --only loop,batch1,batch2
     python -m benchmarks.scale --only memory --memory-lines 1000000
+    python -m benchmarks.scale --only model         # CPU per row, and the rates on N cores
 
 Every section renders the same generated conversations (3 to 13 messages, some with tool calls,
 fixed seed) through the Qwen3 corpus template, and checks that its rows equal the plain loop's.
@@ -28,7 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(os.environ.get("MINIJINJA_PY_CORPUS", ROOT.parent / "shared" / "chat-templates"))
 TEMPLATE = CORPUS / "templates" / "qwen-3-0.6b.jinja"
-SECTIONS = ("loop", "batch1", "batch2", "datasets", "ray", "memory")
+SECTIONS = ("loop", "batch1", "batch2", "datasets", "ray", "memory", "model")
+# Worker counts the scaling model predicts for.
+MODEL_WORKERS = (1, 2, 4, 8, 16, 32)
 WORDS = "the a model data token answer question city weather paris rome list value".split()
 
 
@@ -160,6 +163,70 @@ def peak_rss_of_batch(source: Path, target: Path, workers: int) -> tuple[float, 
     return float(seconds), int(kib)
 
 
+def _cpu(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def cpu_per_row(source: Path, target: Path, workers: int) -> tuple[float, float, int]:
+    """(CPU seconds per row of this process, of its worker processes, rows) of rendering
+    `source` with `render_stream`: the driver that `batch --workers N` runs."""
+    from minijinja_py.pipelines.files import JsonlSink, JsonlSource, render_stream
+
+    own, children = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
+    with open(source, "rb") as raw, open(target, "wb") as out:
+        rows, _ = render_stream(
+            renderer(), JsonlSource(raw), JsonlSink(out), output_format="jsonl", workers=workers
+        )
+    # (the pool's workers have been joined: their time is in RUSAGE_CHILDREN)
+    own = _cpu(resource.RUSAGE_SELF) - own
+    children = _cpu(resource.RUSAGE_CHILDREN) - children
+    return own / rows, children / rows, rows
+
+
+def scaling_model(source: Path, work: Path, repeat: int, count: int) -> None:
+    """Where a batch's CPU goes, per row, and the rates it allows on N cores.
+
+    With N workers the driver process reads lines, ships chunks of raw lines and writes the
+    encoded results (its CPU per row, `driver`, is serial), and the workers decode, render and
+    encode (`worker`, parallel). Each is measured on the whole input and on its first quarter:
+    the difference divided by the rows between is the cost of a row, without what a run pays
+    once (starting the pool, the workers' first renders). On N cores shared by the N workers
+    and the driver the rate is at most N / (worker + driver) rows per second, and never more
+    than 1 / driver; one worker is `batch --workers 1`, which renders in its own process
+    (`alone` per row).
+    """
+    quarter = work / "model-quarter.jsonl"
+    write_input(quarter, count // 4)  # (the same generator: the whole input's first quarter)
+
+    def slope(workers: int) -> tuple[float, float, float, float]:
+        best = None
+        for _ in range(repeat):
+            whole = cpu_per_row(source, work / "model.jsonl", workers)
+            part = cpu_per_row(quarter, work / "model.jsonl", workers)
+            rows = whole[2] - part[2]
+            own = (whole[0] * whole[2] - part[0] * part[2]) / rows
+            kids = (whole[1] * whole[2] - part[1] * part[2]) / rows
+            once = (whole[0] + whole[1]) * whole[2] - (own + kids) * whole[2]
+            if best is None or own + kids < best[0] + best[1]:
+                best = (own, kids, once, (whole[0] + whole[1]))
+        assert best is not None
+        return best
+
+    alone, _, alone_once, _ = slope(1)
+    driver, worker, pool_once, _ = slope(2)
+    print(
+        f"\nCPU per row: one process {alone * 1e6:.0f} us (plus {alone_once:.2f} s once per "
+        f"run); with 2 workers the driver {driver * 1e6:.1f} us and the workers "
+        f"{worker * 1e6:.0f} us (plus {pool_once:.2f} s once per run: the pool's start)\n"
+    )
+    print("| workers (N cores) | predicted rows/s | speed-up over one worker |")
+    print("| ---: | ---: | ---: |")
+    for n in MODEL_WORKERS:
+        rate = 1 / alone if n == 1 else min(n / (worker + driver), 1 / driver)
+        print(f"| {n} | {rate:,.0f} | {rate * alone:.1f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--count", type=int, default=100_000)
@@ -192,7 +259,7 @@ def main() -> None:
                 f"{name}: {args.count / seconds:,.0f}/s ({seconds:.1f} s) {same}", file=sys.stderr
             )
 
-        if "loop" in only or expected is None and set(only) - {"memory"}:
+        if "loop" in only or expected is None and set(only) - {"memory", "model"}:
             best, expected = min((run_loop(source) for _ in range(args.repeat)), key=lambda r: r[0])
             if "loop" in only:
                 record("plain loop (ChatTemplate.render, one process)", best, None)
@@ -245,6 +312,8 @@ def main() -> None:
         print("\n| way | conversations/s | note |\n| --- | ---: | --- |")
         for name, rate, note in rows:
             print(f"| {name} | {rate:,.0f} | {note} |")
+        if "model" in only:
+            scaling_model(source, work, args.repeat, args.count)
         if "memory" in only:
             print(
                 "\n| batch input | workers | wall | peak RSS (largest process) |\n| ---: | ---: | ---: | ---: |"
