@@ -164,7 +164,7 @@ def adjust_spans(
             role header and the whitespace that ends it.
             "whitespace": the header's trailing whitespace is the turn's (the newline after
             Qwen 2.5's "<|im_start|>assistant", the space after LLaVA's "[/INST]").
-            "include": the header is the turn's (TRL's gpt-oss and DeepSeek V3 tags).
+            "include": the header is the turn's in every family (SmolLM 3's shipped tags).
         final_eos: Whether an end-of-sequence token written once after the whole conversation
             (Phi 3's "<|endoftext|>") belongs to the last turn when nothing else follows it.
         eos_token: That token (the template's eos_token).
