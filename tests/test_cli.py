@@ -606,6 +606,36 @@ def test_batch_memory_is_bounded(workers, most_ahead):
     assert max(sink.ahead) == most_ahead
 
 
+def test_a_pool_renders_the_lines_one_process_renders(tmp_path):
+    # Lines cross to the workers joined and are cut again at b"\n": a "\r" before it, a raw
+    # "\r" inside a line, an empty line and a last line without a newline come out alike.
+    import io
+
+    from minijinja_py.chat import ChatTemplate
+    from minijinja_py.pipelines import RowRenderer
+    from minijinja_py.pipelines.files import JsonlSink, JsonlSource, render_stream
+
+    renderer = RowRenderer(ChatTemplate.from_string("{{ messages[0].content }}"))
+    first = json.dumps([{"role": "user", "content": "a"}]).encode()
+    raw = first + b"\r\n" + b'[{"role": "user", "content": "b\rc"}]\n' + b"\n" + first
+    outputs = []
+    for workers in (1, 2):
+        out = io.BytesIO()
+        done = render_stream(
+            renderer,
+            JsonlSource(io.BytesIO(raw), close=False),
+            JsonlSink(out, close=False),
+            output_format="jsonl",
+            workers=workers,
+            chunk_size=3,
+        )
+        assert done == (4, 2)  # (a raw "\r" is not valid inside a JSON string)
+        outputs.append(out.getvalue())
+    assert outputs[0] == outputs[1]
+    texts = [json.loads(line)["text"] for line in outputs[0].splitlines()]
+    assert texts == ["a", None, None, "a"]
+
+
 def test_batch_bad_workers(capsys, tmp_path):
     argv = ["batch", "--template", CHATML, "in", "out", "--workers", "0"]
     assert run(capsys, *argv) == (1, "", "error: --workers must be at least 1\n")
