@@ -22,6 +22,7 @@ from tokenizers import (  # noqa: E402
     trainers,
 )
 
+from minijinja_py.chat import tokens  # noqa: E402
 from minijinja_py.chat.tokens import (  # noqa: E402
     _assistant_mask,
     _byte_table,
@@ -61,7 +62,9 @@ def _tokenizer(kind: str) -> Tokenizer:
             ]
         )
         tokenizer.post_processor = processors.ByteLevel(trim_offsets=False)
-        tokenizer.add_tokens([AddedToken("<tool>", normalized=True), AddedToken("</x>", rstrip=True)])
+        tokenizer.add_tokens(
+            [AddedToken("<tool>", normalized=True), AddedToken("</x>", rstrip=True)]
+        )
     elif kind == "normalizer":
         tokenizer.normalizer = normalizers.NFKC()
     elif kind == "prefix space":
@@ -104,11 +107,21 @@ def test_other_tokenizers_are_left_to_the_library(kind):
     assert _encode_byte_level(tokenizer, "Hello", [(0, 2)]) == ([], None)
 
 
+@pytest.mark.parametrize("block", [64, 3, 1])
 @pytest.mark.parametrize("kind", _SHORTCUT)
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(text=_texts)
-def test_every_character_maps_to_the_token_the_library_gives(kind, text):
+def test_every_character_maps_to_the_token_the_library_gives(kind, block, text):
+    # (blocks of 3 and 1 tokens: the search across blocks meets every kind of boundary)
     tokenizer = _tokenizer(kind)
+    tokens._BLOCK = block
+    try:
+        _check_every_character(tokenizer, text)
+    finally:
+        tokens._BLOCK = 64
+
+
+def _check_every_character(tokenizer, text):
     encoding = tokenizer.encode(text, add_special_tokens=False)
     ids, char_to_token = _encode_byte_level(tokenizer, text, [])
     if char_to_token is None:  # (a token that may take the whitespace after it: the library's)
@@ -155,3 +168,20 @@ def test_ids_without_masks_are_the_library_ids():
     result = encode_chat(tokenizer, text, [], masks=False)
     ids = tokenizer.encode(text, add_special_tokens=False).ids
     assert result == {"input_ids": ids, "attention_mask": [1] * len(ids)}
+
+
+@pytest.mark.parametrize("kind", _SHORTCUT)
+def test_a_long_conversation_masks_as_the_library_does(kind):
+    tokenizer = _tokenizer(kind)
+    turn = "<|im_start|>assistant\nLe temps à Paris: 21° \U0001f600 你好<|im_end|>\n"
+    text = "".join(f"<|im_start|>user\nQuestion {n}?<|im_end|>\n{turn}" for n in range(120))
+    spans = []
+    at = text.find(turn)
+    while at >= 0:
+        start = at + len("<|im_start|>assistant\n")
+        spans.append((start, at + len(turn)))
+        at = text.find(turn, at + 1)
+    assert len(spans) == 120
+    result = encode_chat(tokenizer, text, spans)
+    assert result == _expected(tokenizer, text, spans)
+    assert sum(result["assistant_masks"]) > len(result["input_ids"]) // 3

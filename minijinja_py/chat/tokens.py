@@ -20,6 +20,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -186,7 +187,7 @@ def _ids(tokenizer: Any, text: str) -> list[int]:
     fast = getattr(tokenizer, "encode_batch_fast", None)
     if fast is None:
         return list(tokenizer.encode(text, add_special_tokens=False).ids)
-    return list(fast([text], add_special_tokens=False)[0].ids)
+    return fast([text], add_special_tokens=False)[0].ids  # (a new list at each call)
 
 
 def _encode_byte_level(
@@ -211,23 +212,47 @@ def _encode_byte_level(
         if start < 0 or end < 1:  # (the library's own error for a negative character)
             return [], None
     ids = _ids(tokenizer, text)
-    try:
-        ends = list(accumulate(map(table.__getitem__, ids)))
-    except IndexError:  # (an id past the table: the tokenizer changed under us)
+    count = len(ids)
+    try:  # (an id past the table: the tokenizer changed under us)
+        lengths = itemgetter(*ids)(table) if count > 1 else tuple(table[i] for i in ids)
+    except IndexError:
         return [], None
     ascii_text = text.isascii()
-    size = len(text) if ascii_text else len(text.encode("utf-8"))
-    if (ends[-1] if ends else 0) != size:
+    if sum(lengths) != (len(text) if ascii_text else len(text.encode("utf-8"))):
         return [], None
+    # Where each block of tokens ends (a few dozen sums in C); a character's token is found
+    # in its block, so no call walks every token in Python.
+    block_ends = list(
+        accumulate(
+            map(
+                sum,
+                map(lengths.__getitem__, map(slice, range(0, count, _BLOCK), _block_stops(count))),
+            )
+        )
+    )
     length = len(text)
 
     def char_to_token(char: int) -> int | None:
         if char >= length:
             return None
         at = char if ascii_text else len(text[:char].encode("utf-8"))
-        return bisect_right(ends, at)
+        block = bisect_right(block_ends, at)
+        first = block * _BLOCK
+        ends = list(
+            accumulate(
+                lengths[first : first + _BLOCK], initial=block_ends[block - 1] if block else 0
+            )
+        )
+        return first + bisect_right(ends, at) - 1
 
     return ids, char_to_token
+
+
+_BLOCK = 64
+
+
+def _block_stops(count: int) -> range:
+    return range(_BLOCK, count + _BLOCK, _BLOCK)
 
 
 # Byte-level BPE: the 256 characters that stand for the bytes (GPT-2's table: the printable
