@@ -36,6 +36,34 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
+def _provenance_workload(
+    limit: int | None, old: Any = None
+) -> list[tuple[Any, Any, Any, list[Any], dict[str, Any]]]:
+    # (no model folders: the template and its special tokens, as conformance reads them)
+    from conformance.corpus import _meta, conversation_names, template_names, template_source
+    from conformance.tokens_parity import conversation
+    from minijinja_py import ChatTemplate
+
+    work = []
+    for name in list(template_names())[:limit]:
+        meta = _meta().get(name, {})
+        special = {key: meta[key] for key in ("bos_token", "eos_token") if meta.get(key)}
+        ours = ChatTemplate.from_string(template_source(name), special)
+        before = (
+            None if old is None else old.ChatTemplate.from_string(template_source(name), special)
+        )
+        for conversation_name in conversation_names():
+            messages, options = conversation(name, conversation_name)
+            try:
+                ours.render_with_provenance(messages, **options)
+                if before is not None:
+                    before.render_with_provenance(messages, **options)
+            except Exception:  # timed on the pairs every engine renders
+                continue
+            work.append((name, ours, before, None, messages, options))
+    return work
+
+
 def _workload(
     limit: int | None, tagged: bool = False, old: Any = None
 ) -> list[tuple[Any, Any, Any, list[Any], dict[str, Any]]]:
@@ -113,6 +141,11 @@ def main(argv: list[str] | None = None) -> int:
         "--tagged", action="store_true", help="the training path on the tagged templates"
     )
     parser.add_argument("--against", metavar="REV", help="also time the engine of REV")
+    parser.add_argument(
+        "--provenance",
+        action="store_true",
+        help="only render and render_with_provenance (no model folders, no transformers)",
+    )
     args = parser.parse_args(argv)
     old = None
     if args.against:
@@ -121,10 +154,14 @@ def main(argv: list[str] | None = None) -> int:
         from benchmarks.ab import import_at
 
         old = import_at(args.against, Path(tempfile.mkdtemp(prefix="minijinja-py-tokens-")))
-    work = _workload(args.templates, args.tagged, old)
-    engines = dict(_TAGGED_ENGINES if args.tagged else _ENGINES)
+    if args.provenance:
+        work = _provenance_workload(args.templates, old)
+        engines = {name: _ENGINES[name] for name in ("render", "render_with_provenance")}
+    else:
+        work = _workload(args.templates, args.tagged, old)
+        engines = dict(_TAGGED_ENGINES if args.tagged else _ENGINES)
     if old is not None:
-        calls = ["tokenize + assistant mask"]
+        calls = [] if args.provenance else ["tokenize + assistant mask"]
         if not args.tagged:
             calls += ["render", "render_with_provenance"]
         for name in calls:
@@ -153,10 +190,13 @@ def main(argv: list[str] | None = None) -> int:
     }
     totals = {name: sum(per_group.values()) for name, per_group in medians.items()}
     base_name = _TRANSFORMERS_MASK if args.tagged else _TRANSFORMERS
+    if args.provenance:
+        base_name = "render"
     base = totals[base_name]
     print(f"{len(work)} conversations, {len(groups)} templates, CPU time: per template the")
     print(f"median of {args.repeats} interleaved repeats, summed\n")
-    print("| what | conversations / s | time / transformers tokenize |")
+    against = "render" if args.provenance else "transformers tokenize"
+    print(f"| what | conversations / s | time / {against} |")
     print("|---|---:|---:|")
     for name, seconds in totals.items():
         print(f"| {name} | {len(work) / seconds:,.0f} | {seconds / base:.2f} |")
@@ -187,7 +227,14 @@ def main(argv: list[str] | None = None) -> int:
     if old is not None:
         then = totals[f"render_with_provenance @ {args.against}"]
         then /= totals[f"render @ {args.against}"]
-        print(f"  at {args.against}: {then:.2f}")
+        earlier = [
+            medians[f"render_with_provenance @ {args.against}"][key]
+            / medians[f"render @ {args.against}"][key]
+            for key in groups
+        ]
+        print(
+            f"  at {args.against}: {then:.2f}, per template: median {statistics.median(earlier):.2f}"
+        )
     return 0
 
 
