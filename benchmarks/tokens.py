@@ -11,11 +11,20 @@ figure is conversations per CPU second over the whole corpus (median of the repe
 - ``tokenize + mask``: ``tokenize(return_assistant_tokens_mask=True)`` (masks from generation
   blocks, else from the inferred spans, which need a render with provenance);
 - ``transformers``: ``AutoTokenizer.apply_chat_template(tokenize=True, return_dict=True)``.
+
+``--tagged`` times the training path instead: ``tokenize(return_assistant_tokens_mask=True)``
+against ``apply_chat_template(tokenize=True, return_dict=True,
+return_assistant_tokens_mask=True)`` on the templates with ``{% generation %}`` blocks (the
+hand-tagged copies in minijinja_py/chat/tagged and the corpus templates that ship tags), each
+in its model folder, on the pairs where both give the same lists; it prints each template's
+ratio and their median.  ``--against REV`` adds the engine of an earlier commit (imported as
+``benchmarks.ab`` imports it) to the same rotation: before and after in one process.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import statistics
 import sys
 import time
@@ -27,41 +36,99 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
-def _workload(limit: int | None) -> list[tuple[Any, Any, list[Any], dict[str, Any]]]:
+def _provenance_workload(
+    limit: int | None, old: Any = None
+) -> list[tuple[Any, Any, Any, list[Any], dict[str, Any]]]:
+    # (no model folders: the template and its special tokens, as conformance reads them)
+    from conformance.corpus import _meta, conversation_names, template_names, template_source
+    from conformance.tokens_parity import conversation
+    from minijinja_py import ChatTemplate
+
+    work = []
+    for name in list(template_names())[:limit]:
+        meta = _meta().get(name, {})
+        special = {key: meta[key] for key in ("bos_token", "eos_token") if meta.get(key)}
+        ours = ChatTemplate.from_string(template_source(name), special)
+        before = (
+            None if old is None else old.ChatTemplate.from_string(template_source(name), special)
+        )
+        for conversation_name in conversation_names():
+            messages, options = conversation(name, conversation_name)
+            try:
+                ours.render_with_provenance(messages, **options)
+                if before is not None:
+                    before.render_with_provenance(messages, **options)
+            except Exception:  # timed on the pairs every engine renders
+                continue
+            work.append((name, ours, before, None, messages, options))
+    return work
+
+
+def _workload(
+    limit: int | None, tagged: bool = False, old: Any = None
+) -> list[tuple[Any, Any, Any, list[Any], dict[str, Any]]]:
     import transformers
     from transformers import AutoTokenizer
 
+    from conformance.assistant_spans import tagged_names
     from conformance.corpus import conversation_names, template_names
     from conformance.tokens_parity import conversation, model_folder
     from minijinja_py import ChatTemplate
 
     transformers.logging.set_verbosity_error()
     work = []
-    for name in list(template_names())[:limit]:
-        folder = model_folder(name, tagged=False)
+    names = tagged_names() if tagged else list(template_names())
+    for name in names[:limit]:
+        folder = model_folder(name, tagged=tagged)
         ours = ChatTemplate.from_pretrained(folder)
+        before = None if old is None else old.ChatTemplate.from_pretrained(folder)
         reference = AutoTokenizer.from_pretrained(str(folder))
         for conversation_name in conversation_names():
             messages, options = conversation(name, conversation_name)
             try:
-                ours.tokenize(messages, return_assistant_tokens_mask=True, **options)
-                ours.render_with_provenance(messages, **options)
-                reference.apply_chat_template(messages, tokenize=True, return_dict=True, **options)
+                got = ours.tokenize(messages, return_assistant_tokens_mask=True, **options)
+                if tagged:
+                    expected = reference.apply_chat_template(
+                        messages,
+                        tokenize=True,
+                        return_dict=True,
+                        return_assistant_tokens_mask=True,
+                        **options,
+                    )
+                    if dict(got) != {key: list(value) for key, value in expected.items()}:
+                        continue  # (timed where both give the same lists)
+                else:
+                    ours.render_with_provenance(messages, **options)
+                    reference.apply_chat_template(
+                        messages, tokenize=True, return_dict=True, **options
+                    )
+                if before is not None:
+                    before.tokenize(messages, return_assistant_tokens_mask=True, **options)
+                    if not tagged:
+                        before.render_with_provenance(messages, **options)
             except Exception:  # timed on the pairs every engine renders
                 continue
-            work.append((ours, reference, messages, options))
+            work.append((name, ours, before, reference, messages, options))
     return work
 
 
+_TRANSFORMERS = "transformers apply_chat_template(tokenize=True)"
+_TRANSFORMERS_MASK = "transformers apply_chat_template(tokenize=True, assistant mask)"
 _ENGINES = {
-    "render": lambda ours, ref, m, o: ours.render(m, **o),
-    "render_with_provenance": lambda ours, ref, m, o: ours.render_with_provenance(m, **o),
-    "tokenize": lambda ours, ref, m, o: ours.tokenize(m, **o),
-    "tokenize + assistant mask": lambda ours, ref, m, o: ours.tokenize(
+    "render": lambda pair, ref, m, o: pair[0].render(m, **o),
+    "render_with_provenance": lambda pair, ref, m, o: pair[0].render_with_provenance(m, **o),
+    "tokenize": lambda pair, ref, m, o: pair[0].tokenize(m, **o),
+    "tokenize + assistant mask": lambda pair, ref, m, o: pair[0].tokenize(
         m, return_assistant_tokens_mask=True, **o
     ),
-    "transformers apply_chat_template(tokenize=True)": lambda ours, ref, m, o: (
-        ref.apply_chat_template(m, tokenize=True, return_dict=True, **o)
+    _TRANSFORMERS: lambda pair, ref, m, o: ref.apply_chat_template(
+        m, tokenize=True, return_dict=True, **o
+    ),
+}
+_TAGGED_ENGINES = {
+    "tokenize + assistant mask": _ENGINES["tokenize + assistant mask"],
+    _TRANSFORMERS_MASK: lambda pair, ref, m, o: ref.apply_chat_template(
+        m, tokenize=True, return_dict=True, return_assistant_tokens_mask=True, **o
     ),
 }
 
@@ -70,39 +137,109 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--templates", type=int, default=None, help="only the first N templates")
+    parser.add_argument(
+        "--tagged", action="store_true", help="the training path on the tagged templates"
+    )
+    parser.add_argument("--against", metavar="REV", help="also time the engine of REV")
+    parser.add_argument(
+        "--provenance",
+        action="store_true",
+        help="only render and render_with_provenance (no model folders, no transformers)",
+    )
     args = parser.parse_args(argv)
-    work = _workload(args.templates)
+    old = None
+    if args.against:
+        import tempfile
+
+        from benchmarks.ab import import_at
+
+        old = import_at(args.against, Path(tempfile.mkdtemp(prefix="minijinja-py-tokens-")))
+    if args.provenance:
+        work = _provenance_workload(args.templates, old)
+        engines = {name: _ENGINES[name] for name in ("render", "render_with_provenance")}
+    else:
+        work = _workload(args.templates, args.tagged, old)
+        engines = dict(_TAGGED_ENGINES if args.tagged else _ENGINES)
+    if old is not None:
+        calls = [] if args.provenance else ["tokenize + assistant mask"]
+        if not args.tagged:
+            calls += ["render", "render_with_provenance"]
+        for name in calls:
+            engines[f"{name} @ {args.against}"] = _earlier(engines[name])
     # Interleaved per template (its conversations, each engine in turn, the order rotating
     # between repeats), and summed over templates from each template's median: a machine
     # whose speed drifts over a pass slows every engine alike.
-    groups: dict[int, list[tuple[Any, Any, list[Any], dict[str, Any]]]] = {}
+    groups: dict[str, list[tuple[Any, ...]]] = {}
     for item in work:
-        groups.setdefault(id(item[0]), []).append(item)
-    names = list(_ENGINES)
-    samples: dict[str, dict[int, list[float]]] = {name: {} for name in names}
+        groups.setdefault(item[0], []).append(item)
+    names = list(engines)
+    samples: dict[str, dict[str, list[float]]] = {name: {} for name in names}
     for repeat in range(args.repeats):
         order = names[repeat % len(names) :] + names[: repeat % len(names)]
         for key, group in groups.items():
             for name in order:
-                call = _ENGINES[name]
+                call = engines[name]
+                gc.collect()  # (a collection earlier samples made due lands outside this one)
                 start = time.process_time()
-                for ours, reference, messages, options in group:
-                    call(ours, reference, messages, options)
+                for _, ours, before, reference, messages, options in group:
+                    call((ours, before), reference, messages, options)
                 samples[name].setdefault(key, []).append(time.process_time() - start)
-    totals = {
-        name: sum(statistics.median(times) for times in per_group.values())
+    medians = {
+        name: {key: statistics.median(times) for key, times in per_group.items()}
         for name, per_group in samples.items()
     }
-    base = totals["transformers apply_chat_template(tokenize=True)"]
+    totals = {name: sum(per_group.values()) for name, per_group in medians.items()}
+    base_name = _TRANSFORMERS_MASK if args.tagged else _TRANSFORMERS
+    if args.provenance:
+        base_name = "render"
+    base = totals[base_name]
     print(f"{len(work)} conversations, {len(groups)} templates, CPU time: per template the")
     print(f"median of {args.repeats} interleaved repeats, summed\n")
-    print("| what | conversations / s | time / transformers tokenize |")
+    against = "render" if args.provenance else "transformers tokenize"
+    print(f"| what | conversations / s | time / {against} |")
     print("|---|---:|---:|")
     for name, seconds in totals.items():
         print(f"| {name} | {len(work) / seconds:,.0f} | {seconds / base:.2f} |")
+    if args.tagged:
+        print("\n| template | pairs | " + " | ".join(n for n in names if n != base_name) + " |")
+        print("|---|---:|" + "---:|" * (len(names) - 1))
+        ratios: dict[str, list[float]] = {name: [] for name in names if name != base_name}
+        for key, group in groups.items():
+            row = []
+            for name in ratios:
+                ratio = medians[name][key] / medians[base_name][key]
+                ratios[name].append(ratio)
+                row.append(f"{ratio:.2f}")
+            print(f"| {key} | {len(group)} | " + " | ".join(row) + " |")
+        for name, values in ratios.items():
+            values.sort()
+            print(
+                f"\n{name} / transformers with masks, per template: median"
+                f" {statistics.median(values):.2f}, best {values[0]:.2f}, worst {values[-1]:.2f}"
+            )
+        return 0
     ratio = totals["render_with_provenance"] / totals["render"]
     print(f"\nrender_with_provenance / render: {ratio:.2f}")
+    per_template = [
+        medians["render_with_provenance"][key] / medians["render"][key] for key in groups
+    ]
+    print(f"  per template: median {statistics.median(per_template):.2f}")
+    if old is not None:
+        then = totals[f"render_with_provenance @ {args.against}"]
+        then /= totals[f"render @ {args.against}"]
+        earlier = [
+            medians[f"render_with_provenance @ {args.against}"][key]
+            / medians[f"render @ {args.against}"][key]
+            for key in groups
+        ]
+        print(
+            f"  at {args.against}: {then:.2f}, per template: median {statistics.median(earlier):.2f}"
+        )
     return 0
+
+
+def _earlier(call: Any) -> Any:
+    return lambda pair, ref, m, o: call((pair[1], None), ref, m, o)
 
 
 if __name__ == "__main__":

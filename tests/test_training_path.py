@@ -17,7 +17,7 @@ import pytest
 import minijinja_py as mj
 from minijinja_py import ChatTemplate, LimitError, chat_environment
 from minijinja_py.chat import gguf
-from minijinja_py.chat.inputs import to_template_data
+from minijinja_py.chat.inputs import to_template_data, to_template_tree
 from minijinja_py.chat.kept import KeptBytes
 from minijinja_py.chat.loading import json_deeper_than, load_pretrained_files
 from minijinja_py.chat.tokens import _assistant_mask, _token_pattern
@@ -311,6 +311,27 @@ def test_traced_tools_with_shared_structure_are_refused_before_their_repr():
     assert info.value.message == (
         "the value of 'tools' holds 3298534883334 items once its shared lists and dicts are"
         " traced at each place they occur, more than max_items (1000000)"
+    )
+
+
+def test_the_rebuild_of_the_tools_says_whether_it_shares_a_container():
+    leaf = {"type": "string"}  # (held twice, but holds no container: copied at each place)
+    inner = {"type": "object", "properties": {"a": leaf, "b": leaf}}
+    assert to_template_tree([inner, {"x": [1, 2]}], "tools") == (
+        [inner, {"x": [1, 2]}],
+        True,
+    )
+    plain, tree = to_template_tree([inner, inner], "tools")
+    assert plain == [inner, inner] and plain[0] is plain[1] and tree is False
+    assert to_template_tree("s") == ("s", True)
+    # (a tree is traced without the check; the shared one above still meets it: see the test
+    # before)
+    chat = ChatTemplate.from_string("{{ tools[0].function.name }}|{{ tools[1].function.name }}")
+    tools = [{"type": "function", "function": {"name": name}} for name in ("f", "g")]
+    result = chat.render_with_provenance([{"role": "user", "content": "hi"}], tools=tools)
+    assert (result.text, [s.path for s in result.segments]) == (
+        "f|g",
+        [("tools", 0, "function", "name"), ("tools", 1, "function", "name")],
     )
 
 

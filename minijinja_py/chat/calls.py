@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import bounded_text
 from ..sandbox.limits import Limits
-from .inputs import REASONING_FIELDS, to_template_data
+from .inputs import REASONING_FIELDS, to_template_data, to_template_tree
 from .provenance import TurnTexts
 from .schema import tool_to_schema
 
@@ -46,8 +46,10 @@ def prepare_call(
             )
     compiled = template._compile(source)
     tool_schemas = None
+    tools_tree = True
     if tools is not None:
-        tool_schemas = to_template_data([tool_to_schema(tool) for tool in tools], "tools")
+        schemas = [tool_to_schema(tool) for tool in tools]
+        tool_schemas, tools_tree = to_template_tree(schemas, "tools")
     if documents is not None:
         for document in documents:
             if not isinstance(document, dict):
@@ -64,7 +66,9 @@ def prepare_call(
         documents=documents,
         add_generation_prompt=to_template_data(add_generation_prompt, "add_generation_prompt"),
     )
-    return _Call(compiled, source, context, continue_final_message)
+    call = _Call(compiled, source, context, continue_final_message)
+    call.tools_tree = tools_tree
+    return call
 
 
 @dataclasses.dataclass
@@ -84,6 +88,9 @@ class _Call:
     #: The conventions of inferred masks (see masks.adjust_spans).
     mask_header: str = "auto"
     mask_final_eos: bool = False
+    #: Whether the tools' data is a tree (no list or dict in it twice): then provenance need
+    #: not check that before keying the traced copy by its repr.
+    tools_tree: bool = False
 
 
 # Options of transformers' apply_chat_template that a tokenizer reads, not the template.

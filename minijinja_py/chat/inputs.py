@@ -71,8 +71,22 @@ def to_template_data(value: Any, argument: str = "value") -> Any:
                     break
             else:
                 return value.copy()
+    return _rebuilt(value, argument)[0]
+
+
+def to_template_tree(value: Any, argument: str = "value") -> tuple[Any, bool]:
+    """`to_template_data(value)`, and whether what it made is a tree: no list, tuple or dict
+    in it twice (what provenance asks before it walks the value as a tree, known here from
+    the rebuild's own walk)."""
+    if type(value) in _SCALAR_TYPES:
+        return value, True
+    return _rebuilt(value, argument)
+
+
+def _rebuilt(value: Any, argument: str) -> tuple[Any, bool]:
+    rebuild = _Rebuild()
     try:
-        return _Rebuild().plain(value, 0)
+        return rebuild.plain(value, 0), not rebuild.shared
     except _TooDeep:
         raise TypeError(
             f"{argument} is nested more than {MAX_DEPTH} levels deep (or contains itself)"
@@ -90,13 +104,14 @@ class _Rebuild:
     """One rebuild: containers by id (each rebuilt once; the values read are kept alive
     so that an id is never reused during the walk) and their heights, for the depth bound."""
 
-    __slots__ = ("done", "heights", "alive", "height")
+    __slots__ = ("done", "heights", "alive", "height", "shared")
 
     def __init__(self) -> None:
         self.done: dict[int, Any] = {}
         self.heights: dict[int, int] = {}
         self.alive: list[Any] = []
         self.height = 0  # (of the last value plain() rebuilt)
+        self.shared = False  # (whether a container was met twice: the result shares it)
 
     def plain(self, value: Any, depth: int) -> Any:
         """`value` rebuilt at `depth`; its height left in `self.height`.
@@ -167,6 +182,7 @@ class _Rebuild:
         if depth + height > MAX_DEPTH:
             raise _TooDeep
         self.height = height
+        self.shared = True
         return done
 
     def run(self, frame: list[Any], depth: int) -> Any:

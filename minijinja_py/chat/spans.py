@@ -43,7 +43,7 @@ def traced_render(
     names = call.traced_names or ["messages", "tools", "documents"]
     context = {**call.context, "messages": chat}
     if context.get("tools") is not None and "tools" in names:
-        context["tools"] = sourced_tools(template, context["tools"])
+        context["tools"] = sourced_tools(template, context["tools"], call.tools_tree)
         names = [name for name in names if name != "tools"]
     # (the call's data and chat are copies made by this object: traced in place)
     traced = call.compiled.trace(context, names, private=True)
@@ -70,7 +70,7 @@ def traced_render(
     return chat_provenance(traced, chat, probes)
 
 
-def sourced_tools(template: ChatTemplate, tools: Any) -> Any:
+def sourced_tools(template: ChatTemplate, tools: Any, tree: bool = False) -> Any:
     """`tools` (this call's template data) with its strings traced, from the last calls'
     when they passed the same tools.
 
@@ -78,8 +78,11 @@ def sourced_tools(template: ChatTemplate, tools: Any) -> Any:
     tracing a schema's strings (and placing them in its JSON) is much of what provenance
     costs a call with tools.  The key is the data's `repr`, which tells apart every value
     template data holds (`1`, `True`, `"1"`, a tuple and a list); a template cannot
-    change what it is given, so the traced copy is shared."""
-    check_traceable(tools, ("tools",))  # (shared lists would make a repr of a huge tree)
+    change what it is given, so the traced copy is shared.  `tree`: the tools hold no list
+    or dict twice (as their rebuild found), so the check of that before the `repr` is
+    skipped."""
+    if not tree:  # (shared lists would make a repr of a huge tree)
+        check_traceable(tools, ("tools",))
     key = repr(tools)
     sourced = template._traced_tools.get(key)
     if sourced is None:

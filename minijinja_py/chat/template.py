@@ -689,9 +689,8 @@ class ChatTemplate:
         from .tokens import encode_chat
 
         text, spans, source, caller_spans = chat_spans(self, call, chat, mask, protect)
-        result = ChatEncoding(encode_chat(self.tokenizer, text, spans, caller_spans))
-        if mask is None:
-            del result["assistant_masks"]
+        masks = mask is not None
+        result = ChatEncoding(encode_chat(self.tokenizer, text, spans, caller_spans, masks))
         if text_too:
             result["text"] = text
         result.mask_source = source
