@@ -169,6 +169,11 @@ class _Machine:
                         chained = self._unit_chain(below, top, kind)
                     state_stack[-1] = chained
                     continue
+                if size == 1:  # (most reductions: the stacks keep their height)
+                    state_stack[-1] = states[state_stack[-2]][origin]
+                    values = [value_stack[-1]]
+                    value_stack[-1] = values if reduce is None else reduce(values)
+                    continue
                 if size:
                     values = value_stack[-size:]
                     del state_stack[-size:]
@@ -176,7 +181,7 @@ class _Machine:
                 else:
                     values = []
                 state_stack.append(states[state_stack[-1]][origin])
-                value_stack.append(reduce(values))
+                value_stack.append(values if reduce is None else reduce(values))
         end_token = Token("$END", "", source_length)
         while True:
             action = states[state_stack[-1]].get("$END")
@@ -190,7 +195,7 @@ class _Machine:
             else:
                 values = []
             state_stack.append(states[state_stack[-1]][origin])
-            value_stack.append(reduce(values))
+            value_stack.append(values if reduce is None else reduce(values))
             if state_stack[-1] == end_state:
                 return value_stack[-1]
 
@@ -220,13 +225,29 @@ def _after_test_name(tokens: list[Token], index: int) -> bool:
 
 
 def _reducer(codes: str, inline: bool, expand1: bool, callback: Any) -> Any:
-    """What reducing one rule does with its children, decided once per rule."""
+    """What reducing one rule does with its children, decided once per rule: None when the
+    children are the value as they come (an inlined rule keeping all of them), else a function
+    of the list of children, the rule's builder itself wherever the list needs no reshaping."""
+    if not inline and not expand1 and callback is None:  # pragma: no cover - every named rule has one
+        raise AssertionError("grammar rule without a builder")
     if codes == "k" * len(codes):
+        if inline:
+            return None
+        # (with two or more children kept, `?rule` never hands a single child up)
+        if not expand1 or len(codes) > 1:
+            return callback
 
         def collect(values: list) -> list:
             return values
     elif "s" not in codes:
         keep = [i for i, code in enumerate(codes) if code == "k"]
+        if len(keep) == 1 and (inline or expand1):
+            (only,) = keep
+            if expand1:
+                return lambda values: values[only]
+            return lambda values: [values[only]]
+        if not inline and (not expand1 or len(keep) > 1):
+            return lambda values: callback([values[i] for i in keep])
 
         def collect(values: list) -> list:
             return [values[i] for i in keep]
@@ -267,8 +288,6 @@ def _reducer(codes: str, inline: bool, expand1: bool, callback: Any) -> Any:
             return callback(children)
 
         return reduce_expand
-    if callback is None:  # pragma: no cover - every named rule has a builder
-        raise AssertionError("grammar rule without a builder")
 
     def reduce(values: list) -> Any:
         return callback(collect(values))
