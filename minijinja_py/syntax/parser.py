@@ -49,6 +49,27 @@ class _Machine:
             self.rules.append((origin, len(codes), reduce, unit))
         # (state below, state on top, lookahead) -> top state after the chain of unit reductions
         self.unit_chains: dict[tuple[int, int, str], int] = {}
+        # The same key -> the top state after the chain of reductions of one symbol, and what
+        # each reduction does to the value on top (as in run: None wraps it in a list).
+        self.top_chains: dict[tuple[int, int, str], tuple[int, tuple[Any, ...]]] = {}
+
+    def _top_chain(self, below: int, top: int, lookahead: str) -> tuple[int, tuple[Any, ...]]:
+        states = self.states
+        rules = self.rules
+        state = top
+        reducers = []
+        while True:
+            action = states[state].get(lookahead)
+            if action is None or action >= 0:
+                break
+            origin, size, reduce, unit = rules[-1 - action]
+            if size != 1:
+                break
+            if not unit:
+                reducers.append(reduce)
+            state = states[below][origin]
+        chain = self.top_chains[(below, top, lookahead)] = (state, tuple(reducers))
+        return chain
 
     def _unit_chain(self, below: int, top: int, lookahead: str) -> int:
         states = self.states
@@ -131,7 +152,7 @@ class _Machine:
         self.builder.in_parentheses.clear()
         states = self.states
         rules = self.rules
-        unit_chains = self.unit_chains
+        top_chains = self.top_chains
         end_state = self.end
         state_stack = [self.start]
         value_stack: list[Any] = []
@@ -162,17 +183,19 @@ class _Machine:
                     value_stack.append(token)
                     break
                 origin, size, reduce, unit = rules[-1 - action]
-                if unit:
+                if size == 1:
+                    # Most reductions replace the top of the stacks: a run of them depends only
+                    # on the two top states and the lookahead, and is taken in one step.
                     below = state_stack[-2]
-                    chained = unit_chains.get((below, top, kind))
-                    if chained is None:
-                        chained = self._unit_chain(below, top, kind)
-                    state_stack[-1] = chained
-                    continue
-                if size == 1:  # (most reductions: the stacks keep their height)
-                    state_stack[-1] = states[state_stack[-2]][origin]
-                    values = [value_stack[-1]]
-                    value_stack[-1] = values if reduce is None else reduce(values)
+                    chain = top_chains.get((below, top, kind))
+                    if chain is None:
+                        chain = self._top_chain(below, top, kind)
+                    state_stack[-1], reducers = chain
+                    if reducers:
+                        value = value_stack[-1]
+                        for reduce in reducers:
+                            value = [value] if reduce is None else reduce([value])
+                        value_stack[-1] = value
                     continue
                 if size:
                     values = value_stack[-size:]
