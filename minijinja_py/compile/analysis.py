@@ -79,8 +79,10 @@ def analyse(tree: n.Template, limits: Limits) -> Analysis:
     while stack:
         node, depth, owners, root = pop()
         cls = node.__class__
-        if cls is tuple or cls is list or (
-            not isinstance(node, frozen) and isinstance(node, (tuple, list))
+        if (
+            cls is tuple
+            or cls is list
+            or (not isinstance(node, frozen) and isinstance(node, (tuple, list)))
         ):
             leaves = depth <= limit  # (see below)
             for item in node:

@@ -51,9 +51,9 @@ class _Machine:
         self.unit_chains: dict[tuple[int, int, str], int] = {}
         # The same key -> the top state after the chain of reductions of one symbol, and what
         # each reduction does to the value on top (as in run: None wraps it in a list).
-        self.top_chains: dict[tuple[int, int, str], tuple[int, tuple[Any, ...]]] = {}
+        self.top_chains: dict[tuple[int, int, str], tuple[int, tuple[Any, ...], Any]] = {}
 
-    def _top_chain(self, below: int, top: int, lookahead: str) -> tuple[int, tuple[Any, ...]]:
+    def _top_chain(self, below: int, top: int, lookahead: str) -> tuple[int, tuple[Any, ...], Any]:
         states = self.states
         rules = self.rules
         state = top
@@ -68,7 +68,8 @@ class _Machine:
             if not unit:
                 reducers.append(reduce)
             state = states[below][origin]
-        chain = self.top_chains[(below, top, lookahead)] = (state, tuple(reducers))
+        # (with the action that follows the chain, which the chain has just looked up)
+        chain = self.top_chains[(below, top, lookahead)] = (state, tuple(reducers), action)
         return chain
 
     def _unit_chain(self, below: int, top: int, lookahead: str) -> int:
@@ -154,15 +155,16 @@ class _Machine:
         rules = self.rules
         top_chains = self.top_chains
         end_state = self.end
-        state_stack = [self.start]
+        top = self.start  # (always state_stack[-1])
+        state_stack = [top]
         value_stack: list[Any] = []
         keywords = self.keywords
         for index, token in enumerate(tokens):
             kind = token.type
+            action = states[top].get(kind)
             if kind in keywords:
                 # A word the grammar shifts at once is read as itself, unless it stands where
                 # _read_word looks for a name first (after `(`, `,`, a test's name, or `not`).
-                action = states[state_stack[-1]].get(kind)
                 previous = tokens[index - 1].type if index else None
                 if (
                     action is None
@@ -173,14 +175,14 @@ class _Machine:
                 ):
                     kind = self._read_word(state_stack, tokens, index)
                     token.type = kind
+                    action = states[top].get(kind)
             while True:
-                top = state_stack[-1]
-                action = states[top].get(kind)
                 if action is None:
                     raise ParseFailure(token, states[top])
                 if action >= 0:
                     state_stack.append(action)
                     value_stack.append(token)
+                    top = action
                     break
                 origin, size, reduce, unit = rules[-1 - action]
                 if size == 1:
@@ -190,7 +192,8 @@ class _Machine:
                     chain = top_chains.get((below, top, kind))
                     if chain is None:
                         chain = self._top_chain(below, top, kind)
-                    state_stack[-1], reducers = chain
+                    top, reducers, action = chain
+                    state_stack[-1] = top
                     if reducers:
                         value = value_stack[-1]
                         for reduce in reducers:
@@ -203,8 +206,10 @@ class _Machine:
                     del value_stack[-size:]
                 else:
                     values = []
-                state_stack.append(states[state_stack[-1]][origin])
+                top = states[state_stack[-1]][origin]
+                state_stack.append(top)
                 value_stack.append(values if reduce is None else reduce(values))
+                action = states[top].get(kind)
         end_token = Token("$END", "", source_length)
         while True:
             action = states[state_stack[-1]].get("$END")
@@ -251,7 +256,7 @@ def _reducer(codes: str, inline: bool, expand1: bool, callback: Any) -> Any:
     """What reducing one rule does with its children, decided once per rule: None when the
     children are the value as they come (an inlined rule keeping all of them), else a function
     of the list of children, the rule's builder itself wherever the list needs no reshaping."""
-    if not inline and not expand1 and callback is None:  # pragma: no cover - every named rule has one
+    if not inline and not expand1 and callback is None:  # pragma: no cover - never
         raise AssertionError("grammar rule without a builder")
     if codes == "k" * len(codes):
         if inline:
@@ -274,6 +279,8 @@ def _reducer(codes: str, inline: bool, expand1: bool, callback: Any) -> Any:
 
         def collect(values: list) -> list:
             return [values[i] for i in keep]
+    elif codes in ("s", "ss", "sk", "ks") and not expand1:
+        return _splicer(codes, callback if not inline else None)
     elif codes[0] == "s":
         # A left-recursive repetition (`body: _node*` becomes `items: items _node`): the
         # items so far arrive as a list no one else holds, so it grows in place.  Copying
@@ -316,6 +323,38 @@ def _reducer(codes: str, inline: bool, expand1: bool, callback: Any) -> Any:
         return callback(collect(values))
 
     return reduce
+
+
+def _splicer(codes: str, callback: Any) -> Any:
+    """The commonest rules that splice an inlined list, written out (see _reducer); the list
+    on the left of a left-recursive repetition grows in place there too."""
+    if codes == "s":
+        if callback is None:
+            return lambda values: values[0]
+        return lambda values: callback(values[0])
+    if codes == "ks":
+
+        def head_and_rest(values: list) -> Any:
+            children = [values[0]]
+            children.extend(values[1])
+            return children if callback is None else callback(children)
+
+        return head_and_rest
+    if codes == "ss":
+
+        def extend(values: list) -> Any:
+            children = values[0]
+            children.extend(values[1])
+            return children if callback is None else callback(children)
+
+        return extend
+
+    def append(values: list) -> Any:
+        children = values[0]
+        children.append(values[1])
+        return children if callback is None else callback(children)
+
+    return append
 
 
 @functools.lru_cache(maxsize=1)
@@ -379,7 +418,7 @@ def _quiet_escape(match: re.Match[str]) -> str:
 
 
 def _decode_string(token: Any) -> str:
-    body = str(token)[1:-1]
+    body = token.value[1:-1]
     if "\\" not in body:
         return body
     try:
@@ -454,7 +493,7 @@ class _AstBuilder:
         return tuple(c)
 
     def data(self, c):
-        return n.Data(c[0].start_pos, str(c[0]))
+        return n.Data(c[0].start_pos, c[0].value)
 
     def output(self, c):
         return n.Output(c[0].pos, c[0])
@@ -508,7 +547,7 @@ class _AstBuilder:
         return n.TupleLit(None, ())
 
     def target_name(self, c):
-        name = str(c[0])
+        name = c[0].value
         if name in _CONSTANT_NAMES:
             error = TemplateSyntaxError("can't assign to 'const'")
             error.offset = c[0].start_pos
@@ -626,10 +665,10 @@ class _AstBuilder:
         return (c[0], c[1])
 
     def comp_op(self, c):
-        return "notin" if len(c) == 2 else str(c[0])
+        return "notin" if len(c) == 2 else c[0].value
 
     def binop(self, c):
-        return n.BinOp(c[1].start_pos, str(c[1]), c[0], c[2])
+        return n.BinOp(c[1].start_pos, c[1].value, c[0], c[2])
 
     def concat(self, c):
         left = c[0]
@@ -673,13 +712,15 @@ class _AstBuilder:
         return n.Arguments(args=(_fold_trailers(c[0], c[1:]),))
 
     def dotted_name(self, c):
-        return (c[0].start_pos, ".".join(str(t) for t in c))
+        if len(c) == 1:
+            return (c[0].start_pos, c[0].value)
+        return (c[0].start_pos, ".".join(t.value for t in c))
 
     def postfix(self, c):
         return _fold_trailers(c[0], c[1:])
 
     def attr_trailer(self, c):
-        return ("attr", str(c[0]), c[0].start_pos)
+        return ("attr", c[0].value, c[0].start_pos)
 
     def index_trailer(self, c):
         return ("item", n.Const(c[0].start_pos, int(str(c[0]).replace("_", ""), 0)), c[0].start_pos)
@@ -744,7 +785,7 @@ class _AstBuilder:
         return ("pos", c[0])
 
     def kw_arg(self, c):
-        return ("kw", (str(c[0]), c[1]))
+        return ("kw", (c[0].value, c[1]))
 
     def star_arg(self, c):
         return ("star", c[1])
@@ -754,12 +795,14 @@ class _AstBuilder:
 
     def name(self, c):
         token = c[0]
-        value = str(token)
+        value = token.value
         if value in _CONSTANT_NAMES:
             return n.Const(token.start_pos, _CONSTANT_NAMES[value])
         return n.Name(token.start_pos, value)
 
     def string(self, c):
+        if len(c) == 1:
+            return n.Const(c[0].start_pos, _decode_string(c[0]))
         return n.Const(c[0].start_pos, "".join(_decode_string(t) for t in c))
 
     def int_lit(self, c):
