@@ -7,6 +7,7 @@ The Lark parser is built on first use and shared by every environment of the pro
 from __future__ import annotations
 
 import functools
+import operator
 import re
 from typing import Any
 
@@ -275,7 +276,13 @@ def _reducer(codes: str, inline: bool, expand1: bool, callback: Any) -> Any:
                 return lambda values: values[only]
             return lambda values: [values[only]]
         if not inline and (not expand1 or len(keep) > 1):
-            return lambda values: callback([values[i] for i in keep])
+            if not keep:
+                return lambda values: callback([])
+            if len(keep) == 1:
+                (only,) = keep
+                return lambda values: callback([values[only]])
+            pick = operator.itemgetter(*keep)  # (a tuple of the kept values)
+            return lambda values: callback(list(pick(values)))
 
         def collect(values: list) -> list:
             return [values[i] for i in keep]
