@@ -40,7 +40,19 @@ from .nesting import _may_nest
 
 # The checked operators depend only on the limits: one set per Limits, shared by templates
 # (bounded, so that a caller making new Limits per request does not grow it forever).
-_binops_for = lru_cache(maxsize=16)(make_binops)
+_binops_by_value = lru_cache(maxsize=16)(make_binops)
+# The last Limits asked about and its operators: environments share the default Limits, and
+# hashing a Limits (every field) costs more than compiling a small template's expression.
+_last_binops: tuple[Any, Any] = (None, None)
+
+
+def _binops_for(limits: Limits) -> Any:
+    global _last_binops
+    last_limits, binops = _last_binops
+    if last_limits is not limits:
+        binops = _binops_by_value(limits)
+        _last_binops = (limits, binops)
+    return binops
 
 
 class Compiler:

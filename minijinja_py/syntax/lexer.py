@@ -16,7 +16,6 @@ from sys import intern
 from ..errors import TemplateSyntaxError
 from .blocks import open_blocks, tag_failure
 
-_NEWLINES = re.compile(r"\r\n|\r|\n")
 _TAG_START = re.compile(r"\{[{%#]")
 _WHITESPACE = re.compile(r"\s+")
 _SPACES = re.compile(r"\s*")
@@ -52,10 +51,11 @@ class Token:
 def normalise_newlines(source: str, options: LexOptions) -> str:
     """Jinja's view of the text: every newline is \\n, and one trailing newline is dropped
     unless `keep_trailing_newline`; error positions refer to this text."""
-    lines = _NEWLINES.split(source)
-    if not options.keep_trailing_newline and lines[-1] == "":
-        del lines[-1]
-    return "\n".join(lines)
+    if "\r" in source:
+        source = source.replace("\r\n", "\n").replace("\r", "\n")
+    if not options.keep_trailing_newline and source.endswith("\n"):
+        return source[:-1]
+    return source
 
 
 class LexOptions:
