@@ -7,7 +7,6 @@ The Lark parser is built on first use and shared by every environment of the pro
 from __future__ import annotations
 
 import functools
-import operator
 import re
 from typing import Any
 
@@ -15,6 +14,7 @@ from ..errors import TemplateSyntaxError
 from . import nodes as n
 from .lexer import Lexer, LexOptions, TagScanner, Token
 from .parse_errors import ParseFailure, describe_parse_error
+from .reducers import reducer
 from .table import load_table
 
 _CONSTANT_NAMES = {
@@ -46,7 +46,7 @@ class _Machine:
             # A unit rule (`?sum: product`) hands its only child up unchanged; the precedence
             # ladder makes most reductions of this kind, so they skip the reducer entirely.
             unit = codes == "k" and expand1
-            reduce = _reducer(codes, inline, expand1, getattr(builder, callback, None))
+            reduce = reducer(codes, inline, expand1, getattr(builder, callback, None))
             self.rules.append((origin, len(codes), reduce, unit))
         # (state below, state on top, lookahead) -> top state after the chain of unit reductions
         self.unit_chains: dict[tuple[int, int, str], int] = {}
@@ -251,117 +251,6 @@ def _after_test_name(tokens: list[Token], index: int) -> bool:
     if i >= 0 and tokens[i].type == "NOT":
         i -= 1
     return i >= 0 and tokens[i].type == "_IS"
-
-
-def _reducer(codes: str, inline: bool, expand1: bool, callback: Any) -> Any:
-    """What reducing one rule does with its children, decided once per rule: None when the
-    children are the value as they come (an inlined rule keeping all of them), else a function
-    of the list of children, the rule's builder itself wherever the list needs no reshaping."""
-    if not inline and not expand1 and callback is None:  # pragma: no cover - never
-        raise AssertionError("grammar rule without a builder")
-    if codes == "k" * len(codes):
-        if inline:
-            return None
-        # (with two or more children kept, `?rule` never hands a single child up)
-        if not expand1 or len(codes) > 1:
-            return callback
-
-        def collect(values: list) -> list:
-            return values
-    elif "s" not in codes:
-        keep = [i for i, code in enumerate(codes) if code == "k"]
-        if len(keep) == 1 and (inline or expand1):
-            (only,) = keep
-            if expand1:
-                return lambda values: values[only]
-            return lambda values: [values[only]]
-        if not inline and (not expand1 or len(keep) > 1):
-            if not keep:
-                return lambda values: callback([])
-            if len(keep) == 1:
-                (only,) = keep
-                return lambda values: callback([values[only]])
-            pick = operator.itemgetter(*keep)  # (a tuple of the kept values)
-            return lambda values: callback(list(pick(values)))
-
-        def collect(values: list) -> list:
-            return [values[i] for i in keep]
-    elif codes in ("s", "ss", "sk", "ks") and not expand1:
-        return _splicer(codes, callback if not inline else None)
-    elif codes[0] == "s":
-        # A left-recursive repetition (`body: _node*` becomes `items: items _node`): the
-        # items so far arrive as a list no one else holds, so it grows in place.  Copying
-        # it on every reduction would make a body of n statements cost n**2.
-        rest = tuple(codes[1:])
-
-        def collect(values: list) -> list:
-            children: list = values[0]
-            for code, value in zip(rest, values[1:], strict=True):
-                if code == "k":
-                    children.append(value)
-                elif code == "s":
-                    children.extend(value)
-            return children
-    else:
-        plan = tuple(codes)
-
-        def collect(values: list) -> list:
-            children: list = []
-            for code, value in zip(plan, values, strict=True):
-                if code == "k":
-                    children.append(value)
-                elif code == "s":
-                    children.extend(value)
-            return children
-
-    if inline:
-        return collect
-    if expand1:
-
-        def reduce_expand(values: list) -> Any:
-            children = collect(values)
-            if len(children) == 1:
-                return children[0]
-            return callback(children)
-
-        return reduce_expand
-
-    def reduce(values: list) -> Any:
-        return callback(collect(values))
-
-    return reduce
-
-
-def _splicer(codes: str, callback: Any) -> Any:
-    """The commonest rules that splice an inlined list, written out (see _reducer); the list
-    on the left of a left-recursive repetition grows in place there too."""
-    if codes == "s":
-        if callback is None:
-            return lambda values: values[0]
-        return lambda values: callback(values[0])
-    if codes == "ks":
-
-        def head_and_rest(values: list) -> Any:
-            children = [values[0]]
-            children.extend(values[1])
-            return children if callback is None else callback(children)
-
-        return head_and_rest
-    if codes == "ss":
-
-        def extend(values: list) -> Any:
-            children = values[0]
-            children.extend(values[1])
-            return children if callback is None else callback(children)
-
-        return extend
-
-    def append(values: list) -> Any:
-        children = values[0]
-        children.append(values[1])
-        return children if callback is None else callback(children)
-
-    return append
 
 
 @functools.lru_cache(maxsize=1)
