@@ -94,7 +94,7 @@ class Environment:
             keep_trailing_newline=keep_trailing_newline,
             disabled_tags=frozenset(_OPTIONAL_TAGS - enabled),
         )
-        self.limits = limits if limits is not None else Limits()
+        self.limits = limits if limits is not None else _DEFAULT_LIMITS
         self.filters: dict[str, Callable[..., Any]] = dict(FILTERS)
         self.tests: dict[str, Callable[..., Any]] = dict(TESTS)
         self.globals: dict[str, Any] = default_globals(self.limits)
@@ -167,11 +167,16 @@ class Environment:
 
     def _remember_builtins(self, preset: str | None) -> None:
         # What the constructor (and a preset) installed: pickling sends only what differs,
-        # so the built-ins, closures over the limits among them, need not pickle.
+        # so the built-ins, closures over the limits among them, need not pickle.  The
+        # registries (never changed) stand for what no preset changes: no copy of them to
+        # make for every environment.
+        from .builtins.filters import FILTERS
+        from .builtins.tests import TESTS
+
         self._preset = preset
         self._builtins = {
-            "filters": dict(self.filters),
-            "tests": dict(self.tests),
+            "filters": FILTERS if preset is None else dict(self.filters),
+            "tests": TESTS,
             "globals": dict(self.globals),
         }
 
@@ -194,6 +199,8 @@ class Environment:
 
 
 _ABSENT = object()
+# Limits are immutable: environments made without any share one (see compile/compiler.py).
+_DEFAULT_LIMITS = Limits()
 
 
 def _rebuild_environment(

@@ -70,51 +70,123 @@ def analyse(tree: n.Template, limits: Limits) -> Analysis:
     names: set[str] = set()
     sizes: dict[int, int] = {}
     frozen = n._Frozen
+    shapes = _SHAPES
+    name_cls, const_cls, no_arguments = n.Name, n.Const, n.NO_ARGUMENTS
     # Entries: (node, depth, the chain of bodies enclosing it as (reads, outer) pairs or None,
     # the id of the costed expression it belongs to or None).
     stack: list[tuple[Any, int, Any, Any]] = [(tree, 1, None, None)]
     pop, push = stack.pop, stack.append
     while stack:
         node, depth, owners, root = pop()
-        if isinstance(node, frozen):
-            if root is not None:
-                sizes[root] += 1
-            if depth > limit:
-                error = TemplateSyntaxError(f"the template nests deeper than max_nesting ({limit})")
-                error.offset = getattr(node, "pos", None)
-                raise error
-            cls = node.__class__
-            if cls is n.Name:
-                names.add(node.name)
-                if node.name in IMPLICIT_NAMES:
-                    while owners is not None:
-                        owners[0].add(node.name)
-                        owners = owners[1]
-                continue
-            if isinstance(node, _NAMING):
+        cls = node.__class__
+        if (
+            cls is tuple
+            or cls is list
+            or (not isinstance(node, frozen) and isinstance(node, (tuple, list)))
+        ):
+            leaves = depth <= limit  # (see below)
+            for item in node:
+                item_cls = item.__class__
+                if leaves and item_cls is const_cls:
+                    if root is not None:
+                        sizes[root] += 1
+                elif leaves and item_cls is name_cls:
+                    if root is not None:
+                        sizes[root] += 1
+                    _read_name(item.name, names, owners)
+                elif isinstance(item, (frozen, tuple, list)):
+                    if item or item_cls is not tuple:
+                        push((item, depth, owners, root))
+            continue
+        if not isinstance(node, frozen):
+            continue
+        if root is not None:
+            sizes[root] += 1
+        if depth > limit:
+            error = TemplateSyntaxError(f"the template nests deeper than max_nesting ({limit})")
+            error.offset = getattr(node, "pos", None)
+            raise error
+        if cls is name_cls:
+            _read_name(node.name, names, owners)
+            continue
+        shape = shapes.get(cls)
+        if shape is None:
+            shape = _shape(cls)
+        role, fields, costed = shape
+        body_owners = owners
+        if role:
+            if role == _NAMES:
                 assigned.add(node.name)
-            elif cls is n.TargetAttr:  # {% set ns.x = ... %} reads ns
+            elif role == _READS_NAME:  # {% set ns.x = ... %} reads ns
                 names.add(node.name)
-            body_owners = owners
-            if isinstance(node, _OWNERS):
+            else:
+                if role == _NAMES_AND_OWNS:
+                    assigned.add(node.name)
                 reads: set[str] = set()
                 implicit_reads[id(node)] = reads
                 body_owners = (reads, owners)
-            depth += 1
-            costed = _COSTED.get(cls)
-            for field in node._children:
-                value = getattr(node, field)
-                if value is not None:
-                    within = root
-                    if costed is not None and field in costed:
-                        within = id(value)
-                        sizes[within] = 0
-                    push((value, depth, body_owners if field == "body" else owners, within))
-        elif isinstance(node, (tuple, list)):
-            for item in node:
-                if isinstance(item, (frozen, tuple, list)):
-                    push((item, depth, owners, root))
+        depth += 1
+        for field in fields:
+            value = getattr(node, field)
+            if value is None:
+                continue
+            within = root
+            if costed is not None and field in costed:
+                within = id(value)
+                sizes[within] = 0
+            value_cls = value.__class__
+            if depth <= limit:
+                # The leaves of expressions (most nodes) are counted here rather than pushed:
+                # nested no deeper than the limit, they cannot be the node that fails.
+                if value_cls is const_cls:
+                    if within is not None:
+                        sizes[within] += 1
+                    continue
+                if value_cls is name_cls:
+                    if within is not None:
+                        sizes[within] += 1
+                    _read_name(value.name, names, body_owners if field == "body" else owners)
+                    continue
+                if value is no_arguments:
+                    if within is not None:
+                        sizes[within] += 1
+                    continue
+            if value_cls is tuple and not value:
+                continue  # (an empty body or argument list: nothing to visit)
+            push((value, depth, body_owners if field == "body" else owners, within))
     return Analysis(frozenset(assigned), implicit_reads, frozenset(names), sizes)
+
+
+def _read_name(name: str, names: set[str], owners: Any) -> None:
+    names.add(name)
+    if name in IMPLICIT_NAMES:
+        while owners is not None:
+            owners[0].add(name)
+            owners = owners[1]
+
+
+# What the walk does at a node besides visiting its children (see _shape).
+_NAMES, _READS_NAME, _OWNS, _NAMES_AND_OWNS = 1, 2, 3, 4
+_SHAPES: dict[type, tuple[int, tuple[str, ...], frozenset[str] | None]] = {}
+
+
+def _shape(cls: type) -> tuple[int, tuple[str, ...], frozenset[str] | None]:
+    """Per node class: its role (0 or one of the above), the fields walked, the costed ones."""
+    naming = issubclass(cls, _NAMING)
+    owning = issubclass(cls, _OWNERS)
+    if naming and owning:
+        role = _NAMES_AND_OWNS
+    elif owning:
+        role = _OWNS
+    elif naming:
+        role = _NAMES
+    elif cls is n.TargetAttr:
+        role = _READS_NAME
+    else:
+        role = 0
+    shape = (role, cls._children, _COSTED.get(cls))  # type: ignore[attr-defined]
+    _SHAPES[cls] = shape
+    return shape
 
 
 # The fields whose expressions a statement pays a step per node for, each time it runs (see

@@ -40,7 +40,19 @@ from .nesting import _may_nest
 
 # The checked operators depend only on the limits: one set per Limits, shared by templates
 # (bounded, so that a caller making new Limits per request does not grow it forever).
-_binops_for = lru_cache(maxsize=16)(make_binops)
+_binops_by_value = lru_cache(maxsize=16)(make_binops)
+# The last Limits asked about and its operators: environments share the default Limits, and
+# hashing a Limits (every field) costs more than compiling a small template's expression.
+_last_binops: tuple[Any, Any] = (None, None)
+
+
+def _binops_for(limits: Limits) -> Any:
+    global _last_binops
+    last_limits, binops = _last_binops
+    if last_limits is not limits:
+        binops = _binops_by_value(limits)
+        _last_binops = (limits, binops)
+    return binops
 
 
 class Compiler:
@@ -140,8 +152,12 @@ class Compiler:
         return None
 
     def statement(self, node: n.Node) -> Any:
-        method = getattr(self, "stmt_" + type(node).__name__)
-        return method(node)
+        method = _STMT_METHODS.get(node.__class__)
+        if method is None:
+            method = _STMT_METHODS[node.__class__] = getattr(
+                Compiler, "stmt_" + type(node).__name__
+            )
+        return method(self, node)
 
     def stmt_Data(self, node: n.Data) -> Any:
         return s.Text(node.text, self.limits.max_output)
@@ -349,6 +365,15 @@ class Compiler:
 
     def _constant(self, node: Any) -> bool:
         is_constant = self.is_constant
+        # The commonest shapes first, told by class (the isinstance chain below answers the
+        # same for them).
+        cls = node.__class__
+        if cls is n.GetAttr:
+            return is_constant(node.obj)
+        if cls is n.GetItem:
+            return is_constant(node.obj) and is_constant(node.key)
+        if cls is n.Call:
+            return False
         if isinstance(node, n.Const):
             return True
         if isinstance(node, (n.TupleLit, n.ListLit, n.Concat)):
@@ -425,7 +450,10 @@ class Compiler:
             value = self._fold(node)
             if value is not MISSING:
                 return self.constant(value)
-        return getattr(self, "expr_" + cls.__name__)(node)
+        method = _EXPR_METHODS.get(cls)
+        if method is None:
+            method = _EXPR_METHODS[cls] = getattr(Compiler, "expr_" + cls.__name__)
+        return method(self, node)
 
     def _fold(self, node: n.Node) -> Any:
         """The value Jinja's optimizer would fold `node` into, or MISSING.
@@ -675,6 +703,11 @@ class Compiler:
         otherwise = self.expr(node.otherwise) if node.otherwise is not None else None
         self.soft = soft
         return o.CondExpr(test, then, otherwise, node.pos)
+
+
+# The compiling method of each node class (looked up once per class, not per node).
+_STMT_METHODS: dict[type, Callable[[Compiler, Any], Any]] = {}
+_EXPR_METHODS: dict[type, Callable[[Compiler, Any], Any]] = {}
 
 
 def _has_arguments(arguments: n.Arguments) -> bool:

@@ -16,7 +16,6 @@ from sys import intern
 from ..errors import TemplateSyntaxError
 from .blocks import open_blocks, tag_failure
 
-_NEWLINES = re.compile(r"\r\n|\r|\n")
 _TAG_START = re.compile(r"\{[{%#]")
 _WHITESPACE = re.compile(r"\s+")
 _SPACES = re.compile(r"\s*")
@@ -26,6 +25,7 @@ _ENDRAW = re.compile(r"\{%([-+]?)\s*endraw\s*(\+%\}|-%\}\s*|%\})")
 _COMMENT_END = re.compile(r"\+#\}|-#\}\s*|#\}")
 
 _CLOSERS = {"(": ")", "[": "]", "{": "}"}
+_OPENERS_CLOSED = frozenset(_CLOSERS.values())
 
 
 class Token:
@@ -51,10 +51,11 @@ class Token:
 def normalise_newlines(source: str, options: LexOptions) -> str:
     """Jinja's view of the text: every newline is \\n, and one trailing newline is dropped
     unless `keep_trailing_newline`; error positions refer to this text."""
-    lines = _NEWLINES.split(source)
-    if not options.keep_trailing_newline and lines[-1] == "":
-        del lines[-1]
-    return "\n".join(lines)
+    if "\r" in source:
+        source = source.replace("\r\n", "\n").replace("\r", "\n")
+    if not options.keep_trailing_newline and source.endswith("\n"):
+        return source[:-1]
+    return source
 
 
 class LexOptions:
@@ -98,14 +99,33 @@ class TagScanner:
                 operators.append((name, pattern))
         operators.sort(key=lambda item: -len(item[1]))
         self.operator_names = {pattern: name for name, pattern in operators}
-        alternatives = []
-        for name in ("FLOAT", "INT", "NAME", "STRING"):
-            alternatives.append(f"(?P<{name}>{patterns[name]})")
-        alternatives.append("(?P<OP>" + "|".join(re.escape(p) for _, p in operators) + ")")
-        self._inside = "|".join(alternatives)
+        # Tried as the grammar says (FLOAT, INT, NAME, STRING, operators) but cheaper: a
+        # number starts with a digit, so a token that does not is first tried as a name, a
+        # string and an operator (most tokens, spared two failing number patterns), and one
+        # that does goes to FLOAT, INT and then NAME as before (DIGIT_NAME).
+        operator_pattern = "|".join(re.escape(p) for _, p in operators)
+        self._inside = "|".join(
+            [
+                f"(?P<NAME>(?!\\d)(?:{patterns['NAME']}))",
+                f"(?P<STRING>{patterns['STRING']})",
+                f"(?P<OP>{operator_pattern})",
+                f"(?P<FLOAT>{patterns['FLOAT']})",
+                f"(?P<INT>{patterns['INT']})",
+                f"(?P<DIGIT_NAME>{patterns['NAME']})",
+            ]
+        )
         self._regex: re.Pattern[str] | None = None
         self._with_end: dict[str, re.Pattern[str]] = {}
         self.tag_names = frozenset(tag_names)
+        self._tag_terminals: dict[frozenset[str], dict[str, str]] = {}
+
+    def tag_terminals(self, disabled: frozenset[str]) -> dict[str, str]:
+        """{tag name: its terminal} for the tags not in `disabled`."""
+        terminals = self._tag_terminals.get(disabled)
+        if terminals is None:
+            terminals = {t: "TAG_" + t.upper() for t in self.tag_names if t not in disabled}
+            self._tag_terminals[disabled] = terminals
+        return terminals
 
     # The patterns are compiled when first needed (a few milliseconds each, and a process
     # using one kind of environment never needs all of them).
@@ -134,7 +154,10 @@ class Lexer:
     def __init__(self, scanner: TagScanner, options: LexOptions) -> None:
         self.scanner = scanner
         self.options = options
-        self.block_end = "block_trim" if options.trim_blocks else "block"
+        self.var_end = scanner.with_end("var")
+        self.tag_end = scanner.with_end("block_trim" if options.trim_blocks else "block")
+        # The terminal of each tag name this environment takes.
+        self.tag_terminals = scanner.tag_terminals(options.disabled_tags)
         self.tokens: list[Token] = []
         self.comment_suffix = "\n" if options.trim_blocks else ""
 
@@ -147,20 +170,24 @@ class Lexer:
         pos = 0
         line_starting = True
         end = len(source)
+        # (a raw block needs the word: most templates are spared a match per block tag)
+        may_be_raw = "raw" in source
+        lstrip_blocks = self.options.lstrip_blocks
+        search = _TAG_START.search
         while pos < end:
-            match = _TAG_START.search(source, pos)
+            match = search(source, pos)
             if match is None:
                 tokens.append(Token("DATA", source[pos:], pos))
                 break
             start = match.start()
             kind = source[start + 1]
             marker = source[start + 2 : start + 3]
-            raw = _RAW_BEGIN.match(source, start) if kind == "%" else None
-            text = source[pos:start]
-            if text:
+            raw = _RAW_BEGIN.match(source, start) if kind == "%" and may_be_raw else None
+            if start > pos:
+                text = source[pos:start]
                 if marker == "-":
                     text = text.rstrip()
-                elif marker != "+" and kind != "{" and self.options.lstrip_blocks:
+                elif marker != "+" and kind != "{" and lstrip_blocks:
                     text = self._lstrip_tail(text, line_starting)
                 if text:
                     tokens.append(Token("DATA", text, pos))
@@ -228,35 +255,27 @@ class Lexer:
             pos += 1
         if kind == "{":
             tokens.append(Token("_VAR_BEGIN", source[start:pos], start))
-            end_name = "var"
-        else:
-            name_match = _TAG_NAME.match(source, pos)
-            tag = name_match.group(1) if name_match else ""
-            if tag not in self.scanner.tag_names or tag in self.options.disabled_tags:
-                message = tag_failure(tag, open_blocks(tokens)) if tag else "tag name expected"
-                raise _syntax_error(message, source, start)
-            tokens.append(Token("TAG_" + tag.upper(), tag, start))
-            pos = name_match.end()
-            end_name = self.block_end
-        return self._scan_inside(source, pos, end_name, kind, tokens, start)
+            return self._scan_inside(source, pos, self.var_end, "_VAR_END", tokens)
+        name_match = _TAG_NAME.match(source, pos)
+        tag = name_match.group(1) if name_match else ""
+        terminal = self.tag_terminals.get(tag)
+        if terminal is None:
+            message = tag_failure(tag, open_blocks(tokens)) if tag else "tag name expected"
+            raise _syntax_error(message, source, start)
+        tokens.append(Token(terminal, tag, start))
+        return self._scan_inside(source, name_match.end(), self.tag_end, "_BLOCK_END", tokens)
 
     def _scan_inside(
-        self,
-        source: str,
-        pos: int,
-        end_name: str,
-        kind: str,
-        tokens: list[Token],
-        tag_start: int,
+        self, source: str, pos: int, with_end: re.Pattern[str], end_type: str, tokens: list[Token]
     ) -> tuple[int, bool]:
         scanner = self.scanner
         keywords = scanner.keywords
         operator_names = scanner.operator_names
-        with_end = scanner.with_end(end_name)
-        end_type = "_VAR_END" if kind == "{" else "_BLOCK_END"
+        match_at = with_end.match
+        append = tokens.append
         balance: list[str] = []
         while True:
-            match = with_end.match(source, pos)
+            match = match_at(source, pos)
             if match is None:
                 pos = _SPACES.match(source, pos).end()
                 if pos >= len(source):
@@ -265,36 +284,31 @@ class Lexer:
                     return pos, False
                 raise _syntax_error(f"unexpected char {source[pos]!r} at {pos}", source, pos)
             group = match.lastgroup
+            if group == "NAME":
+                start, pos = match.span(group)
+                value = source[start:pos]
+                if not value.isascii():
+                    value = _checked_name(value, source, start)
+                    pos = start + len(value)
+                # Interned: a compiled template keeps one copy of each name it reads.
+                append(Token(keywords.get(value, "NAME"), intern(value), start))
+                continue
             if group == "END":
                 if not balance:
-                    after = match.end()
-                    value = match.group("END")
-                    tokens.append(Token(end_type, value, after - len(value)))
+                    start, after = match.span(group)
+                    append(Token(end_type, source[start:after], start))
                     return after, source[after - 1] == "\n"
                 # Inside brackets a closing marker is only an operator ('}' of a dict).
                 match = scanner.regex.match(source, pos)
                 if match is None:
                     raise _syntax_error(f"unexpected char {source[pos]!r} at {pos}", source, pos)
                 group = match.lastgroup
-            value = match.group(group)
-            pos = match.end()
-            start = pos - len(value)
-            if group == "NAME":
-                if not value.isascii():
-                    value = _jinja_name(value)
-                    if not value:
-                        raise _syntax_error(
-                            f"unexpected char {source[start]!r} at {start}", source, start
-                        )
-                    pos = start + len(value)
-                    if not value.isidentifier():
-                        raise _syntax_error("Invalid character in identifier", source, start)
-                # Interned: a compiled template keeps one copy of each name it reads.
-                tokens.append(Token(keywords.get(value, "NAME"), intern(value), start))
-            elif group == "OP":
+            start, pos = match.span(group)
+            value = source[start:pos]
+            if group == "OP":
                 if value in _CLOSERS:
                     balance.append(_CLOSERS[value])
-                elif value in (")", "]", "}"):
+                elif value in _OPENERS_CLOSED:
                     if not balance:
                         raise _syntax_error(f"unexpected {value!r}", source, start)
                     expected = balance.pop()
@@ -302,12 +316,27 @@ class Lexer:
                         raise _syntax_error(
                             f"unexpected {value!r}, expected {expected!r}", source, start
                         )
-                tokens.append(Token(operator_names[value], value, start))
+                append(Token(operator_names[value], value, start))
+            elif group == "DIGIT_NAME":  # (a name starting with a non-ASCII digit)
+                value = _checked_name(value, source, start)
+                pos = start + len(value)
+                append(Token(keywords.get(value, "NAME"), intern(value), start))
             else:
-                tokens.append(Token(group, value, start))
+                append(Token(group, value, start))
 
 
 _WORD = re.compile(r"\w")
+
+
+def _checked_name(text: str, source: str, start: int) -> str:
+    """The name Jinja reads at the start of `text` (a NAME match holding non-ASCII
+    characters), or the error it reports there."""
+    value = _jinja_name(text)
+    if not value:
+        raise _syntax_error(f"unexpected char {source[start]!r} at {start}", source, start)
+    if not value.isidentifier():
+        raise _syntax_error("Invalid character in identifier", source, start)
+    return value
 
 
 def _jinja_name(text: str) -> str:

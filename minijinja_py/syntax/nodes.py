@@ -29,6 +29,14 @@ class _Frozen:
         for klass in reversed(cls.__mro__):
             hints.update(klass.__dict__.get("__annotations__", {}))
         cls._children = tuple(f for f in cls._fields if hints.get(f) not in _LEAF_HINTS)
+        if "__init__" not in cls.__dict__:
+            # The parser makes a node per grammar rule reduced: a constructor that sets each
+            # slot through its descriptor costs a quarter of the generic loop below.
+            setters = tuple(getattr(cls, f).__set__ for f in cls._fields)
+            if len(setters) < len(_INITS):
+                cls.__init__ = _INITS[len(setters)](*setters)  # type: ignore[misc]
+            else:
+                cls.__init__ = _Frozen.__init__  # type: ignore[misc]
 
     def __init__(self, *values: Any) -> None:
         if len(values) != len(self._fields):
@@ -50,6 +58,44 @@ class _Frozen:
     def __repr__(self) -> str:
         inner = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
         return f"{type(self).__name__}({inner})"
+
+
+def _init1(s0: Any) -> Any:
+    def __init__(self: Any, v0: Any) -> None:
+        s0(self, v0)
+
+    return __init__
+
+
+def _init2(s0: Any, s1: Any) -> Any:
+    def __init__(self: Any, v0: Any, v1: Any) -> None:
+        s0(self, v0)
+        s1(self, v1)
+
+    return __init__
+
+
+def _init3(s0: Any, s1: Any, s2: Any) -> Any:
+    def __init__(self: Any, v0: Any, v1: Any, v2: Any) -> None:
+        s0(self, v0)
+        s1(self, v1)
+        s2(self, v2)
+
+    return __init__
+
+
+def _init4(s0: Any, s1: Any, s2: Any, s3: Any) -> Any:
+    def __init__(self: Any, v0: Any, v1: Any, v2: Any, v3: Any) -> None:
+        s0(self, v0)
+        s1(self, v1)
+        s2(self, v2)
+        s3(self, v3)
+
+    return __init__
+
+
+# Constructors by number of fields (the larger statements keep the generic one: they are few).
+_INITS: tuple[Any, ...] = (None, _init1, _init2, _init3, _init4)
 
 
 class Node(_Frozen):

@@ -14,6 +14,7 @@ from ..errors import TemplateSyntaxError
 from . import nodes as n
 from .lexer import Lexer, LexOptions, TagScanner, Token
 from .parse_errors import ParseFailure, describe_parse_error
+from .reducers import reducer
 from .table import load_table
 
 _CONSTANT_NAMES = {
@@ -45,10 +46,32 @@ class _Machine:
             # A unit rule (`?sum: product`) hands its only child up unchanged; the precedence
             # ladder makes most reductions of this kind, so they skip the reducer entirely.
             unit = codes == "k" and expand1
-            reduce = _reducer(codes, inline, expand1, getattr(builder, callback, None))
+            reduce = reducer(codes, inline, expand1, getattr(builder, callback, None))
             self.rules.append((origin, len(codes), reduce, unit))
         # (state below, state on top, lookahead) -> top state after the chain of unit reductions
         self.unit_chains: dict[tuple[int, int, str], int] = {}
+        # The same key -> the top state after the chain of reductions of one symbol, and what
+        # each reduction does to the value on top (as in run: None wraps it in a list).
+        self.top_chains: dict[tuple[int, int, str], tuple[int, tuple[Any, ...], Any]] = {}
+
+    def _top_chain(self, below: int, top: int, lookahead: str) -> tuple[int, tuple[Any, ...], Any]:
+        states = self.states
+        rules = self.rules
+        state = top
+        reducers = []
+        while True:
+            action = states[state].get(lookahead)
+            if action is None or action >= 0:
+                break
+            origin, size, reduce, unit = rules[-1 - action]
+            if size != 1:
+                break
+            if not unit:
+                reducers.append(reduce)
+            state = states[below][origin]
+        # (with the action that follows the chain, which the chain has just looked up)
+        chain = self.top_chains[(below, top, lookahead)] = (state, tuple(reducers), action)
+        return chain
 
     def _unit_chain(self, below: int, top: int, lookahead: str) -> int:
         states = self.states
@@ -131,17 +154,18 @@ class _Machine:
         self.builder.in_parentheses.clear()
         states = self.states
         rules = self.rules
-        unit_chains = self.unit_chains
+        top_chains = self.top_chains
         end_state = self.end
-        state_stack = [self.start]
+        top = self.start  # (always state_stack[-1])
+        state_stack = [top]
         value_stack: list[Any] = []
         keywords = self.keywords
         for index, token in enumerate(tokens):
             kind = token.type
+            action = states[top].get(kind)
             if kind in keywords:
                 # A word the grammar shifts at once is read as itself, unless it stands where
                 # _read_word looks for a name first (after `(`, `,`, a test's name, or `not`).
-                action = states[state_stack[-1]].get(kind)
                 previous = tokens[index - 1].type if index else None
                 if (
                     action is None
@@ -152,22 +176,30 @@ class _Machine:
                 ):
                     kind = self._read_word(state_stack, tokens, index)
                     token.type = kind
+                    action = states[top].get(kind)
             while True:
-                top = state_stack[-1]
-                action = states[top].get(kind)
                 if action is None:
                     raise ParseFailure(token, states[top])
                 if action >= 0:
                     state_stack.append(action)
                     value_stack.append(token)
+                    top = action
                     break
                 origin, size, reduce, unit = rules[-1 - action]
-                if unit:
+                if size == 1:
+                    # Most reductions replace the top of the stacks: a run of them depends only
+                    # on the two top states and the lookahead, and is taken in one step.
                     below = state_stack[-2]
-                    chained = unit_chains.get((below, top, kind))
-                    if chained is None:
-                        chained = self._unit_chain(below, top, kind)
-                    state_stack[-1] = chained
+                    chain = top_chains.get((below, top, kind))
+                    if chain is None:
+                        chain = self._top_chain(below, top, kind)
+                    top, reducers, action = chain
+                    state_stack[-1] = top
+                    if reducers:
+                        value = value_stack[-1]
+                        for reduce in reducers:
+                            value = [value] if reduce is None else reduce([value])
+                        value_stack[-1] = value
                     continue
                 if size:
                     values = value_stack[-size:]
@@ -175,8 +207,10 @@ class _Machine:
                     del value_stack[-size:]
                 else:
                     values = []
-                state_stack.append(states[state_stack[-1]][origin])
-                value_stack.append(reduce(values))
+                top = states[state_stack[-1]][origin]
+                state_stack.append(top)
+                value_stack.append(values if reduce is None else reduce(values))
+                action = states[top].get(kind)
         end_token = Token("$END", "", source_length)
         while True:
             action = states[state_stack[-1]].get("$END")
@@ -190,7 +224,7 @@ class _Machine:
             else:
                 values = []
             state_stack.append(states[state_stack[-1]][origin])
-            value_stack.append(reduce(values))
+            value_stack.append(values if reduce is None else reduce(values))
             if state_stack[-1] == end_state:
                 return value_stack[-1]
 
@@ -217,63 +251,6 @@ def _after_test_name(tokens: list[Token], index: int) -> bool:
     if i >= 0 and tokens[i].type == "NOT":
         i -= 1
     return i >= 0 and tokens[i].type == "_IS"
-
-
-def _reducer(codes: str, inline: bool, expand1: bool, callback: Any) -> Any:
-    """What reducing one rule does with its children, decided once per rule."""
-    if codes == "k" * len(codes):
-
-        def collect(values: list) -> list:
-            return values
-    elif "s" not in codes:
-        keep = [i for i, code in enumerate(codes) if code == "k"]
-
-        def collect(values: list) -> list:
-            return [values[i] for i in keep]
-    elif codes[0] == "s":
-        # A left-recursive repetition (`body: _node*` becomes `items: items _node`): the
-        # items so far arrive as a list no one else holds, so it grows in place.  Copying
-        # it on every reduction would make a body of n statements cost n**2.
-        rest = tuple(codes[1:])
-
-        def collect(values: list) -> list:
-            children: list = values[0]
-            for code, value in zip(rest, values[1:], strict=True):
-                if code == "k":
-                    children.append(value)
-                elif code == "s":
-                    children.extend(value)
-            return children
-    else:
-        plan = tuple(codes)
-
-        def collect(values: list) -> list:
-            children: list = []
-            for code, value in zip(plan, values, strict=True):
-                if code == "k":
-                    children.append(value)
-                elif code == "s":
-                    children.extend(value)
-            return children
-
-    if inline:
-        return collect
-    if expand1:
-
-        def reduce_expand(values: list) -> Any:
-            children = collect(values)
-            if len(children) == 1:
-                return children[0]
-            return callback(children)
-
-        return reduce_expand
-    if callback is None:  # pragma: no cover - every named rule has a builder
-        raise AssertionError("grammar rule without a builder")
-
-    def reduce(values: list) -> Any:
-        return callback(collect(values))
-
-    return reduce
 
 
 @functools.lru_cache(maxsize=1)
@@ -337,7 +314,7 @@ def _quiet_escape(match: re.Match[str]) -> str:
 
 
 def _decode_string(token: Any) -> str:
-    body = str(token)[1:-1]
+    body = token.value[1:-1]
     if "\\" not in body:
         return body
     try:
@@ -412,7 +389,7 @@ class _AstBuilder:
         return tuple(c)
 
     def data(self, c):
-        return n.Data(c[0].start_pos, str(c[0]))
+        return n.Data(c[0].start_pos, c[0].value)
 
     def output(self, c):
         return n.Output(c[0].pos, c[0])
@@ -466,7 +443,7 @@ class _AstBuilder:
         return n.TupleLit(None, ())
 
     def target_name(self, c):
-        name = str(c[0])
+        name = c[0].value
         if name in _CONSTANT_NAMES:
             error = TemplateSyntaxError("can't assign to 'const'")
             error.offset = c[0].start_pos
@@ -584,10 +561,10 @@ class _AstBuilder:
         return (c[0], c[1])
 
     def comp_op(self, c):
-        return "notin" if len(c) == 2 else str(c[0])
+        return "notin" if len(c) == 2 else c[0].value
 
     def binop(self, c):
-        return n.BinOp(c[1].start_pos, str(c[1]), c[0], c[2])
+        return n.BinOp(c[1].start_pos, c[1].value, c[0], c[2])
 
     def concat(self, c):
         left = c[0]
@@ -631,13 +608,15 @@ class _AstBuilder:
         return n.Arguments(args=(_fold_trailers(c[0], c[1:]),))
 
     def dotted_name(self, c):
-        return (c[0].start_pos, ".".join(str(t) for t in c))
+        if len(c) == 1:
+            return (c[0].start_pos, c[0].value)
+        return (c[0].start_pos, ".".join(t.value for t in c))
 
     def postfix(self, c):
         return _fold_trailers(c[0], c[1:])
 
     def attr_trailer(self, c):
-        return ("attr", str(c[0]), c[0].start_pos)
+        return ("attr", c[0].value, c[0].start_pos)
 
     def index_trailer(self, c):
         return ("item", n.Const(c[0].start_pos, int(str(c[0]).replace("_", ""), 0)), c[0].start_pos)
@@ -702,7 +681,7 @@ class _AstBuilder:
         return ("pos", c[0])
 
     def kw_arg(self, c):
-        return ("kw", (str(c[0]), c[1]))
+        return ("kw", (c[0].value, c[1]))
 
     def star_arg(self, c):
         return ("star", c[1])
@@ -712,12 +691,14 @@ class _AstBuilder:
 
     def name(self, c):
         token = c[0]
-        value = str(token)
+        value = token.value
         if value in _CONSTANT_NAMES:
             return n.Const(token.start_pos, _CONSTANT_NAMES[value])
         return n.Name(token.start_pos, value)
 
     def string(self, c):
+        if len(c) == 1:
+            return n.Const(c[0].start_pos, _decode_string(c[0]))
         return n.Const(c[0].start_pos, "".join(_decode_string(t) for t in c))
 
     def int_lit(self, c):
