@@ -38,6 +38,8 @@ COMPILED_MODULES = (
     "minijinja_py/sandbox/printing.py",
     "minijinja_py/builtins/costs.py",
     "minijinja_py/builtins/ops.py",
+    "minijinja_py/syntax/parser.py",
+    "minijinja_py/syntax/reducers.py",
 )
 
 # The one shared library holding the compiled code (each module's own extension imports it).

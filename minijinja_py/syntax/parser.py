@@ -397,7 +397,7 @@ class _AstBuilder:
     def if_stmt(self, c):
         tag, test, body = c[0], c[1], c[2]
         branches = [(tag.start_pos, test, body)]
-        otherwise: tuple = ()
+        otherwise = ()
         for item in c[3:]:
             if isinstance(item, tuple) and item and item[0] == "elif":
                 branches.append(item[1:])
@@ -417,8 +417,8 @@ class _AstBuilder:
         tag, target, _in, iterable = c[0], c[1], c[2], c[3]
         condition = None
         recursive = False
-        body: tuple = ()
-        otherwise: tuple = ()
+        body = ()
+        otherwise = ()
         for item in c[4:]:
             if isinstance(item, tuple) and item and item[0] == "filter":
                 condition = item[1]
@@ -638,7 +638,7 @@ class _AstBuilder:
         return n.TupleLit(_pos(c[0]), tuple(c))
 
     def slice(self, c):
-        parts: list = [None, None, None]
+        parts = [None, None, None]
         index = 0
         position = None
         for item in c:
@@ -651,8 +651,8 @@ class _AstBuilder:
         return n.Slice(first.pos if first is not None else position, *parts)
 
     def call_args(self, c):
-        args: list = []
-        kwargs: list = []
+        args = []
+        kwargs = []
         star = dstar = None
         for kind, value in c:
             # Jinja's order: positional, keywords and *args, then **kwargs.
