@@ -35,7 +35,13 @@ from ..sandbox.budget import (
     no_charge,
     walked_int_bytes,
 )
-from ..sandbox.measure import NESTED_TYPES, check_compared, check_printable, nesting_depth
+from ..sandbox.measure import (
+    NESTED_TYPES,
+    check_compared,
+    check_printable,
+    hand_over,
+    nesting_depth,
+)
 from ..values.runtime import Markup
 
 Charge = Callable[[Any, Any], None]
@@ -141,6 +147,7 @@ def charge_print(value: Any, result: Any) -> None:
     if value is not None:
         # (the text is made in C from the printed size: a kilobyte a step, a string too)
         _charge(check_printable(value) // CHARS_PER_STEP)
+        hand_over(value)
     if result is not None:
         charge_scan(None, result)
 
@@ -171,6 +178,7 @@ def text_cost(passes: int) -> Charge:
                 _charge(len(value) // chars)
             else:
                 _charge(check_printable(value) // chars)
+                hand_over(value)
         if result is not None:
             charge_scan(None, result)
 

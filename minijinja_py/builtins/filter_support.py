@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..sandbox.budget import charge_big_int
-from ..sandbox.measure import check_printable, measure_text
+from ..sandbox.measure import check_printable, handed_over, measure_text
 from ..values.runtime import Markup, Undefined
 
 # Jinja2's defaults for the policies a bare environment may not carry.
@@ -59,7 +59,7 @@ def _soft_str(value: Any) -> str:
         return value
     if type(value) is int:
         charge_big_int(value.bit_length())
-    else:
+    elif not handed_over(value):  # (measured and charged by the filter's cost a moment ago)
         check_printable(value)
     return str(value)
 

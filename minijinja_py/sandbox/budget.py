@@ -62,6 +62,7 @@ class Budget:
         "_items",
         "_context",
         "printed",
+        "handed",
     )
     steps: int
     size: int
@@ -78,6 +79,10 @@ class Budget:
         # The structure check_printable measured last, and its printed size: a serialiser
         # called on it next reads the size instead of measuring again (see chat_tojson).
         self.printed: tuple[Any, int, int, int] | None = None
+        # The structure a builtin's cost has just measured, and the step count after it was
+        # charged: the builtin that runs next prints it without measuring it again (see
+        # measure.handed_over).
+        self.handed: tuple[Any, int] | None = None
         # macro calls and recursive loops under way (max_recursion), and the evaluation
         # depth they add up to (see EVALUATION_DEPTH)
         self.depth = 0

@@ -62,6 +62,28 @@ def check_printable(value: Any) -> int:
     return size
 
 
+def hand_over(value: Any) -> None:
+    """Mark `value`, just measured and charged by a builtin's cost, as the builtin's to print
+    without a second measure (see handed_over)."""
+    budget = _CURRENT.get()
+    if budget is not None:
+        budget.handed = (value, budget.steps)
+
+
+def handed_over(value: Any) -> bool:
+    """Whether `value` is the structure the running builtin's cost has just measured and
+    charged (`hand_over`), with not a step taken since: nothing can have changed it, and
+    measuring it again would charge its walk and its text twice.  Answers once."""
+    budget = _CURRENT.get()
+    if budget is None:
+        return False
+    handed = budget.handed
+    if handed is None:
+        return False
+    budget.handed = None
+    return handed[0] is value and handed[1] == budget.steps
+
+
 def json_within_measure(value: Any, indent: int | None) -> bool:
     """Whether `json.dumps(value, indent=indent, ensure_ascii=False)` is known to fit
     max_string without a walk of its own (and its text is then charged): a string or a small
