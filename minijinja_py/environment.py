@@ -391,6 +391,10 @@ class Template:
             raise self._placed(TemplateRuntimeError(message)) from error
         finally:
             leave_render(token)
+            # The render's scopes refer to the state and its macros to their scope: cycles,
+            # which the garbage collector would otherwise find, render after render.
+            root.vars.clear()
+            state.root = None
         if provenance:
             return out, state.spans
         return "".join(out), state.spans
