@@ -16,6 +16,15 @@ MESSAGES = [
 ]
 
 
+# DeepSeek V3's shape: the header written in one expression with the reply, a prompt that
+# adds "<think>\n" to it.
+DEEPSEEK = (
+    "{% for m in messages %}{% if m.role == 'user' %}<｜User｜>{{ m.content }}"
+    "{% else %}{{ '<｜Assistant｜>' + m.content + '<｜end▁of▁sentence｜>' }}{% endif %}"
+    "{% endfor %}{% if add_generation_prompt %}<｜Assistant｜><think>\n{% endif %}"
+)
+
+
 def _span_texts(result, spans=None):
     found = result.assistant_spans if spans is None else spans
     return [result.text[start:end] for start, end in found]
@@ -219,12 +228,7 @@ def test_a_tool_call_turn_ends_with_the_call_end_the_template_writes():
 
 
 def test_the_family_header_convention_takes_deepseeks_header_and_leaves_chatmls():
-    deepseek = (
-        "{% for m in messages %}{% if m.role == 'user' %}<｜User｜>{{ m.content }}"
-        "{% else %}{{ '<｜Assistant｜>' + m.content + '<｜end▁of▁sentence｜>' }}{% endif %}"
-        "{% endfor %}{% if add_generation_prompt %}<｜Assistant｜><think>\n{% endif %}"
-    )
-    result = ChatTemplate.from_string(deepseek).render_with_provenance(MESSAGES[:2])
+    result = ChatTemplate.from_string(DEEPSEEK).render_with_provenance(MESSAGES[:2])
     assert _span_texts(result) == ["<｜Assistant｜>Hello!<｜end▁of▁sentence｜>"]
     assert _span_texts(result, result.rule_spans) == ["Hello!<｜end▁of▁sentence｜>"]
     chatml = ChatTemplate.from_string(CHATML).render_with_provenance(MESSAGES[:2])
@@ -234,17 +238,12 @@ def test_the_family_header_convention_takes_deepseeks_header_and_leaves_chatmls(
 def test_an_empty_past_turn_that_writes_less_of_the_header_has_its_span():
     # DeepSeek V3: the prompt is "<｜Assistant｜><think>\n"; an empty past turn writes the
     # header without "<think>", the marker right after it
-    source = (
-        "{% for m in messages %}{% if m.role == 'user' %}<｜User｜>{{ m.content }}"
-        "{% else %}{{ '<｜Assistant｜>' + m.content + '<｜end▁of▁sentence｜>' }}{% endif %}"
-        "{% endfor %}{% if add_generation_prompt %}<｜Assistant｜><think>\n{% endif %}"
-    )
     messages = [
         {"role": "user", "content": "Hi"},
         {"role": "assistant", "content": ""},
         {"role": "user", "content": "Still there?"},
     ]
-    result = ChatTemplate.from_string(source).render_with_provenance(messages)
+    result = ChatTemplate.from_string(DEEPSEEK).render_with_provenance(messages)
     assert _span_texts(result, result.rule_spans) == ["<｜end▁of▁sentence｜>"]
     assert _span_texts(result) == ["<｜Assistant｜><｜end▁of▁sentence｜>"]
 

@@ -65,20 +65,14 @@ def _scalar(value: Any) -> str | None:
 
 
 def _key(key: Any) -> str:
-    # (the standard library's key conversions, in its order: str, float, True, False, None, int)
+    # (json's key conversions: a number, true, false or null is written as a string of its
+    # JSON text, which needs no escape; its order of checks classifies keys as _scalar does)
     if isinstance(key, str):
         return encode_basestring(key)
-    if isinstance(key, float):
-        return encode_basestring(_float(key))
-    if key is True:
-        return '"true"'
-    if key is False:
-        return '"false"'
-    if key is None:
-        return '"null"'
-    if isinstance(key, int):
-        return encode_basestring(int.__repr__(key))
-    raise _Unknown
+    text = _scalar(key)
+    if text is None:
+        raise _Unknown
+    return '"' + text + '"'
 
 
 def _write(value: Any, parts: list[str], newline: str, step: str, depth: int) -> None:
