@@ -172,7 +172,8 @@ def adjust_spans(
     Returns:
         The spans, sorted and disjoint as they came.
     """
-    if provenance.assistant_rule == "generation":
+    if provenance.assistant_rule == "generation" or (header == "auto" and not final_eos):
+        # (inferred spans already carry the default conventions: chat_provenance made them)
         return list(provenance.assistant_spans)
     return convention_spans(
         provenance.text,
