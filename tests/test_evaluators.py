@@ -125,3 +125,34 @@ def test_the_compiler_picks_the_specialised_evaluator(source, evaluator):
                 if type(child).__module__.startswith("minijinja_py") or isinstance(child, tuple):
                     stack.append(child)
     assert evaluator in found
+
+
+FOLDED = [
+    # a folded list of tuples: a new list per evaluation, its tuples shared (they cannot change)
+    (
+        "{% for f, n in [('max', 'Maximum'), ('min', 'Minimum')] %}{{ f }}={{ n }};{% endfor %}",
+        None,
+        "max=Maximum;min=Minimum;",
+    ),
+    ("{% for i in [1, 2] %}{% set l = [(1, 2)] %}{{ l[0] is sameas t }}{% endfor %}", None, "FalseFalse"),
+    ("{% set a = [[1], {'k': [2]}] %}{{ a }}{{ a[1]['k'] }}", None, "[[1], {'k': [2]}][2]"),
+    ("{{ ([1, 2] + [3])|length }}{{ {'a': (1, [2])}['a'] }}", None, "3(1, [2])"),
+]
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(FOLDED))
+def test_folded_containers(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+def test_a_folded_container_is_new_at_each_evaluation_down_to_its_mutable_parts():
+    from minijinja_py.run.expressions import FreshConst, fresh
+
+    flat = FreshConst([("a", "b"), "c", 1])
+    nested = FreshConst({"k": [1], "t": ("x", [2])})
+    assert (flat.shallow, nested.shallow) == (True, False)
+    copy = fresh(nested.value)
+    assert copy == nested.value
+    assert copy["k"] is not nested.value["k"]
+    assert copy["t"] is not nested.value["t"] and copy["t"][1] is not nested.value["t"][1]
+    assert fresh(flat.value[0]) is flat.value[0]  # a tuple of constants is shared

@@ -38,19 +38,27 @@ class FreshConst:
     """A folded container: each evaluation gets its own, as Jinja's generated code does (and
     the copy is charged as building it would be: every container and string in it)."""
 
-    __slots__ = ("value", "steps", "size")
+    __slots__ = ("value", "steps", "size", "shallow")
     value: Any
     steps: int
     size: int
+    shallow: bool
 
     def __init__(self, value: Any) -> None:
         self.value = value
         self.steps, self.size = copy_cost(value)
+        # `[('maximum', 'Maximum'), ...]`: only the outer container needs to be new (its
+        # tuples and strings cannot change), so one C-level copy makes it.
+        self.shallow = type(value) is not tuple and not any(
+            map(holds_mutable, value.values() if type(value) is dict else value)
+        )
 
     def eval(self, frame: Frame) -> Any:
         state = frame.state
         state.charge(self.steps)
         state.allocate(self.size)
+        if self.shallow:
+            return self.value.copy()
         return fresh(self.value)
 
 
@@ -73,8 +81,17 @@ def copy_cost(value: Any) -> tuple[int, int]:
     return 1 + items // 8 + size // 1024, size
 
 
+def holds_mutable(value: Any) -> bool:
+    """Whether `value` is or contains a list, dict or set (a folded constant's only mutables)."""
+    kind = type(value)
+    if kind is list or kind is dict or kind is set:
+        return True
+    return kind is tuple and any(map(holds_mutable, value))
+
+
 def fresh(value: Any) -> Any:
-    """A copy of a folded constant whose containers are new objects."""
+    """A copy of a folded constant whose mutable containers are new objects (a tuple of
+    constants is shared, as the constants of Python code are)."""
     kind = type(value)
     if kind is list:
         return [fresh(item) for item in value]
@@ -82,8 +99,8 @@ def fresh(value: Any) -> Any:
         return {key: fresh(item) for key, item in value.items()}
     if kind is set:
         return set(value)
-    if kind is tuple:
-        return tuple(fresh(item) for item in value)
+    if kind is tuple and holds_mutable(value):
+        return tuple([fresh(item) for item in value])
     return value
 
 
