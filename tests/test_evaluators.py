@@ -156,3 +156,15 @@ def test_a_folded_container_is_new_at_each_evaluation_down_to_its_mutable_parts(
     assert copy["k"] is not nested.value["k"]
     assert copy["t"] is not nested.value["t"] and copy["t"][1] is not nested.value["t"][1]
     assert fresh(flat.value[0]) is flat.value[0]  # a tuple of constants is shared
+
+
+def test_a_concatenation_with_literal_pieces_is_checked_against_a_small_max_string():
+    from minijinja_py import Environment
+    from minijinja_py.errors import LimitError
+    from minijinja_py.sandbox.limits import Limits
+
+    source = "{{ 'abc' ~ x ~ 1 }}"
+    assert Environment(limits=Limits(max_string=6)).from_string(source).render(x="de") == "abcde1"
+    with pytest.raises(LimitError) as caught:
+        Environment(limits=Limits(max_string=5)).from_string(source).render(x="de")
+    assert caught.value.message == "a string of 6 characters exceeds max_string (5)"

@@ -141,26 +141,31 @@ class AddChain:
 class Concat:
     """`a ~ b ~ c`."""
 
-    __slots__ = ("items", "pos", "limits")
+    __slots__ = ("items", "pos", "limits", "free")
     items: tuple[Any, ...]
     pos: int | None
     limits: Limits
+    free: int
 
     def __init__(self, items: tuple[Any, ...], pos: int | None, limits: Limits) -> None:
         self.items = items
         self.pos = pos
         self.limits = limits
+        # The longest result that check_length neither refuses nor charges.
+        self.free = min(SHORT - 1, limits.max_string)
 
     def eval(self, frame: Frame) -> Any:
         try:
             parts = []
             total = 0
             for item in self.items:
-                value = item.eval(frame)
+                # The literal pieces of '<' ~ key ~ '>' are read, not called.
+                value = item.value if item.__class__ is Const else item.eval(frame)
                 text = value if value.__class__ is str else to_string(value)
                 total += len(text)
                 parts.append(text)
-            check_length(total, self.limits)
+            if total > self.free:
+                check_length(total, self.limits)
             return frame.state.join(parts)
         except Exception as error:
             raise located(error, self.pos) from None
