@@ -77,7 +77,7 @@ class Size:
 
 
 FULL = Size("full", R.FULL, None, 5, None, 5, 20_000, 3, 20_000, 1)
-QUICK = Size("quick", R.QUICK, 4, 2, 8, 2, 2_000, 1, 4_000, 1)
+QUICK = Size("quick", R.QUICK, 6, 2, 16, 2, 5_000, 1, 8_000, 1)
 SIZES = {s.name: s for s in (FULL, QUICK)}
 
 
@@ -165,9 +165,9 @@ def engine_rows(figures: dict[str, Any], build: str, compiled: bool) -> list[Row
         per_tpl = figures[section]
         s = ratio_stats(per_tpl, "ours", "jinja2")
         what = (
-            f"Cold, {build}: new env + compile + first render, sum over templates"
+            f"Cold, {build}: new env + compile + first render"
             if section == "cold"
-            else f"Warm, {build}: render a compiled template, sum over {figures['pairs']} pairs"
+            else f"Warm, {build}: render a compiled template"
         )
         if s is None:
             rows.append(not_measured(what, "no template measured"))
@@ -186,7 +186,12 @@ def engine_rows(figures: dict[str, Any], build: str, compiled: bool) -> list[Row
             target, judged = f"median ≤ {TARGETS[key]:.2f}", s["median"]
         rows.append(
             Row(
-                what + f" ({s['templates']} templates)",
+                what
+                + (
+                    f", sum over {s['templates']} templates"
+                    if section == "cold"
+                    else f", sum over {figures['pairs']} pairs of {s['templates']} templates"
+                ),
                 R.fmt_time(s["sum"]),
                 f"Jinja2 {R.fmt_time(s['reference'])}",
                 f"{s['ratio']:.2f}",
@@ -280,6 +285,10 @@ def model_row(alone: float, driver: float, worker: float, machine: str) -> Row:
     )
 
 
+def duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
 def version_of(dist: str) -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -307,8 +316,8 @@ def header(size: str, elapsed: float, compiled: str) -> str:
         f"minijinja_py {getattr(minijinja_py, '__version__', '?')} ({build}) at git "
         f"{R.git_rev()}; {versions}.  \n"
         f"Compiled build: {compiled}.  \n"
-        f"`python -m benchmarks.report`{' --quick' if size == 'quick' else ''}: {size} sizes, "
-        f"{elapsed / 60:.0f} min. CPU time throughout (medians of interleaved repeats; batch: "
+        f"`python -m benchmarks.report{' --quick' if size == 'quick' else ''}`: {size} sizes, "
+        f"{duration(elapsed)}. CPU time throughout (medians of interleaved repeats; batch: "
         "best of its repeats); ratios are ours / reference, lower is faster, except the batch's "
         "rate. Jinja2 is configured as transformers' `apply_chat_template` configures it."
     )
