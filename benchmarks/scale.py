@@ -24,6 +24,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,26 +73,30 @@ def renderer():
     return RowRenderer(ChatTemplate.from_file(TEMPLATE), passthrough=["id"])
 
 
-def run_loop(source: Path) -> tuple[float, list]:
-    """The plain loop: parse each line, render it with ChatTemplate.render, keep the texts."""
+def run_loop(source: Path, clock: Callable[[], float] = time.perf_counter) -> tuple[float, list]:
+    """The plain loop: parse each line, render it with ChatTemplate.render, keep the texts.
+    Seconds by `clock`: wall by default, `time.process_time` for its CPU."""
     from minijinja_py.chat import ChatTemplate
 
     chat = ChatTemplate.from_file(TEMPLATE)
-    start = time.perf_counter()
+    start = clock()
     texts = []
     with open(source, encoding="utf-8") as lines:
         for line in lines:
             texts.append(chat.render(json.loads(line)["messages"]))
-    return time.perf_counter() - start, texts
+    return clock() - start, texts
 
 
-def run_batch(source: Path, target: Path, workers: int) -> tuple[float, float]:
-    """Wall seconds and CPU seconds (the process and its workers) of one ``batch`` run."""
+def run_batch(
+    source: Path, target: Path, workers: int, env: dict[str, str] | None = None
+) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (the process and its workers) of one ``batch`` run
+    (`env`: the child's environment, this one's by default)."""
     command = [sys.executable, "-m", "minijinja_py", "batch", "--template", str(TEMPLATE)]
     command += [str(source), str(target), "--workers", str(workers), "--quiet", "--id-column", "id"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(command, check=True, cwd=ROOT)
+    subprocess.run(command, check=True, cwd=ROOT, env=env)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
@@ -184,7 +190,41 @@ def cpu_per_row(source: Path, target: Path, workers: int) -> tuple[float, float,
     return own / rows, children / rows, rows
 
 
+@dataclass
+class Scaling:
+    """CPU seconds per row of `batch`, as the scaling model measures them."""
+
+    alone: float  # one worker: the whole batch in one process
+    alone_once: float  # what a one-worker run pays once
+    driver: float  # with a pool: the serial part, in the driver process
+    worker: float  # with a pool: the parallel part, in the workers
+    pool_once: float  # what a run with a pool pays once (its start)
+
+    def rate(self, workers: int) -> float:
+        """Predicted rows per second with `workers` workers on as many free cores."""
+        if workers == 1:
+            return 1 / self.alone
+        return min(workers / (self.worker + self.driver), 1 / self.driver)
+
+    def speedup(self, workers: int) -> float:
+        return self.rate(workers) * self.alone
+
+
 def scaling_model(source: Path, work: Path, repeat: int, count: int) -> None:
+    """Print the scaling model's figures (see `measure_scaling`)."""
+    m = measure_scaling(source, work, repeat, count)
+    print(
+        f"\nCPU per row: one process {m.alone * 1e6:.0f} us (plus {m.alone_once:.2f} s once per "
+        f"run); with 2 workers the driver {m.driver * 1e6:.1f} us and the workers "
+        f"{m.worker * 1e6:.0f} us (plus {m.pool_once:.2f} s once per run: the pool's start)\n"
+    )
+    print("| workers (N cores) | predicted rows/s | speed-up over one worker |")
+    print("| ---: | ---: | ---: |")
+    for n in MODEL_WORKERS:
+        print(f"| {n} | {m.rate(n):,.0f} | {m.speedup(n):.1f} |")
+
+
+def measure_scaling(source: Path, work: Path, repeat: int, count: int) -> Scaling:
     """Where a batch's CPU goes, per row, and the rates it allows on N cores.
 
     With N workers the driver process reads lines, ships chunks of raw lines and writes the
@@ -215,16 +255,7 @@ def scaling_model(source: Path, work: Path, repeat: int, count: int) -> None:
 
     alone, _, alone_once, _ = slope(1)
     driver, worker, pool_once, _ = slope(2)
-    print(
-        f"\nCPU per row: one process {alone * 1e6:.0f} us (plus {alone_once:.2f} s once per "
-        f"run); with 2 workers the driver {driver * 1e6:.1f} us and the workers "
-        f"{worker * 1e6:.0f} us (plus {pool_once:.2f} s once per run: the pool's start)\n"
-    )
-    print("| workers (N cores) | predicted rows/s | speed-up over one worker |")
-    print("| ---: | ---: | ---: |")
-    for n in MODEL_WORKERS:
-        rate = 1 / alone if n == 1 else min(n / (worker + driver), 1 / driver)
-        print(f"| {n} | {rate:,.0f} | {rate * alone:.1f} |")
+    return Scaling(alone, alone_once, driver, worker, pool_once)
 
 
 def main() -> None:

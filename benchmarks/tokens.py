@@ -133,6 +133,37 @@ _TAGGED_ENGINES = {
 }
 
 
+def interleaved(
+    work: list[tuple[Any, ...]], engines: dict[str, Any], repeats: int
+) -> tuple[dict[str, list[tuple[Any, ...]]], dict[str, dict[str, float]]]:
+    """(the work grouped by template, each engine's median CPU seconds per template).
+
+    Interleaved per template (its conversations, each engine in turn, the order rotating
+    between repeats), so that a machine whose speed drifts over a pass slows every engine
+    alike; sums over templates are then taken from each template's median.
+    """
+    groups: dict[str, list[tuple[Any, ...]]] = {}
+    for item in work:
+        groups.setdefault(item[0], []).append(item)
+    names = list(engines)
+    samples: dict[str, dict[str, list[float]]] = {name: {} for name in names}
+    for repeat in range(repeats):
+        order = names[repeat % len(names) :] + names[: repeat % len(names)]
+        for key, group in groups.items():
+            for name in order:
+                call = engines[name]
+                gc.collect()  # (a collection earlier samples made due lands outside this one)
+                start = time.process_time()
+                for _, ours, before, reference, messages, options in group:
+                    call((ours, before), reference, messages, options)
+                samples[name].setdefault(key, []).append(time.process_time() - start)
+    medians = {
+        name: {key: statistics.median(times) for key, times in per_group.items()}
+        for name, per_group in samples.items()
+    }
+    return groups, medians
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
@@ -166,28 +197,8 @@ def main(argv: list[str] | None = None) -> int:
             calls += ["render", "render_with_provenance"]
         for name in calls:
             engines[f"{name} @ {args.against}"] = _earlier(engines[name])
-    # Interleaved per template (its conversations, each engine in turn, the order rotating
-    # between repeats), and summed over templates from each template's median: a machine
-    # whose speed drifts over a pass slows every engine alike.
-    groups: dict[str, list[tuple[Any, ...]]] = {}
-    for item in work:
-        groups.setdefault(item[0], []).append(item)
     names = list(engines)
-    samples: dict[str, dict[str, list[float]]] = {name: {} for name in names}
-    for repeat in range(args.repeats):
-        order = names[repeat % len(names) :] + names[: repeat % len(names)]
-        for key, group in groups.items():
-            for name in order:
-                call = engines[name]
-                gc.collect()  # (a collection earlier samples made due lands outside this one)
-                start = time.process_time()
-                for _, ours, before, reference, messages, options in group:
-                    call((ours, before), reference, messages, options)
-                samples[name].setdefault(key, []).append(time.process_time() - start)
-    medians = {
-        name: {key: statistics.median(times) for key, times in per_group.items()}
-        for name, per_group in samples.items()
-    }
+    groups, medians = interleaved(work, engines, args.repeats)
     totals = {name: sum(per_group.values()) for name, per_group in medians.items()}
     base_name = _TRANSFORMERS_MASK if args.tagged else _TRANSFORMERS
     if args.provenance:

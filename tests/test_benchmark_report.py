@@ -1,0 +1,116 @@
+"""benchmarks.report turns measured figures into one table of issue 23's targets."""
+
+import pytest
+
+from benchmarks import report
+
+PER_TEMPLATE = {
+    "a": {"ours": 1.0, "jinja2": 2.0, "minijinja": 0.5},
+    "b": {"ours": 3.0, "jinja2": 2.0, "minijinja": 1.0},
+    "c": {"ours": 1.0, "jinja2": 4.0},  # the Rust binding cannot render this one
+}
+
+
+def test_ratio_stats_sum_each_side_and_summarise_the_per_template_ratios():
+    assert report.ratio_stats(PER_TEMPLATE, "ours", "jinja2") == {
+        "templates": 3,
+        "sum": 5.0,
+        "reference": 8.0,
+        "ratio": 0.625,
+        "median": 0.5,
+        "worst": 1.5,
+        "slower": 1,
+    }
+    rust = report.ratio_stats(PER_TEMPLATE, "minijinja", "jinja2")
+    assert (rust["templates"], rust["ratio"], rust["median"]) == (2, 0.375, pytest.approx(0.375))
+    assert report.ratio_stats({"a": {"ours": 1.0}}, "ours", "jinja2") is None
+
+
+def test_engine_rows_judge_cold_by_the_sums_and_warm_by_the_median_beside_the_rust_binding():
+    figures = {"cold": PER_TEMPLATE, "warm": PER_TEMPLATE, "pairs": 12}
+    cold, warm, slower = report.engine_rows(figures, "pure", compiled=False)
+    assert cold == report.Row(
+        "Cold, pure: new env + compile + first render, sum over 3 templates",
+        "5.00 s",
+        "Jinja2 8.00 s",
+        "0.62",
+        "median 0.50, worst 1.50",
+        "≤ 0.20 (sums)",
+        "**no**",
+        "0.38 (median 0.38, worst 0.50; 2 tpl)",
+    )
+    assert warm.figure == "Warm, pure: render a compiled template, sum over 12 pairs of 3 templates"
+    assert (warm.detail, warm.target, warm.met) == (
+        "median 0.50, worst 1.50; 1 of 3 slower than Jinja2",
+        "median ≤ 0.65",
+        "yes",
+    )
+    assert warm.rust == "0.38 (median 0.38, worst 0.50; 2 tpl); 0 slower than Jinja2"
+    assert (slower.ours, slower.ratio, slower.met, slower.rust) == (
+        "1 of 3",
+        "worst 1.50",
+        "**no**",
+        "0 of 2",
+    )
+
+
+def test_the_compiled_build_has_its_own_targets_and_no_rust_column():
+    figures = {"cold": PER_TEMPLATE, "warm": PER_TEMPLATE, "pairs": 12}
+    rows = report.engine_rows(figures, "compiled", compiled=True)
+    assert [(r.target, r.rust) for r in rows] == [
+        ("≤ 0.15 (sums)", "– (see the pure rows)"),
+        ("median ≤ 0.40", "– (see the pure rows)"),
+    ]
+
+
+def test_a_per_template_row_gives_rates_and_the_judged_figure():
+    medians = {"mine": {"t1": 1.0, "t2": 1.0}, "theirs": {"t1": 4.0, "t2": 1.0}}
+    row = report.per_template_row(
+        "mine / theirs", medians, "mine", "theirs", "theirs", 10, "training", "median", "–"
+    )
+    assert row == report.Row(
+        "mine / theirs (2 templates, 10 pairs)",
+        "5 conv/s",
+        "theirs 2 conv/s",
+        "0.40",
+        "median 0.62, worst 1.00",
+        "median ≤ 0.50",
+        "**no**",
+        "–",
+    )
+
+
+def test_the_batch_row_is_a_rate_and_fails_when_rows_differ():
+    row = report.batch_row(loop_s=2.0, batch_s=2.5, count=10_000, equal=True)
+    assert (row.ours, row.reference, row.ratio, row.target, row.met) == (
+        "4,000 conv/CPU s",
+        "loop 5,000 conv/CPU s",
+        "0.80",
+        "≥ 0.90",
+        "**no**",
+    )
+    assert report.batch_row(2.0, 2.0, 10, equal=False).met == "**no**"
+    assert report.batch_row(2.0, 2.0, 10, equal=True).met == "yes"
+
+
+def test_the_model_row_predicts_16_workers_from_cpu_per_row():
+    # one process 100 µs a row; with a pool the driver 5 µs, the workers 100 µs
+    row = report.model_row(100e-6, 5e-6, 100e-6, "Test box (2 cores)")
+    assert row.figure.startswith("Model, not a measurement: 16 workers / 1 worker")
+    assert "Test box (2 cores)" in row.figure
+    assert (row.ours, row.reference, row.ratio, row.met) == (
+        "16 workers 152,381 rows/s",
+        "1 worker 10,000 rows/s",
+        "15.2×",
+        "yes",
+    )
+    # a driver that cannot keep up caps the rate at 1 / driver
+    assert report.model_row(100e-6, 20e-6, 100e-6, "x").ratio == "5.0×"
+
+
+def test_the_table_keeps_cells_off_its_column_separator():
+    text = report.table([report.not_measured("A | B", "pass --compiled-python")])
+    assert text.splitlines()[0] == report.HEADER
+    assert text.splitlines()[2] == (
+        "| A / B | not measured: pass --compiled-python | – | – | – | – | – | – |"
+    )
