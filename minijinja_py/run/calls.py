@@ -14,6 +14,7 @@ from ..sandbox.budget import SCALARS, argument_units, charge_arguments, charge_b
 from ..sandbox.callguard import GUARDED, call_guarded
 from ..sandbox.measure import charge_compared_arguments
 from ..values.runtime import Macro, wants_environment
+from .evaluator import Applier, Expression
 from .expressions import Charge, Const
 from .frames import Frame, located
 
@@ -22,14 +23,18 @@ class Arguments:
     """The arguments of a call or filter: `eval` gives `(args, kwargs)`."""
 
     __slots__ = ("positional", "keywords", "star", "dstar", "free")
-    positional: tuple[Any, ...]
-    keywords: tuple[Any, ...]
-    star: Any
-    dstar: Any
+    positional: tuple[Expression, ...]
+    keywords: tuple[tuple[str, Expression], ...]
+    star: Expression | None
+    dstar: Expression | None
     free: bool
 
     def __init__(
-        self, positional: tuple[Any, ...], keywords: tuple[Any, ...], star: Any, dstar: Any
+        self,
+        positional: tuple[Expression, ...],
+        keywords: tuple[tuple[str, Expression], ...],
+        star: Expression | None,
+        dstar: Expression | None,
     ) -> None:
         self.positional = positional
         self.keywords = keywords
@@ -42,8 +47,7 @@ class Arguments:
             and dstar is None
             and all(a.__class__ is Const for a in positional)
             and all(v.__class__ is Const for _, v in keywords)
-            and argument_units([a.value for a in positional], {k: v.value for k, v in keywords})
-            == 0
+            and argument_units(_values(positional), dict(_pairs(keywords))) == 0
         )
 
     def eval(self, frame: Frame) -> tuple[list[Any], dict[str, Any]]:
@@ -77,13 +81,22 @@ class Arguments:
         return args, kwargs
 
 
-class CallEmpty:
+def _values(evaluators: tuple[Expression, ...]) -> list[Any]:
+    # (the values of constants only: see Arguments.free)
+    return [a.value for a in evaluators if isinstance(a, Const)]
+
+
+def _pairs(keywords: tuple[tuple[str, Expression], ...]) -> list[tuple[str, Any]]:
+    return [(k, v.value) for k, v in keywords if isinstance(v, Const)]
+
+
+class CallEmpty(Expression):
     __slots__ = ("func", "environment", "pos")
-    func: Any
+    func: Expression
     environment: Any
     pos: int | None
 
-    def __init__(self, func: Any, environment: Any, pos: int | None) -> None:
+    def __init__(self, func: Expression, environment: Any, pos: int | None) -> None:
         self.func = func
         self.environment = environment
         self.pos = pos
@@ -113,14 +126,14 @@ class CallEmpty:
         return result
 
 
-class Call:
+class Call(Expression):
     __slots__ = ("func", "arguments", "environment", "pos")
-    func: Any
+    func: Expression
     arguments: Arguments
     environment: Any
     pos: int | None
 
-    def __init__(self, func: Any, arguments: Arguments, environment: Any, pos: int | None) -> None:
+    def __init__(self, func: Expression, arguments: Arguments, environment: Any, pos: int | None) -> None:
         self.func = func
         self.arguments = arguments
         self.environment = environment
@@ -166,7 +179,7 @@ class Call:
 # the links of a ``{% filter %}`` block's chain, and filters given arguments.
 
 
-class MissingFunction:
+class MissingFunction(Applier):
     """A filter or test unknown when compiling inside an `if`: only reaching it fails."""
 
     __slots__ = ("message", "pos")
@@ -181,7 +194,7 @@ class MissingFunction:
         raise located(TemplateRuntimeError(self.message), self.pos)
 
 
-class ApplyBare:
+class ApplyBare(Applier):
     """A filter or test without arguments (`environment` is passed first when it asks)."""
 
     __slots__ = ("func", "environment", "charge", "pos")
@@ -213,7 +226,7 @@ class ApplyBare:
         return result
 
 
-class ApplyWithArguments:
+class ApplyWithArguments(Applier):
     __slots__ = ("func", "environment", "arguments", "charge", "pos")
     func: Any
     environment: Any
@@ -251,11 +264,11 @@ class ApplyWithArguments:
         return result
 
 
-class FilterChain:
+class FilterChain(Applier):
     __slots__ = ("appliers",)
-    appliers: tuple[Any, ...]
+    appliers: tuple[Applier, ...]
 
-    def __init__(self, appliers: tuple[Any, ...]) -> None:
+    def __init__(self, appliers: tuple[Applier, ...]) -> None:
         self.appliers = appliers
 
     def apply(self, frame: Frame, value: Any) -> Any:
@@ -264,14 +277,14 @@ class FilterChain:
         return value
 
 
-class Applied:
+class Applied(Expression):
     """`value|f(...)` or `value is t(...)` through an applier."""
 
     __slots__ = ("value", "applier")
-    value: Any
-    applier: Any
+    value: Expression
+    applier: Applier
 
-    def __init__(self, value: Any, applier: Any) -> None:
+    def __init__(self, value: Expression, applier: Applier) -> None:
         self.value = value
         self.applier = applier
 
@@ -279,15 +292,15 @@ class Applied:
         return self.applier.apply(frame, self.value.eval(frame))
 
 
-class ApplyFree:
+class ApplyFree(Expression):
     """`x|trim`, `x is defined`: a function whose work is never charged, in one call."""
 
     __slots__ = ("value", "func", "pos")
-    value: Any
+    value: Expression
     func: Any
     pos: int | None
 
-    def __init__(self, value: Any, func: Any, pos: int | None) -> None:
+    def __init__(self, value: Expression, func: Any, pos: int | None) -> None:
         self.value = value
         self.func = func
         self.pos = pos
@@ -300,16 +313,16 @@ class ApplyFree:
             raise located(error, self.pos) from None
 
 
-class ApplyCharged:
+class ApplyCharged(Expression):
     """A filter or test without arguments whose big inputs and outputs are charged."""
 
     __slots__ = ("value", "func", "charge", "pos")
-    value: Any
+    value: Expression
     func: Any
     charge: Charge
     pos: int | None
 
-    def __init__(self, value: Any, func: Any, charge: Charge, pos: int | None) -> None:
+    def __init__(self, value: Expression, func: Any, charge: Charge, pos: int | None) -> None:
         self.value = value
         self.func = func
         self.charge = charge

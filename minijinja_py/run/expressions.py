@@ -18,12 +18,13 @@ from typing import Any
 from ..sandbox.budget import charge_built
 from ..sandbox.measure import check_key
 from ..values.runtime import MISSING
+from .evaluator import Expression
 from .frames import Frame, located
 
 Charge = Callable[[Any, Any], None]
 
 
-class Const:
+class Const(Expression):
     __slots__ = ("value",)
     value: Any
 
@@ -34,7 +35,7 @@ class Const:
         return self.value
 
 
-class FreshConst:
+class FreshConst(Expression):
     """A folded container: each evaluation gets its own, as Jinja's generated code does (and
     the copy is charged as building it would be: every container and string in it)."""
 
@@ -87,7 +88,7 @@ def fresh(value: Any) -> Any:
     return value
 
 
-class Name:
+class Name(Expression):
     __slots__ = ("name", "undefined")
     name: str
     undefined: type[Any]
@@ -107,7 +108,7 @@ class Name:
         return self.undefined(name=name)
 
 
-class ContextName:
+class ContextName(Expression):
     """A name the template never assigns: it can only be a variable of the render's context
     or a global, found in one lookup instead of a walk through the scopes."""
 
@@ -126,39 +127,39 @@ class ContextName:
         return self.undefined(name=self.name)
 
 
-class TupleLit:
+class TupleLit(Expression):
     __slots__ = ("items",)
-    items: tuple[Any, ...]
+    items: tuple[Expression, ...]
 
-    def __init__(self, items: tuple[Any, ...]) -> None:
+    def __init__(self, items: tuple[Expression, ...]) -> None:
         self.items = items
 
     def eval(self, frame: Frame) -> Any:
         return tuple([item.eval(frame) for item in self.items])
 
 
-class ListLit:
+class ListLit(Expression):
     """`[a, b]`.  Not measured for nesting here: one expression adds at most a level per
     node of its own, and whatever is kept longer (stored, or passed to a macro or a recursive
     loop, which is how a loop could add a level per pass) is measured then (see
     budget.check_nesting)."""
 
     __slots__ = ("items",)
-    items: tuple[Any, ...]
+    items: tuple[Expression, ...]
 
-    def __init__(self, items: tuple[Any, ...]) -> None:
+    def __init__(self, items: tuple[Expression, ...]) -> None:
         self.items = items
 
     def eval(self, frame: Frame) -> Any:
         return [item.eval(frame) for item in self.items]
 
 
-class DictLit:
+class DictLit(Expression):
     __slots__ = ("pairs", "pos")
-    pairs: tuple[Any, ...]
+    pairs: tuple[tuple[Expression, Expression], ...]
     pos: int | None
 
-    def __init__(self, pairs: tuple[Any, ...], pos: int | None) -> None:
+    def __init__(self, pairs: tuple[tuple[Expression, Expression], ...], pos: int | None) -> None:
         self.pairs = pairs
         self.pos = pos
 
@@ -169,18 +170,18 @@ class DictLit:
             raise located(error, self.pos) from None
 
 
-class GetKeyOrAttr:
+class GetKeyOrAttr(Expression):
     """`obj.name` where `name` cannot be a dict method: a dict's key is found directly
     (Jinja looks attributes up before items, so `d.items` is never compiled to this)."""
 
     __slots__ = ("obj", "attr", "pos", "policy_getattr", "undefined")
-    obj: Any
+    obj: Expression
     attr: str
     pos: int | None
     policy_getattr: Any
     undefined: type[Any]
 
-    def __init__(self, obj: Any, attr: str, pos: int | None, policy_getattr: Any, undefined: type[Any]):
+    def __init__(self, obj: Expression, attr: str, pos: int | None, policy_getattr: Any, undefined: type[Any]):
         self.obj = obj
         self.attr = attr
         self.pos = pos
@@ -228,14 +229,14 @@ class NameKeyOrAttr(GetKeyOrAttr):
             raise located(error, self.pos) from None
 
 
-class GetAttr:
+class GetAttr(Expression):
     __slots__ = ("obj", "attr", "pos", "policy_getattr")
-    obj: Any
+    obj: Expression
     attr: str
     pos: int | None
     policy_getattr: Any
 
-    def __init__(self, obj: Any, attr: str, pos: int | None, policy_getattr: Any) -> None:
+    def __init__(self, obj: Expression, attr: str, pos: int | None, policy_getattr: Any) -> None:
         self.obj = obj
         self.attr = attr
         self.pos = pos
@@ -249,14 +250,14 @@ class GetAttr:
             raise located(error, self.pos) from None
 
 
-class GetItem:
+class GetItem(Expression):
     __slots__ = ("obj", "key", "pos", "policy_getitem")
-    obj: Any
-    key: Any
+    obj: Expression
+    key: Expression
     pos: int | None
     policy_getitem: Any
 
-    def __init__(self, obj: Any, key: Any, pos: int | None, policy_getitem: Any) -> None:
+    def __init__(self, obj: Expression, key: Expression, pos: int | None, policy_getitem: Any) -> None:
         self.obj = obj
         self.key = key
         self.pos = pos
@@ -278,17 +279,17 @@ class GetItem:
             raise located(error, self.pos) from None
 
 
-class GetConstItem:
+class GetConstItem(Expression):
     """`obj['key']` or `obj[0]`: a constant key, looked up without evaluating it."""
 
     __slots__ = ("obj", "key", "pos", "policy_getitem", "fast")
-    obj: Any
+    obj: Expression
     key: Any
     pos: int | None
     policy_getitem: Any
     fast: Any
 
-    def __init__(self, obj: Any, key: Any, pos: int | None, policy_getitem: Any) -> None:
+    def __init__(self, obj: Expression, key: Any, pos: int | None, policy_getitem: Any) -> None:
         self.obj = obj
         self.key = key
         self.pos = pos
@@ -343,15 +344,17 @@ class NameConstItem(GetConstItem):
             raise located(error, self.pos) from None
 
 
-class Slice:
+class Slice(Expression):
     """The `slice` object of `[a:b:c]`."""
 
     __slots__ = ("start", "stop", "step")
-    start: Any
-    stop: Any
-    step: Any
+    start: Expression | None
+    stop: Expression | None
+    step: Expression | None
 
-    def __init__(self, start: Any, stop: Any, step: Any) -> None:
+    def __init__(
+        self, start: Expression | None, stop: Expression | None, step: Expression | None
+    ) -> None:
         self.start = start
         self.stop = stop
         self.step = step
@@ -365,15 +368,15 @@ class Slice:
         )
 
 
-class GetSlice:
+class GetSlice(Expression):
     """`x[a:b]` subscripted directly, as Jinja does: slicing None fails, not undefined."""
 
     __slots__ = ("obj", "bounds", "pos")
-    obj: Any
+    obj: Expression
     bounds: Slice
     pos: int | None
 
-    def __init__(self, obj: Any, bounds: Slice, pos: int | None) -> None:
+    def __init__(self, obj: Expression, bounds: Slice, pos: int | None) -> None:
         self.obj = obj
         self.bounds = bounds
         self.pos = pos

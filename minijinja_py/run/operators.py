@@ -15,16 +15,17 @@ from ..sandbox.budget import CHARS_PER_STEP as SHORT
 from ..sandbox.budget import SCALARS, check_length
 from ..sandbox.limits import Limits
 from ..values.runtime import Undefined
+from .evaluator import Expression
 from .expressions import Const
 from .frames import Frame, located
 
 
-class Not:
+class Not(Expression):
     __slots__ = ("operand", "pos")
-    operand: Any
+    operand: Expression
     pos: int | None
 
-    def __init__(self, operand: Any, pos: int | None) -> None:
+    def __init__(self, operand: Expression, pos: int | None) -> None:
         self.operand = operand
         self.pos = pos
 
@@ -36,15 +37,15 @@ class Not:
             raise located(error, self.pos) from None
 
 
-class Sign:
+class Sign(Expression):
     """Unary `-` or `+`."""
 
     __slots__ = ("operand", "negate", "pos")
-    operand: Any
+    operand: Expression
     negate: bool
     pos: int | None
 
-    def __init__(self, operand: Any, negate: bool, pos: int | None) -> None:
+    def __init__(self, operand: Expression, negate: bool, pos: int | None) -> None:
         self.operand = operand
         self.negate = negate
         self.pos = pos
@@ -57,14 +58,16 @@ class Sign:
             raise located(error, self.pos) from None
 
 
-class BinOp:
+class BinOp(Expression):
     __slots__ = ("left", "right", "op", "pos")
-    left: Any
-    right: Any
+    left: Expression
+    right: Expression
     op: Callable[[Any, Any], Any]
     pos: int | None
 
-    def __init__(self, left: Any, right: Any, op: Callable[[Any, Any], Any], pos: int | None) -> None:
+    def __init__(
+        self, left: Expression, right: Expression, op: Callable[[Any, Any], Any], pos: int | None
+    ) -> None:
         self.left = left
         self.right = right
         self.op = op
@@ -98,19 +101,19 @@ class Add(BinOp):
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # provenance's SourcedAddChain
-class AddChain:
+class AddChain(Expression):
     """`a + b + c + ...` in one evaluator, still evaluated and added left to right."""
 
     __slots__ = ("first", "operands", "add", "limits")
-    first: Any
-    operands: tuple[Any, ...]
+    first: Expression
+    operands: tuple[tuple[int | None, Expression], ...]
     add: Callable[[Any, Any], Any]
     limits: Limits
 
     def __init__(
         self,
-        first: Any,
-        operands: tuple[Any, ...],
+        first: Expression,
+        operands: tuple[tuple[int | None, Expression], ...],
         add: Callable[[Any, Any], Any],
         limits: Limits,
     ) -> None:
@@ -138,15 +141,15 @@ class AddChain:
         return total
 
 
-class Concat:
+class Concat(Expression):
     """`a ~ b ~ c`."""
 
     __slots__ = ("items", "pos", "limits")
-    items: tuple[Any, ...]
+    items: tuple[Expression, ...]
     pos: int | None
     limits: Limits
 
-    def __init__(self, items: tuple[Any, ...], pos: int | None, limits: Limits) -> None:
+    def __init__(self, items: tuple[Expression, ...], pos: int | None, limits: Limits) -> None:
         self.items = items
         self.pos = pos
         self.limits = limits
@@ -166,17 +169,19 @@ class Concat:
             raise located(error, self.pos) from None
 
 
-class CompareEqual:
+class CompareEqual(Expression):
     """`a == b` or `a != b`."""
 
     __slots__ = ("first", "second", "equal", "checked", "pos")
-    first: Any
-    second: Any
+    first: Expression
+    second: Expression
     equal: bool
     checked: Any
     pos: int | None
 
-    def __init__(self, first: Any, second: Any, equal: bool, checked: Any, pos: int | None) -> None:
+    def __init__(
+        self, first: Expression, second: Expression, equal: bool, checked: Any, pos: int | None
+    ) -> None:
         self.first = first
         self.second = second
         self.equal = equal
@@ -197,19 +202,19 @@ class CompareEqual:
             raise located(error, self.pos) from None
 
 
-class CompareConst:
+class CompareConst(Expression):
     """`a == 'user'` or `a != 0`: the constant side needs no evaluation, and comparing
     with a short string, a number or None takes bounded time whatever `a` is, as long as
     `a` is one of those too (anything else goes through the charging operator)."""
 
     __slots__ = ("first", "value", "equal", "checked", "pos")
-    first: Any
+    first: Expression
     value: Any
     equal: bool
     checked: Any
     pos: int | None
 
-    def __init__(self, first: Any, value: Any, equal: bool, checked: Any, pos: int | None) -> None:
+    def __init__(self, first: Expression, value: Any, equal: bool, checked: Any, pos: int | None) -> None:
         self.first = first
         self.value = value
         self.equal = equal
@@ -227,14 +232,14 @@ class CompareConst:
             raise located(error, self.pos) from None
 
 
-class CompareOne:
+class CompareOne(Expression):
     __slots__ = ("first", "second", "op", "pos")
-    first: Any
-    second: Any
+    first: Expression
+    second: Expression
     op: Any
     pos: int | None
 
-    def __init__(self, first: Any, second: Any, op: Any, pos: int | None) -> None:
+    def __init__(self, first: Expression, second: Expression, op: Any, pos: int | None) -> None:
         self.first = first
         self.second = second
         self.op = op
@@ -251,15 +256,15 @@ class CompareOne:
             raise located(error, self.pos) from None
 
 
-class CompareChain:
+class CompareChain(Expression):
     """`a < b < c`: each operand evaluated once, stopping at the first false link."""
 
     __slots__ = ("first", "rest", "pos")
-    first: Any
-    rest: tuple[Any, ...]
+    first: Expression
+    rest: tuple[tuple[Any, Expression], ...]
     pos: int | None
 
-    def __init__(self, first: Any, rest: tuple[Any, ...], pos: int | None) -> None:
+    def __init__(self, first: Expression, rest: tuple[tuple[Any, Expression], ...], pos: int | None) -> None:
         self.first = first
         self.rest = rest  # (operator, operand) pairs
         self.pos = pos
@@ -280,13 +285,13 @@ class CompareChain:
             raise located(error, self.pos) from None
 
 
-class And:
+class And(Expression):
     __slots__ = ("left", "right", "pos")
-    left: Any
-    right: Any
+    left: Expression
+    right: Expression
     pos: int | None
 
-    def __init__(self, left: Any, right: Any, pos: int | None) -> None:
+    def __init__(self, left: Expression, right: Expression, pos: int | None) -> None:
         self.left = left
         self.right = right
         self.pos = pos
@@ -301,13 +306,13 @@ class And:
         return self.right.eval(frame)
 
 
-class Or:
+class Or(Expression):
     __slots__ = ("left", "right", "pos")
-    left: Any
-    right: Any
+    left: Expression
+    right: Expression
     pos: int | None
 
-    def __init__(self, left: Any, right: Any, pos: int | None) -> None:
+    def __init__(self, left: Expression, right: Expression, pos: int | None) -> None:
         self.left = left
         self.right = right
         self.pos = pos
@@ -322,14 +327,16 @@ class Or:
         return self.right.eval(frame)
 
 
-class CondExpr:
+class CondExpr(Expression):
     __slots__ = ("test", "then", "otherwise", "pos")
-    test: Any
-    then: Any
-    otherwise: Any
+    test: Expression
+    then: Expression
+    otherwise: Expression | None
     pos: int | None
 
-    def __init__(self, test: Any, then: Any, otherwise: Any, pos: int | None) -> None:
+    def __init__(
+        self, test: Expression, then: Expression, otherwise: Expression | None, pos: int | None
+    ) -> None:
         self.test = test
         self.then = then
         self.otherwise = otherwise
