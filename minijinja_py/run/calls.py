@@ -45,8 +45,8 @@ class Arguments:
         self.free = (
             star is None
             and dstar is None
-            and all(a.__class__ is Const for a in positional)
-            and all(v.__class__ is Const for _, v in keywords)
+            and all(type(a) is Const for a in positional)
+            and all(type(v) is Const for _, v in keywords)
             and argument_units(_values(positional), dict(_pairs(keywords))) == 0
         )
 
@@ -56,7 +56,7 @@ class Arguments:
         # most calls have.)
         args = []
         for a in self.positional:
-            args.append(a.value if a.__class__ is Const else a.eval(frame))
+            args.append(a.value if type(a) is Const else a.eval(frame))
         if self.star is not None:
             extra = self.star.eval(frame)
             if hasattr(extra, "__len__"):
@@ -109,7 +109,7 @@ class CallEmpty(Expression):
             state.check()
         result: Any  # (a macro's text, or whatever the callee returns)
         try:
-            if target.__class__ is Macro:
+            if type(target) is Macro:
                 result = target._invoke()  # the template's own macro: straight to its body
             elif wants_environment(target):
                 # pass_environment marks a global as well as a filter, as in Jinja.
@@ -120,7 +120,7 @@ class CallEmpty(Expression):
                 result = target()
         except Exception as error:
             raise located(error, self.pos) from None
-        kind = result.__class__  # (short strings and scalars are free: see costly)
+        kind = type(result)  # (short strings and scalars are free: see costly)
         if not ((kind is str and len(result) < SHORT) or kind in SCALARS):
             charge_built(result)  # what a method built (split, upper, copy) counts
         return result
@@ -148,7 +148,7 @@ class Call(Expression):
             if state.steps >= state.next_clock:
                 state.check()
             result: Any  # (a macro's text, or whatever the callee returns)
-            if target.__class__ is Macro:
+            if type(target) is Macro:
                 # The template's own macro: binding its arguments walks none of them.
                 result = target._invoke(*args, **kwargs)
             else:
@@ -157,10 +157,10 @@ class Call(Expression):
                 if not self.arguments.free and (args or kwargs):
                     charge_arguments(args, kwargs)
                     # (a list's or tuple's own method compares an argument with its items)
-                    receiver = target.__self__ if target.__class__ is BUILTIN_METHOD else None
+                    receiver = target.__self__ if type(target) is BUILTIN_METHOD else None
                     charge_compared_arguments(args, kwargs, receiver)
                 # (a str or dict method, the usual callee, carries no marker: not looked for)
-                if target.__class__ is not BUILTIN_METHOD and wants_environment(target):
+                if type(target) is not BUILTIN_METHOD and wants_environment(target):
                     args.insert(0, self.environment)
                 if GUARDED:
                     result = call_guarded(target, args, kwargs)
@@ -168,7 +168,7 @@ class Call(Expression):
                     result = target(*args, **kwargs)
         except Exception as error:
             raise located(error, self.pos) from None
-        kind = result.__class__
+        kind = type(result)
         if not ((kind is str and len(result) < SHORT) or kind in SCALARS):
             charge_built(result)
         return result
@@ -211,7 +211,7 @@ class ApplyBare(Applier):
 
     def apply(self, frame: Frame, value: Any) -> Any:
         try:
-            kind = value.__class__  # (short strings and scalars cost nothing: see costly)
+            kind = type(value)  # (short strings and scalars cost nothing: see costly)
             if not ((kind is str and len(value) < SHORT) or kind in SCALARS):
                 self.charge(value, None)
             if self.environment is None:
@@ -220,7 +220,7 @@ class ApplyBare(Applier):
                 result = self.func(self.environment, value)
         except Exception as error:
             raise located(error, self.pos) from None
-        kind = result.__class__
+        kind = type(result)
         if not ((kind is str and len(result) < SHORT) or kind in SCALARS):
             self.charge(None, result)
         return result
@@ -249,7 +249,7 @@ class ApplyWithArguments(Applier):
             args, kwargs = arguments.eval(frame)
             if not arguments.free and (args or kwargs):
                 charge_arguments(args, kwargs)
-            kind = value.__class__  # (short strings and scalars cost nothing: see costly)
+            kind = type(value)  # (short strings and scalars cost nothing: see costly)
             if not ((kind is str and len(value) < SHORT) or kind in SCALARS):
                 self.charge(value, None)
             if self.environment is None:
@@ -258,7 +258,7 @@ class ApplyWithArguments(Applier):
                 result = self.func(self.environment, value, *args, **kwargs)
         except Exception as error:
             raise located(error, self.pos) from None
-        kind = result.__class__
+        kind = type(result)
         if not ((kind is str and len(result) < SHORT) or kind in SCALARS):
             self.charge(None, result)
         return result
@@ -332,13 +332,13 @@ class ApplyCharged(Expression):
         operand = self.value.eval(frame)
         try:
             # Short strings and scalars cost nothing: skip the charging call for them.
-            kind = operand.__class__
+            kind = type(operand)
             if not ((kind is str and len(operand) < SHORT) or kind in SCALARS):
                 self.charge(operand, None)
             result = self.func(operand)
         except Exception as error:
             raise located(error, self.pos) from None
-        kind = result.__class__
+        kind = type(result)
         if not ((kind is str and len(result) < SHORT) or kind in SCALARS):
             self.charge(None, result)
         return result

@@ -190,7 +190,7 @@ class GetKeyOrAttr(Expression):
 
     def eval(self, frame: Frame) -> Any:
         value = self.obj.eval(frame)
-        if value.__class__ is dict:
+        if type(value) is dict:
             found = value.get(self.attr, MISSING)  # a missing key is common: no KeyError
             return self.undefined(obj=value, name=self.attr) if found is MISSING else found
         try:
@@ -220,7 +220,7 @@ class NameKeyOrAttr(GetKeyOrAttr):
             scope = scope.parent
         else:
             value = self.undefined(name=name)
-        if value.__class__ is dict:
+        if type(value) is dict:
             found = value.get(self.attr, MISSING)  # a missing key is common: no KeyError
             return self.undefined(obj=value, name=self.attr) if found is MISSING else found
         try:
@@ -267,8 +267,8 @@ class GetItem(Expression):
         value = self.obj.eval(frame)
         index = self.key.eval(frame)
         # message['role'] and items[0]: found directly; a miss takes the sandbox's path.
-        kind = value.__class__
-        if (kind is dict and index.__class__ is str) or (kind is list and index.__class__ is int):
+        kind = type(value)
+        if (kind is dict and type(index) is str) or (kind is list and type(index) is int):
             try:
                 return value[index]
             except LookupError:
@@ -295,11 +295,11 @@ class GetConstItem(Expression):
         self.pos = pos
         self.policy_getitem = policy_getitem
         # The container type a direct lookup may be tried on (see GetItem.eval).
-        self.fast = dict if key.__class__ is str else list if key.__class__ is int else None
+        self.fast = dict if type(key) is str else list if type(key) is int else None
 
     def eval(self, frame: Frame) -> Any:
         value = self.obj.eval(frame)
-        if value.__class__ is self.fast:
+        if type(value) is self.fast:
             try:
                 return value[self.key]
             except LookupError:
@@ -333,7 +333,7 @@ class NameConstItem(GetConstItem):
             scope = scope.parent
         else:
             value = self.undefined(name=name)
-        if value.__class__ is self.fast:
+        if type(value) is self.fast:
             try:
                 return value[self.key]
             except LookupError:

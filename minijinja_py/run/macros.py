@@ -167,10 +167,10 @@ class MacroDefinition:
 
 def _check_arguments(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     for arg in args:
-        if arg.__class__ not in PLAIN_TYPES and isinstance(arg, NESTED_TYPES):
+        if type(arg) not in PLAIN_TYPES and isinstance(arg, NESTED_TYPES):
             check_nesting(arg)
     for arg in kwargs.values():
-        if arg.__class__ not in PLAIN_TYPES and isinstance(arg, NESTED_TYPES):
+        if type(arg) not in PLAIN_TYPES and isinstance(arg, NESTED_TYPES):
             check_nesting(arg)
 
 

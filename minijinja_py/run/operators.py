@@ -90,9 +90,9 @@ class Add(BinOp):
 
     def eval(self, frame: Frame) -> Any:
         left, right = self.left, self.right  # literal sides are read, not called
-        a = left.value if left.__class__ is Const else left.eval(frame)
-        b = right.value if right.__class__ is Const else right.eval(frame)
-        if a.__class__ is str and b.__class__ is str and len(a) + len(b) <= SHORT:
+        a = left.value if type(left) is Const else left.eval(frame)
+        b = right.value if type(right) is Const else right.eval(frame)
+        if type(a) is str and type(b) is str and len(a) + len(b) <= SHORT:
             return a + b
         try:
             return self.op(a, b)
@@ -126,10 +126,10 @@ class AddChain(Expression):
         total = self.first.eval(frame)
         for pos, operand in self.operands:
             # The literal pieces of '<|im_start|>' + role + '\n' are read, not called.
-            value = operand.value if operand.__class__ is Const else operand.eval(frame)
+            value = operand.value if type(operand) is Const else operand.eval(frame)
             if (
-                total.__class__ is str
-                and value.__class__ is str
+                type(total) is str
+                and type(value) is str
                 and len(total) + len(value) <= SHORT
             ):
                 total = total + value
@@ -160,7 +160,7 @@ class Concat(Expression):
             total = 0
             for item in self.items:
                 value = item.eval(frame)
-                text = value if value.__class__ is str else to_string(value)
+                text = value if type(value) is str else to_string(value)
                 total += len(text)
                 parts.append(text)
             check_length(total, self.limits)
@@ -193,7 +193,7 @@ class CompareEqual(Expression):
         b = self.second.eval(frame)
         # A short string, a number or None compares with anything in bounded time,
         # so only other values go through the operator that charges the budget.
-        kind = a.__class__
+        kind = type(a)
         try:
             if (kind is str and len(a) <= SHORT) or kind in SCALARS:
                 return a == b if self.equal else a != b
@@ -223,7 +223,7 @@ class CompareConst(Expression):
 
     def eval(self, frame: Frame) -> Any:
         a = self.first.eval(frame)
-        kind = a.__class__
+        kind = type(a)
         try:
             if (kind is str and len(a) <= SHORT) or kind in SCALARS:
                 return a == self.value if self.equal else a != self.value
@@ -248,8 +248,8 @@ class CompareOne(Expression):
     def eval(self, frame: Frame) -> Any:
         # `'type' in param`, `n > 0`: a literal side is read, not called.
         first, second = self.first, self.second
-        a = first.value if first.__class__ is Const else first.eval(frame)
-        b = second.value if second.__class__ is Const else second.eval(frame)
+        a = first.value if type(first) is Const else first.eval(frame)
+        b = second.value if type(second) is Const else second.eval(frame)
         try:
             return self.op(a, b)
         except Exception as error:

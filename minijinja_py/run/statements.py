@@ -81,7 +81,7 @@ class Output(Statement):
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         value = self.expr.eval(frame)
-        if value.__class__ is not str:
+        if type(value) is not str:
             try:
                 value = self.printed(value)
             except Exception as error:
@@ -173,7 +173,7 @@ class If(Statement):
     def run(self, frame: Frame, out: list[Any]) -> None:
         value = self.test.eval(frame)
         try:
-            truth = value if value.__class__ is bool else bool(value)
+            truth = value if type(value) is bool else bool(value)
         except Exception as error:
             raise located(error, self.pos) from None
         if truth:
@@ -213,7 +213,7 @@ class IfCompareConst(If):
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         a = self.first.eval(frame)
-        kind = a.__class__
+        kind = type(a)
         try:
             if (kind is str and len(a) <= SHORT) or kind in SCALARS:
                 truth = a == self.value if self.equal else a != self.value
@@ -221,7 +221,7 @@ class IfCompareConst(If):
                 truth = self.checked(a, self.value)
         except Exception as error:
             raise located(error, self.compare_pos) from None
-        if truth.__class__ is not bool:
+        if type(truth) is not bool:
             try:
                 truth = bool(truth)
             except Exception as error:
@@ -316,7 +316,7 @@ class For(Statement):
         state = frame.state
         pos = self.pos
         source: Any  # a list, or an iterator (see _loop_source)
-        if values.__class__ is list:
+        if type(values) is list:
             source = values  # (what _loop_source answers for a list, without the call)
         else:
             try:
@@ -325,7 +325,7 @@ class For(Statement):
                 raise located(error, pos) from None
         target = self.target
         otherwise = self.otherwise
-        if source.__class__ is list and not source:
+        if type(source) is list and not source:
             if otherwise is not None:
                 otherwise.run(Frame({}, frame, state), out)
             return
@@ -346,7 +346,7 @@ class For(Statement):
         completed = False
         body = self.body
         # `for message in messages`: the variable goes straight into the iteration's scope.
-        name = target.name if target.__class__ is AssignName else None
+        name = target.name if type(target) is AssignName else None
         iteration_cost = self.iteration_cost
         reuse = self.reuse_scope
         if reuse:
@@ -388,7 +388,7 @@ SIZED_TYPES: tuple[type[Any], ...] = (
 def _loop_source(values: Any, limits: Limits, pos: int | None) -> Any:
     """What a for loop walks: a list for anything with a size (a dict's keys, a string's
     characters; nothing for undefined), else the values one at a time, as they come."""
-    if values.__class__ is list:
+    if type(values) is list:
         return values
     if isinstance(values, Undefined):
         return list(iter(values))
@@ -426,7 +426,7 @@ def _kept(source: Any, condition: Expression, cost: int, target: Target, frame: 
     # each item rebinds the loop's variables.
     variables: dict[str, Any] = {}
     test_frame = Frame(variables, frame, state)
-    name = target.name if target.__class__ is AssignName else None
+    name = target.name if type(target) is AssignName else None
     for item in source:
         state.steps += cost  # an item the `if` rejects costs as much as one kept
         if state.steps >= state.next_clock:
@@ -464,7 +464,7 @@ class AssignTuple(Target):
 
     def assign(self, frame: Frame, value: Any) -> None:
         parts = self.parts
-        if value.__class__ is tuple and len(value) == len(parts):
+        if type(value) is tuple and len(value) == len(parts):
             # `for key, value in d.items()`: pairs that fit, unpacked without a copy.
             for part, item in zip(parts, value, strict=True):
                 part.assign(frame, item)
@@ -507,7 +507,7 @@ class AssignAttr(Target):
 
     def assign(self, frame: Frame, value: Any) -> None:
         namespace = self.lookup.eval(frame)
-        if namespace.__class__ in self.stored:
+        if type(namespace) in self.stored:
             namespace._attrs[self.attr] = value
             return
         if not isinstance(namespace, Namespace):
@@ -567,7 +567,7 @@ class AssignToName(Statement):
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         value = self.value.eval(frame)
-        kind = value.__class__
+        kind = type(value)
         if (
             kind is list
             or kind is tuple
