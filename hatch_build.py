@@ -3,8 +3,10 @@ modules with mypyc into C extensions placed beside their sources in the wheel.
 
 Without the variable this hook does nothing and the wheel is the pure-Python one (and needs
 neither mypy nor a C compiler). The modules below are those mypyc compiles without a change of
-behaviour: the evaluators (run/), the sandbox's accounting (sandbox/) and the operators and cost
-declarations of builtins/. The rest stays interpreted, for a reason each:
+behaviour: the evaluators (run/), the sandbox's accounting (sandbox/), and of builtins/ the
+operators, the cost declarations and `tojson`'s indented writer. The evaluators' base classes
+(run/evaluator.py) type the slots that hold evaluators, so that compiled evaluators call each
+other through mypyc's method tables. The rest stays interpreted, for a reason each:
 values/runtime.py and builtins/policy.py subclass str and dict (mypyc cannot make a native
 subclass of most builtin types); the filter, test and method modules rename their functions so
 that errors and printed functions read as Jinja2's do (a compiled function's name is fixed);
@@ -26,6 +28,7 @@ ENABLE = "MINIJINJA_PY_COMPILE"
 
 COMPILED_MODULES = (
     "minijinja_py/run/calls.py",
+    "minijinja_py/run/evaluator.py",
     "minijinja_py/run/expressions.py",
     "minijinja_py/run/frames.py",
     "minijinja_py/run/macros.py",
@@ -37,6 +40,7 @@ COMPILED_MODULES = (
     "minijinja_py/sandbox/measure.py",
     "minijinja_py/sandbox/printing.py",
     "minijinja_py/builtins/costs.py",
+    "minijinja_py/builtins/indented_json.py",
     "minijinja_py/builtins/ops.py",
     "minijinja_py/syntax/parser.py",
     "minijinja_py/syntax/reducers.py",

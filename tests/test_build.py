@@ -12,6 +12,7 @@ import minijinja_py
 # Modules every compiled build compiles: the evaluators and the sandbox's accounting.
 ENGINE_MODULES = (
     "minijinja_py.run.calls",
+    "minijinja_py.run.evaluator",
     "minijinja_py.run.expressions",
     "minijinja_py.run.frames",
     "minijinja_py.run.macros",

@@ -10,6 +10,7 @@ from typing import Any
 from ..builtins.filters import FILTERS, chat_tojson
 from ..builtins.methods import STR_METHODS
 from ..builtins.ops import to_string
+from ..run.evaluator import Expression
 from ..run.expressions import Const
 from ..run.frames import located
 from ..run.operators import AddChain
@@ -177,14 +178,14 @@ def sourced_output(expr: Any, pos: int, max_output: int, cost: int = 1) -> Outpu
     return kind(expr, pos, max_output, cost)
 
 
-class Printed:
+class Printed(Expression):
     """An operand of `~` of a template compiled with provenance: evaluates to what it prints
     (see `printed_text`)."""
 
     __slots__ = ("expr",)
-    expr: Any
+    expr: Expression
 
-    def __init__(self, expr: Any) -> None:
+    def __init__(self, expr: Expression) -> None:
         self.expr = expr
 
     def eval(self, frame: Any) -> Any:

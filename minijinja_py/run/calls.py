@@ -14,6 +14,7 @@ from ..sandbox.budget import SCALARS, argument_units, charge_arguments, charge_b
 from ..sandbox.callguard import GUARDED, call_guarded
 from ..sandbox.measure import charge_compared_arguments
 from ..values.runtime import Macro, wants_environment
+from .evaluator import Applier, Expression
 from .expressions import Charge, Const
 from .frames import Frame, located
 
@@ -22,14 +23,18 @@ class Arguments:
     """The arguments of a call or filter: `eval` gives `(args, kwargs)`."""
 
     __slots__ = ("positional", "keywords", "star", "dstar", "free")
-    positional: tuple[Any, ...]
-    keywords: tuple[Any, ...]
-    star: Any
-    dstar: Any
+    positional: tuple[Expression, ...]
+    keywords: tuple[tuple[str, Expression], ...]
+    star: Expression | None
+    dstar: Expression | None
     free: bool
 
     def __init__(
-        self, positional: tuple[Any, ...], keywords: tuple[Any, ...], star: Any, dstar: Any
+        self,
+        positional: tuple[Expression, ...],
+        keywords: tuple[tuple[str, Expression], ...],
+        star: Expression | None,
+        dstar: Expression | None,
     ) -> None:
         self.positional = positional
         self.keywords = keywords
@@ -40,10 +45,9 @@ class Arguments:
         self.free = (
             star is None
             and dstar is None
-            and all(a.__class__ is Const for a in positional)
-            and all(v.__class__ is Const for _, v in keywords)
-            and argument_units([a.value for a in positional], {k: v.value for k, v in keywords})
-            == 0
+            and all(type(a) is Const for a in positional)
+            and all(type(v) is Const for _, v in keywords)
+            and argument_units(_values(positional), dict(_pairs(keywords))) == 0
         )
 
     def eval(self, frame: Frame) -> tuple[list[Any], dict[str, Any]]:
@@ -52,7 +56,7 @@ class Arguments:
         # most calls have.)
         args = []
         for a in self.positional:
-            args.append(a.value if a.__class__ is Const else a.eval(frame))
+            args.append(a.value if type(a) is Const else a.eval(frame))
         if self.star is not None:
             extra = self.star.eval(frame)
             if hasattr(extra, "__len__"):
@@ -77,13 +81,22 @@ class Arguments:
         return args, kwargs
 
 
-class CallEmpty:
+def _values(evaluators: tuple[Expression, ...]) -> list[Any]:
+    # (the values of constants only: see Arguments.free)
+    return [a.value for a in evaluators if isinstance(a, Const)]
+
+
+def _pairs(keywords: tuple[tuple[str, Expression], ...]) -> list[tuple[str, Any]]:
+    return [(k, v.value) for k, v in keywords if isinstance(v, Const)]
+
+
+class CallEmpty(Expression):
     __slots__ = ("func", "environment", "pos")
-    func: Any
+    func: Expression
     environment: Any
     pos: int | None
 
-    def __init__(self, func: Any, environment: Any, pos: int | None) -> None:
+    def __init__(self, func: Expression, environment: Any, pos: int | None) -> None:
         self.func = func
         self.environment = environment
         self.pos = pos
@@ -96,7 +109,7 @@ class CallEmpty:
             state.check()
         result: Any  # (a macro's text, or whatever the callee returns)
         try:
-            if target.__class__ is Macro:
+            if type(target) is Macro:
                 result = target._invoke()  # the template's own macro: straight to its body
             elif wants_environment(target):
                 # pass_environment marks a global as well as a filter, as in Jinja.
@@ -107,20 +120,20 @@ class CallEmpty:
                 result = target()
         except Exception as error:
             raise located(error, self.pos) from None
-        kind = result.__class__  # (short strings and scalars are free: see costly)
+        kind = type(result)  # (short strings and scalars are free: see costly)
         if not ((kind is str and len(result) < SHORT) or kind in SCALARS):
             charge_built(result)  # what a method built (split, upper, copy) counts
         return result
 
 
-class Call:
+class Call(Expression):
     __slots__ = ("func", "arguments", "environment", "pos")
-    func: Any
+    func: Expression
     arguments: Arguments
     environment: Any
     pos: int | None
 
-    def __init__(self, func: Any, arguments: Arguments, environment: Any, pos: int | None) -> None:
+    def __init__(self, func: Expression, arguments: Arguments, environment: Any, pos: int | None) -> None:
         self.func = func
         self.arguments = arguments
         self.environment = environment
@@ -135,7 +148,7 @@ class Call:
             if state.steps >= state.next_clock:
                 state.check()
             result: Any  # (a macro's text, or whatever the callee returns)
-            if target.__class__ is Macro:
+            if type(target) is Macro:
                 # The template's own macro: binding its arguments walks none of them.
                 result = target._invoke(*args, **kwargs)
             else:
@@ -144,10 +157,10 @@ class Call:
                 if not self.arguments.free and (args or kwargs):
                     charge_arguments(args, kwargs)
                     # (a list's or tuple's own method compares an argument with its items)
-                    receiver = target.__self__ if target.__class__ is BUILTIN_METHOD else None
+                    receiver = target.__self__ if type(target) is BUILTIN_METHOD else None
                     charge_compared_arguments(args, kwargs, receiver)
                 # (a str or dict method, the usual callee, carries no marker: not looked for)
-                if target.__class__ is not BUILTIN_METHOD and wants_environment(target):
+                if type(target) is not BUILTIN_METHOD and wants_environment(target):
                     args.insert(0, self.environment)
                 if GUARDED:
                     result = call_guarded(target, args, kwargs)
@@ -155,7 +168,7 @@ class Call:
                     result = target(*args, **kwargs)
         except Exception as error:
             raise located(error, self.pos) from None
-        kind = result.__class__
+        kind = type(result)
         if not ((kind is str and len(result) < SHORT) or kind in SCALARS):
             charge_built(result)
         return result
@@ -166,7 +179,7 @@ class Call:
 # the links of a ``{% filter %}`` block's chain, and filters given arguments.
 
 
-class MissingFunction:
+class MissingFunction(Applier):
     """A filter or test unknown when compiling inside an `if`: only reaching it fails."""
 
     __slots__ = ("message", "pos")
@@ -181,7 +194,7 @@ class MissingFunction:
         raise located(TemplateRuntimeError(self.message), self.pos)
 
 
-class ApplyBare:
+class ApplyBare(Applier):
     """A filter or test without arguments (`environment` is passed first when it asks)."""
 
     __slots__ = ("func", "environment", "charge", "pos")
@@ -198,7 +211,7 @@ class ApplyBare:
 
     def apply(self, frame: Frame, value: Any) -> Any:
         try:
-            kind = value.__class__  # (short strings and scalars cost nothing: see costly)
+            kind = type(value)  # (short strings and scalars cost nothing: see costly)
             if not ((kind is str and len(value) < SHORT) or kind in SCALARS):
                 self.charge(value, None)
             if self.environment is None:
@@ -207,13 +220,13 @@ class ApplyBare:
                 result = self.func(self.environment, value)
         except Exception as error:
             raise located(error, self.pos) from None
-        kind = result.__class__
+        kind = type(result)
         if not ((kind is str and len(result) < SHORT) or kind in SCALARS):
             self.charge(None, result)
         return result
 
 
-class ApplyWithArguments:
+class ApplyWithArguments(Applier):
     __slots__ = ("func", "environment", "arguments", "charge", "pos")
     func: Any
     environment: Any
@@ -236,7 +249,7 @@ class ApplyWithArguments:
             args, kwargs = arguments.eval(frame)
             if not arguments.free and (args or kwargs):
                 charge_arguments(args, kwargs)
-            kind = value.__class__  # (short strings and scalars cost nothing: see costly)
+            kind = type(value)  # (short strings and scalars cost nothing: see costly)
             if not ((kind is str and len(value) < SHORT) or kind in SCALARS):
                 self.charge(value, None)
             if self.environment is None:
@@ -245,17 +258,17 @@ class ApplyWithArguments:
                 result = self.func(self.environment, value, *args, **kwargs)
         except Exception as error:
             raise located(error, self.pos) from None
-        kind = result.__class__
+        kind = type(result)
         if not ((kind is str and len(result) < SHORT) or kind in SCALARS):
             self.charge(None, result)
         return result
 
 
-class FilterChain:
+class FilterChain(Applier):
     __slots__ = ("appliers",)
-    appliers: tuple[Any, ...]
+    appliers: tuple[Applier, ...]
 
-    def __init__(self, appliers: tuple[Any, ...]) -> None:
+    def __init__(self, appliers: tuple[Applier, ...]) -> None:
         self.appliers = appliers
 
     def apply(self, frame: Frame, value: Any) -> Any:
@@ -264,14 +277,14 @@ class FilterChain:
         return value
 
 
-class Applied:
+class Applied(Expression):
     """`value|f(...)` or `value is t(...)` through an applier."""
 
     __slots__ = ("value", "applier")
-    value: Any
-    applier: Any
+    value: Expression
+    applier: Applier
 
-    def __init__(self, value: Any, applier: Any) -> None:
+    def __init__(self, value: Expression, applier: Applier) -> None:
         self.value = value
         self.applier = applier
 
@@ -279,15 +292,15 @@ class Applied:
         return self.applier.apply(frame, self.value.eval(frame))
 
 
-class ApplyFree:
+class ApplyFree(Expression):
     """`x|trim`, `x is defined`: a function whose work is never charged, in one call."""
 
     __slots__ = ("value", "func", "pos")
-    value: Any
+    value: Expression
     func: Any
     pos: int | None
 
-    def __init__(self, value: Any, func: Any, pos: int | None) -> None:
+    def __init__(self, value: Expression, func: Any, pos: int | None) -> None:
         self.value = value
         self.func = func
         self.pos = pos
@@ -300,16 +313,16 @@ class ApplyFree:
             raise located(error, self.pos) from None
 
 
-class ApplyCharged:
+class ApplyCharged(Expression):
     """A filter or test without arguments whose big inputs and outputs are charged."""
 
     __slots__ = ("value", "func", "charge", "pos")
-    value: Any
+    value: Expression
     func: Any
     charge: Charge
     pos: int | None
 
-    def __init__(self, value: Any, func: Any, charge: Charge, pos: int | None) -> None:
+    def __init__(self, value: Expression, func: Any, charge: Charge, pos: int | None) -> None:
         self.value = value
         self.func = func
         self.charge = charge
@@ -319,13 +332,13 @@ class ApplyCharged:
         operand = self.value.eval(frame)
         try:
             # Short strings and scalars cost nothing: skip the charging call for them.
-            kind = operand.__class__
+            kind = type(operand)
             if not ((kind is str and len(operand) < SHORT) or kind in SCALARS):
                 self.charge(operand, None)
             result = self.func(operand)
         except Exception as error:
             raise located(error, self.pos) from None
-        kind = result.__class__
+        kind = type(result)
         if not ((kind is str and len(result) < SHORT) or kind in SCALARS):
             self.charge(None, result)
         return result

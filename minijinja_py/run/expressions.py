@@ -18,12 +18,13 @@ from typing import Any
 from ..sandbox.budget import charge_built
 from ..sandbox.measure import check_key
 from ..values.runtime import MISSING
+from .evaluator import Expression
 from .frames import Frame, located
 
 Charge = Callable[[Any, Any], None]
 
 
-class Const:
+class Const(Expression):
     __slots__ = ("value",)
     value: Any
 
@@ -34,7 +35,7 @@ class Const:
         return self.value
 
 
-class FreshConst:
+class FreshConst(Expression):
     """A folded container: each evaluation gets its own, as Jinja's generated code does (and
     the copy is charged as building it would be: every container and string in it)."""
 
@@ -104,7 +105,7 @@ def fresh(value: Any) -> Any:
     return value
 
 
-class Name:
+class Name(Expression):
     __slots__ = ("name", "undefined")
     name: str
     undefined: type[Any]
@@ -124,7 +125,7 @@ class Name:
         return self.undefined(name=name)
 
 
-class ContextName:
+class ContextName(Expression):
     """A name the template never assigns: it can only be a variable of the render's context
     or a global, found in one lookup instead of a walk through the scopes."""
 
@@ -143,39 +144,39 @@ class ContextName:
         return self.undefined(name=self.name)
 
 
-class TupleLit:
+class TupleLit(Expression):
     __slots__ = ("items",)
-    items: tuple[Any, ...]
+    items: tuple[Expression, ...]
 
-    def __init__(self, items: tuple[Any, ...]) -> None:
+    def __init__(self, items: tuple[Expression, ...]) -> None:
         self.items = items
 
     def eval(self, frame: Frame) -> Any:
         return tuple([item.eval(frame) for item in self.items])
 
 
-class ListLit:
+class ListLit(Expression):
     """`[a, b]`.  Not measured for nesting here: one expression adds at most a level per
     node of its own, and whatever is kept longer (stored, or passed to a macro or a recursive
     loop, which is how a loop could add a level per pass) is measured then (see
     budget.check_nesting)."""
 
     __slots__ = ("items",)
-    items: tuple[Any, ...]
+    items: tuple[Expression, ...]
 
-    def __init__(self, items: tuple[Any, ...]) -> None:
+    def __init__(self, items: tuple[Expression, ...]) -> None:
         self.items = items
 
     def eval(self, frame: Frame) -> Any:
         return [item.eval(frame) for item in self.items]
 
 
-class DictLit:
+class DictLit(Expression):
     __slots__ = ("pairs", "pos")
-    pairs: tuple[Any, ...]
+    pairs: tuple[tuple[Expression, Expression], ...]
     pos: int | None
 
-    def __init__(self, pairs: tuple[Any, ...], pos: int | None) -> None:
+    def __init__(self, pairs: tuple[tuple[Expression, Expression], ...], pos: int | None) -> None:
         self.pairs = pairs
         self.pos = pos
 
@@ -186,18 +187,18 @@ class DictLit:
             raise located(error, self.pos) from None
 
 
-class GetKeyOrAttr:
+class GetKeyOrAttr(Expression):
     """`obj.name` where `name` cannot be a dict method: a dict's key is found directly
     (Jinja looks attributes up before items, so `d.items` is never compiled to this)."""
 
     __slots__ = ("obj", "attr", "pos", "policy_getattr", "undefined")
-    obj: Any
+    obj: Expression
     attr: str
     pos: int | None
     policy_getattr: Any
     undefined: type[Any]
 
-    def __init__(self, obj: Any, attr: str, pos: int | None, policy_getattr: Any, undefined: type[Any]):
+    def __init__(self, obj: Expression, attr: str, pos: int | None, policy_getattr: Any, undefined: type[Any]):
         self.obj = obj
         self.attr = attr
         self.pos = pos
@@ -206,7 +207,7 @@ class GetKeyOrAttr:
 
     def eval(self, frame: Frame) -> Any:
         value = self.obj.eval(frame)
-        if value.__class__ is dict:
+        if type(value) is dict:
             found = value.get(self.attr, MISSING)  # a missing key is common: no KeyError
             return self.undefined(obj=value, name=self.attr) if found is MISSING else found
         try:
@@ -236,7 +237,7 @@ class NameKeyOrAttr(GetKeyOrAttr):
             scope = scope.parent
         else:
             value = self.undefined(name=name)
-        if value.__class__ is dict:
+        if type(value) is dict:
             found = value.get(self.attr, MISSING)  # a missing key is common: no KeyError
             return self.undefined(obj=value, name=self.attr) if found is MISSING else found
         try:
@@ -245,14 +246,14 @@ class NameKeyOrAttr(GetKeyOrAttr):
             raise located(error, self.pos) from None
 
 
-class GetAttr:
+class GetAttr(Expression):
     __slots__ = ("obj", "attr", "pos", "policy_getattr")
-    obj: Any
+    obj: Expression
     attr: str
     pos: int | None
     policy_getattr: Any
 
-    def __init__(self, obj: Any, attr: str, pos: int | None, policy_getattr: Any) -> None:
+    def __init__(self, obj: Expression, attr: str, pos: int | None, policy_getattr: Any) -> None:
         self.obj = obj
         self.attr = attr
         self.pos = pos
@@ -266,14 +267,14 @@ class GetAttr:
             raise located(error, self.pos) from None
 
 
-class GetItem:
+class GetItem(Expression):
     __slots__ = ("obj", "key", "pos", "policy_getitem")
-    obj: Any
-    key: Any
+    obj: Expression
+    key: Expression
     pos: int | None
     policy_getitem: Any
 
-    def __init__(self, obj: Any, key: Any, pos: int | None, policy_getitem: Any) -> None:
+    def __init__(self, obj: Expression, key: Expression, pos: int | None, policy_getitem: Any) -> None:
         self.obj = obj
         self.key = key
         self.pos = pos
@@ -283,8 +284,8 @@ class GetItem:
         value = self.obj.eval(frame)
         index = self.key.eval(frame)
         # message['role'] and items[0]: found directly; a miss takes the sandbox's path.
-        kind = value.__class__
-        if (kind is dict and index.__class__ is str) or (kind is list and index.__class__ is int):
+        kind = type(value)
+        if (kind is dict and type(index) is str) or (kind is list and type(index) is int):
             try:
                 return value[index]
             except LookupError:
@@ -295,27 +296,27 @@ class GetItem:
             raise located(error, self.pos) from None
 
 
-class GetConstItem:
+class GetConstItem(Expression):
     """`obj['key']` or `obj[0]`: a constant key, looked up without evaluating it."""
 
     __slots__ = ("obj", "key", "pos", "policy_getitem", "fast")
-    obj: Any
+    obj: Expression
     key: Any
     pos: int | None
     policy_getitem: Any
     fast: Any
 
-    def __init__(self, obj: Any, key: Any, pos: int | None, policy_getitem: Any) -> None:
+    def __init__(self, obj: Expression, key: Any, pos: int | None, policy_getitem: Any) -> None:
         self.obj = obj
         self.key = key
         self.pos = pos
         self.policy_getitem = policy_getitem
         # The container type a direct lookup may be tried on (see GetItem.eval).
-        self.fast = dict if key.__class__ is str else list if key.__class__ is int else None
+        self.fast = dict if type(key) is str else list if type(key) is int else None
 
     def eval(self, frame: Frame) -> Any:
         value = self.obj.eval(frame)
-        if value.__class__ is self.fast:
+        if type(value) is self.fast:
             try:
                 return value[self.key]
             except LookupError:
@@ -349,7 +350,7 @@ class NameConstItem(GetConstItem):
             scope = scope.parent
         else:
             value = self.undefined(name=name)
-        if value.__class__ is self.fast:
+        if type(value) is self.fast:
             try:
                 return value[self.key]
             except LookupError:
@@ -360,15 +361,17 @@ class NameConstItem(GetConstItem):
             raise located(error, self.pos) from None
 
 
-class Slice:
+class Slice(Expression):
     """The `slice` object of `[a:b:c]`."""
 
     __slots__ = ("start", "stop", "step")
-    start: Any
-    stop: Any
-    step: Any
+    start: Expression | None
+    stop: Expression | None
+    step: Expression | None
 
-    def __init__(self, start: Any, stop: Any, step: Any) -> None:
+    def __init__(
+        self, start: Expression | None, stop: Expression | None, step: Expression | None
+    ) -> None:
         self.start = start
         self.stop = stop
         self.step = step
@@ -382,15 +385,15 @@ class Slice:
         )
 
 
-class GetSlice:
+class GetSlice(Expression):
     """`x[a:b]` subscripted directly, as Jinja does: slicing None fails, not undefined."""
 
     __slots__ = ("obj", "bounds", "pos")
-    obj: Any
+    obj: Expression
     bounds: Slice
     pos: int | None
 
-    def __init__(self, obj: Any, bounds: Slice, pos: int | None) -> None:
+    def __init__(self, obj: Expression, bounds: Slice, pos: int | None) -> None:
         self.obj = obj
         self.bounds = bounds
         self.pos = pos

@@ -10,6 +10,8 @@ from ..errors import TemplateRuntimeError
 from ..sandbox.budget import EVALUATION_DEPTH, charge_arguments
 from ..sandbox.measure import CHECKED_LEVELS, NESTED_TYPES, PLAIN_TYPES, check_nesting
 from ..values.runtime import MISSING, Macro
+from .calls import Arguments
+from .evaluator import Expression, Statement
 from .frames import Frame, located
 from .statements import joined, joined_text
 
@@ -32,8 +34,8 @@ class MacroDefinition:
     )
     name: str | None
     names: tuple[str, ...]
-    defaults: tuple[Any, ...]
-    body: Any
+    defaults: tuple[Expression | None, ...]
+    body: Statement
     catch_varargs: Any
     catch_kwargs: Any
     catch_caller: Any
@@ -45,8 +47,8 @@ class MacroDefinition:
         self,
         name: str | None,
         names: tuple[str, ...],
-        defaults: tuple[Any, ...],
-        body: Any,
+        defaults: tuple[Expression | None, ...],
+        body: Statement,
         catch: tuple[bool, bool, bool],
         undefined: type[Any],
         costs: tuple[int, int] = (1, 1),
@@ -165,14 +167,14 @@ class MacroDefinition:
 
 def _check_arguments(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     for arg in args:
-        if arg.__class__ not in PLAIN_TYPES and isinstance(arg, NESTED_TYPES):
+        if type(arg) not in PLAIN_TYPES and isinstance(arg, NESTED_TYPES):
             check_nesting(arg)
     for arg in kwargs.values():
-        if arg.__class__ not in PLAIN_TYPES and isinstance(arg, NESTED_TYPES):
+        if type(arg) not in PLAIN_TYPES and isinstance(arg, NESTED_TYPES):
             check_nesting(arg)
 
 
-class DefineMacro:
+class DefineMacro(Statement):
     __slots__ = ("name", "definition")
     name: str
     definition: MacroDefinition
@@ -186,17 +188,17 @@ class DefineMacro:
         frame.vars[self.name] = self.definition.build(frame)
 
 
-class CallBlock:
+class CallBlock(Statement):
     """`{% call macro(...) %}body{% endcall %}`: the body is the macro's `caller`."""
 
     __slots__ = ("caller", "func", "arguments", "pos")
     caller: MacroDefinition
-    func: Any
-    arguments: Any
+    func: Expression
+    arguments: Arguments
     pos: int | None
     cost = 2
 
-    def __init__(self, caller: MacroDefinition, func: Any, arguments: Any, pos: int | None) -> None:
+    def __init__(self, caller: MacroDefinition, func: Expression, arguments: Arguments, pos: int | None) -> None:
         self.caller = caller
         self.func = func
         self.arguments = arguments

@@ -15,16 +15,17 @@ from ..sandbox.budget import CHARS_PER_STEP as SHORT
 from ..sandbox.budget import SCALARS, check_length
 from ..sandbox.limits import Limits
 from ..values.runtime import Undefined
+from .evaluator import Expression
 from .expressions import Const
 from .frames import Frame, located
 
 
-class Not:
+class Not(Expression):
     __slots__ = ("operand", "pos")
-    operand: Any
+    operand: Expression
     pos: int | None
 
-    def __init__(self, operand: Any, pos: int | None) -> None:
+    def __init__(self, operand: Expression, pos: int | None) -> None:
         self.operand = operand
         self.pos = pos
 
@@ -36,15 +37,15 @@ class Not:
             raise located(error, self.pos) from None
 
 
-class Sign:
+class Sign(Expression):
     """Unary `-` or `+`."""
 
     __slots__ = ("operand", "negate", "pos")
-    operand: Any
+    operand: Expression
     negate: bool
     pos: int | None
 
-    def __init__(self, operand: Any, negate: bool, pos: int | None) -> None:
+    def __init__(self, operand: Expression, negate: bool, pos: int | None) -> None:
         self.operand = operand
         self.negate = negate
         self.pos = pos
@@ -57,14 +58,16 @@ class Sign:
             raise located(error, self.pos) from None
 
 
-class BinOp:
+class BinOp(Expression):
     __slots__ = ("left", "right", "op", "pos")
-    left: Any
-    right: Any
+    left: Expression
+    right: Expression
     op: Callable[[Any, Any], Any]
     pos: int | None
 
-    def __init__(self, left: Any, right: Any, op: Callable[[Any, Any], Any], pos: int | None) -> None:
+    def __init__(
+        self, left: Expression, right: Expression, op: Callable[[Any, Any], Any], pos: int | None
+    ) -> None:
         self.left = left
         self.right = right
         self.op = op
@@ -87,9 +90,9 @@ class Add(BinOp):
 
     def eval(self, frame: Frame) -> Any:
         left, right = self.left, self.right  # literal sides are read, not called
-        a = left.value if left.__class__ is Const else left.eval(frame)
-        b = right.value if right.__class__ is Const else right.eval(frame)
-        if a.__class__ is str and b.__class__ is str and len(a) + len(b) <= SHORT:
+        a = left.value if type(left) is Const else left.eval(frame)
+        b = right.value if type(right) is Const else right.eval(frame)
+        if type(a) is str and type(b) is str and len(a) + len(b) <= SHORT:
             return a + b
         try:
             return self.op(a, b)
@@ -98,19 +101,19 @@ class Add(BinOp):
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # provenance's SourcedAddChain
-class AddChain:
+class AddChain(Expression):
     """`a + b + c + ...` in one evaluator, still evaluated and added left to right."""
 
     __slots__ = ("first", "operands", "add", "limits")
-    first: Any
-    operands: tuple[Any, ...]
+    first: Expression
+    operands: tuple[tuple[int | None, Expression], ...]
     add: Callable[[Any, Any], Any]
     limits: Limits
 
     def __init__(
         self,
-        first: Any,
-        operands: tuple[Any, ...],
+        first: Expression,
+        operands: tuple[tuple[int | None, Expression], ...],
         add: Callable[[Any, Any], Any],
         limits: Limits,
     ) -> None:
@@ -123,10 +126,10 @@ class AddChain:
         total = self.first.eval(frame)
         for pos, operand in self.operands:
             # The literal pieces of '<|im_start|>' + role + '\n' are read, not called.
-            value = operand.value if operand.__class__ is Const else operand.eval(frame)
+            value = operand.value if type(operand) is Const else operand.eval(frame)
             if (
-                total.__class__ is str
-                and value.__class__ is str
+                type(total) is str
+                and type(value) is str
                 and len(total) + len(value) <= SHORT
             ):
                 total = total + value
@@ -138,16 +141,16 @@ class AddChain:
         return total
 
 
-class Concat:
+class Concat(Expression):
     """`a ~ b ~ c`."""
 
     __slots__ = ("items", "pos", "limits", "free")
-    items: tuple[Any, ...]
+    items: tuple[Expression, ...]
     pos: int | None
     limits: Limits
     free: int
 
-    def __init__(self, items: tuple[Any, ...], pos: int | None, limits: Limits) -> None:
+    def __init__(self, items: tuple[Expression, ...], pos: int | None, limits: Limits) -> None:
         self.items = items
         self.pos = pos
         self.limits = limits
@@ -160,8 +163,8 @@ class Concat:
             total = 0
             for item in self.items:
                 # The literal pieces of '<' ~ key ~ '>' are read, not called.
-                value = item.value if item.__class__ is Const else item.eval(frame)
-                text = value if value.__class__ is str else to_string(value)
+                value = item.value if type(item) is Const else item.eval(frame)
+                text = value if type(value) is str else to_string(value)
                 total += len(text)
                 parts.append(text)
             if total > self.free:
@@ -171,17 +174,19 @@ class Concat:
             raise located(error, self.pos) from None
 
 
-class CompareEqual:
+class CompareEqual(Expression):
     """`a == b` or `a != b`."""
 
     __slots__ = ("first", "second", "equal", "checked", "pos")
-    first: Any
-    second: Any
+    first: Expression
+    second: Expression
     equal: bool
     checked: Any
     pos: int | None
 
-    def __init__(self, first: Any, second: Any, equal: bool, checked: Any, pos: int | None) -> None:
+    def __init__(
+        self, first: Expression, second: Expression, equal: bool, checked: Any, pos: int | None
+    ) -> None:
         self.first = first
         self.second = second
         self.equal = equal
@@ -193,7 +198,7 @@ class CompareEqual:
         b = self.second.eval(frame)
         # A short string, a number or None compares with anything in bounded time,
         # so only other values go through the operator that charges the budget.
-        kind = a.__class__
+        kind = type(a)
         try:
             if (kind is str and len(a) <= SHORT) or kind in SCALARS:
                 return a == b if self.equal else a != b
@@ -202,19 +207,19 @@ class CompareEqual:
             raise located(error, self.pos) from None
 
 
-class CompareConst:
+class CompareConst(Expression):
     """`a == 'user'` or `a != 0`: the constant side needs no evaluation, and comparing
     with a short string, a number or None takes bounded time whatever `a` is, as long as
     `a` is one of those too (anything else goes through the charging operator)."""
 
     __slots__ = ("first", "value", "equal", "checked", "pos")
-    first: Any
+    first: Expression
     value: Any
     equal: bool
     checked: Any
     pos: int | None
 
-    def __init__(self, first: Any, value: Any, equal: bool, checked: Any, pos: int | None) -> None:
+    def __init__(self, first: Expression, value: Any, equal: bool, checked: Any, pos: int | None) -> None:
         self.first = first
         self.value = value
         self.equal = equal
@@ -223,7 +228,7 @@ class CompareConst:
 
     def eval(self, frame: Frame) -> Any:
         a = self.first.eval(frame)
-        kind = a.__class__
+        kind = type(a)
         try:
             if (kind is str and len(a) <= SHORT) or kind in SCALARS:
                 return a == self.value if self.equal else a != self.value
@@ -232,14 +237,14 @@ class CompareConst:
             raise located(error, self.pos) from None
 
 
-class CompareOne:
+class CompareOne(Expression):
     __slots__ = ("first", "second", "op", "pos")
-    first: Any
-    second: Any
+    first: Expression
+    second: Expression
     op: Any
     pos: int | None
 
-    def __init__(self, first: Any, second: Any, op: Any, pos: int | None) -> None:
+    def __init__(self, first: Expression, second: Expression, op: Any, pos: int | None) -> None:
         self.first = first
         self.second = second
         self.op = op
@@ -248,23 +253,23 @@ class CompareOne:
     def eval(self, frame: Frame) -> Any:
         # `'type' in param`, `n > 0`: a literal side is read, not called.
         first, second = self.first, self.second
-        a = first.value if first.__class__ is Const else first.eval(frame)
-        b = second.value if second.__class__ is Const else second.eval(frame)
+        a = first.value if type(first) is Const else first.eval(frame)
+        b = second.value if type(second) is Const else second.eval(frame)
         try:
             return self.op(a, b)
         except Exception as error:
             raise located(error, self.pos) from None
 
 
-class CompareChain:
+class CompareChain(Expression):
     """`a < b < c`: each operand evaluated once, stopping at the first false link."""
 
     __slots__ = ("first", "rest", "pos")
-    first: Any
-    rest: tuple[Any, ...]
+    first: Expression
+    rest: tuple[tuple[Any, Expression], ...]
     pos: int | None
 
-    def __init__(self, first: Any, rest: tuple[Any, ...], pos: int | None) -> None:
+    def __init__(self, first: Expression, rest: tuple[tuple[Any, Expression], ...], pos: int | None) -> None:
         self.first = first
         self.rest = rest  # (operator, operand) pairs
         self.pos = pos
@@ -285,13 +290,13 @@ class CompareChain:
             raise located(error, self.pos) from None
 
 
-class And:
+class And(Expression):
     __slots__ = ("left", "right", "pos")
-    left: Any
-    right: Any
+    left: Expression
+    right: Expression
     pos: int | None
 
-    def __init__(self, left: Any, right: Any, pos: int | None) -> None:
+    def __init__(self, left: Expression, right: Expression, pos: int | None) -> None:
         self.left = left
         self.right = right
         self.pos = pos
@@ -306,13 +311,13 @@ class And:
         return self.right.eval(frame)
 
 
-class Or:
+class Or(Expression):
     __slots__ = ("left", "right", "pos")
-    left: Any
-    right: Any
+    left: Expression
+    right: Expression
     pos: int | None
 
-    def __init__(self, left: Any, right: Any, pos: int | None) -> None:
+    def __init__(self, left: Expression, right: Expression, pos: int | None) -> None:
         self.left = left
         self.right = right
         self.pos = pos
@@ -327,14 +332,16 @@ class Or:
         return self.right.eval(frame)
 
 
-class CondExpr:
+class CondExpr(Expression):
     __slots__ = ("test", "then", "otherwise", "pos")
-    test: Any
-    then: Any
-    otherwise: Any
+    test: Expression
+    then: Expression
+    otherwise: Expression | None
     pos: int | None
 
-    def __init__(self, test: Any, then: Any, otherwise: Any, pos: int | None) -> None:
+    def __init__(
+        self, test: Expression, then: Expression, otherwise: Expression | None, pos: int | None
+    ) -> None:
         self.test = test
         self.then = then
         self.otherwise = otherwise

@@ -22,11 +22,13 @@ from ..values.runtime import (
     TemplateReference,
     Undefined,
 )
+from .calls import FilterChain
+from .evaluator import Expression, Statement, Target
 from .frames import BreakLoop, ContinueLoop, Frame, located
 from .operators import CompareConst
 
 
-class Nothing:
+class Nothing(Statement):
     __slots__ = ()
     cost = 0
 
@@ -37,7 +39,7 @@ class Nothing:
 NOTHING = Nothing()
 
 
-class Text:
+class Text(Statement):
     __slots__ = ("text", "max_output")
     text: str
     max_output: int
@@ -57,16 +59,16 @@ class Text:
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # provenance's SourcedOutput
-class Output:
+class Output(Statement):
     """`{{ expr }}`."""
 
     __slots__ = ("expr", "pos", "max_output", "cost")
-    expr: Any
+    expr: Expression
     pos: int | None
     max_output: int
     cost: int
 
-    def __init__(self, expr: Any, pos: int | None, max_output: int, cost: int = 1) -> None:
+    def __init__(self, expr: Expression, pos: int | None, max_output: int, cost: int = 1) -> None:
         self.expr = expr
         self.pos = pos
         self.max_output = max_output
@@ -79,7 +81,7 @@ class Output:
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         value = self.expr.eval(frame)
-        if value.__class__ is not str:
+        if type(value) is not str:
             try:
                 value = self.printed(value)
             except Exception as error:
@@ -98,15 +100,15 @@ class Output:
 # iteration, a macro for each call, an `if` for the branch it takes.
 
 
-class Pair:
+class Pair(Statement):
     """A body of two statements."""
 
     __slots__ = ("first", "second", "cost")
-    first: Any
-    second: Any
+    first: Statement
+    second: Statement
     cost: int
 
-    def __init__(self, first: Any, second: Any) -> None:
+    def __init__(self, first: Statement, second: Statement) -> None:
         self.first = first
         self.second = second
         self.cost = first.cost + second.cost
@@ -116,22 +118,22 @@ class Pair:
         self.second.run(frame, out)
 
 
-class Sequence:
+class Sequence(Statement):
     """A body: statements, with text kept as plain strings between them."""
 
     __slots__ = ("items", "max_output", "cost")
-    items: tuple[Any, ...]
+    items: tuple[Statement | str, ...]
     max_output: int
     cost: int
 
-    def __init__(self, items: tuple[Any, ...], max_output: int) -> None:
+    def __init__(self, items: tuple[Statement | str, ...], max_output: int) -> None:
         self.items = items
         self.max_output = max_output
-        self.cost = sum(item.cost for item in items if item.__class__ is not str)
+        self.cost = sum(item.cost for item in items if not isinstance(item, str))
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         for item in self.items:
-            if item.__class__ is str:
+            if isinstance(item, str):  # (the compiler keeps only plain strings here)
                 state = frame.state
                 state.size += len(item)
                 if state.size > self.max_output:
@@ -141,17 +143,24 @@ class Sequence:
                 item.run(frame, out)
 
 
-class If:
+class If(Statement):
     __slots__ = ("test", "body", "otherwise", "pos", "cost", "body_cost", "otherwise_cost")
-    test: Any
-    body: Any
-    otherwise: Any
+    test: Expression
+    body: Statement
+    otherwise: Statement | None
     pos: int | None
     cost: int
     body_cost: int
     otherwise_cost: int
 
-    def __init__(self, test: Any, body: Any, otherwise: Any, pos: int | None, cost: int = 1) -> None:
+    def __init__(
+        self,
+        test: Expression,
+        body: Statement,
+        otherwise: Statement | None,
+        pos: int | None,
+        cost: int = 1,
+    ) -> None:
         self.test = test
         self.body = body
         self.otherwise = otherwise  # None when there is no else branch
@@ -164,7 +173,7 @@ class If:
     def run(self, frame: Frame, out: list[Any]) -> None:
         value = self.test.eval(frame)
         try:
-            truth = value if value.__class__ is bool else bool(value)
+            truth = value if type(value) is bool else bool(value)
         except Exception as error:
             raise located(error, self.pos) from None
         if truth:
@@ -181,14 +190,19 @@ class IfCompareConst(If):
     """`{% if message['role'] == 'user' %}`: the comparison of CompareConst, done here."""
 
     __slots__ = ("first", "value", "equal", "checked", "compare_pos")
-    first: Any
+    first: Expression
     value: Any
     equal: bool
     checked: Any
     compare_pos: Any
 
     def __init__(
-        self, test: CompareConst, body: Any, otherwise: Any, pos: int | None, cost: int = 1
+        self,
+        test: CompareConst,
+        body: Statement,
+        otherwise: Statement | None,
+        pos: int | None,
+        cost: int = 1,
     ) -> None:
         If.__init__(self, test, body, otherwise, pos, cost)
         self.first = test.first
@@ -199,7 +213,7 @@ class IfCompareConst(If):
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         a = self.first.eval(frame)
-        kind = a.__class__
+        kind = type(a)
         try:
             if (kind is str and len(a) <= SHORT) or kind in SCALARS:
                 truth = a == self.value if self.equal else a != self.value
@@ -207,7 +221,7 @@ class IfCompareConst(If):
                 truth = self.checked(a, self.value)
         except Exception as error:
             raise located(error, self.compare_pos) from None
-        if truth.__class__ is not bool:
+        if type(truth) is not bool:
             try:
                 truth = bool(truth)
             except Exception as error:
@@ -222,7 +236,7 @@ class IfCompareConst(If):
             self.otherwise.run(frame, out)
 
 
-class For:
+class For(Statement):
     __slots__ = (
         "iterable",
         "target",
@@ -238,11 +252,11 @@ class For:
         "iteration_cost",
         "reuse_scope",
     )
-    iterable: Any
-    target: Any
-    condition: Any
-    body: Any
-    otherwise: Any
+    iterable: Expression
+    target: Target
+    condition: Expression | None
+    body: Statement
+    otherwise: Statement | None
     recursive: bool
     uses_loop: bool
     pos: int | None
@@ -254,11 +268,11 @@ class For:
 
     def __init__(
         self,
-        iterable: Any,
-        target: Any,
-        condition: Any,
-        body: Any,
-        otherwise: Any,
+        iterable: Expression,
+        target: Target,
+        condition: Expression | None,
+        body: Statement,
+        otherwise: Statement | None,
         recursive: bool,
         uses_loop: bool,
         pos: int | None,
@@ -302,7 +316,7 @@ class For:
         state = frame.state
         pos = self.pos
         source: Any  # a list, or an iterator (see _loop_source)
-        if values.__class__ is list:
+        if type(values) is list:
             source = values  # (what _loop_source answers for a list, without the call)
         else:
             try:
@@ -311,7 +325,7 @@ class For:
                 raise located(error, pos) from None
         target = self.target
         otherwise = self.otherwise
-        if source.__class__ is list and not source:
+        if type(source) is list and not source:
             if otherwise is not None:
                 otherwise.run(Frame({}, frame, state), out)
             return
@@ -332,7 +346,7 @@ class For:
         completed = False
         body = self.body
         # `for message in messages`: the variable goes straight into the iteration's scope.
-        name = target.name if target.__class__ is AssignName else None
+        name = target.name if type(target) is AssignName else None
         iteration_cost = self.iteration_cost
         reuse = self.reuse_scope
         if reuse:
@@ -374,7 +388,7 @@ SIZED_TYPES: tuple[type[Any], ...] = (
 def _loop_source(values: Any, limits: Limits, pos: int | None) -> Any:
     """What a for loop walks: a list for anything with a size (a dict's keys, a string's
     characters; nothing for undefined), else the values one at a time, as they come."""
-    if values.__class__ is list:
+    if type(values) is list:
         return values
     if isinstance(values, Undefined):
         return list(iter(values))
@@ -406,13 +420,13 @@ def _one_at_a_time(iterator: Any, pos: int | None) -> Any:
         yield item
 
 
-def _kept(source: Any, condition: Any, cost: int, target: Any, frame: Frame) -> Any:
+def _kept(source: Any, condition: Expression, cost: int, target: Target, frame: Frame) -> Any:
     state = frame.state
     # One scope for every test: a condition is an expression, which can declare nothing, and
     # each item rebinds the loop's variables.
     variables: dict[str, Any] = {}
     test_frame = Frame(variables, frame, state)
-    name = target.name if target.__class__ is AssignName else None
+    name = target.name if type(target) is AssignName else None
     for item in source:
         state.steps += cost  # an item the `if` rejects costs as much as one kept
         if state.steps >= state.next_clock:
@@ -428,7 +442,7 @@ def _kept(source: Any, condition: Any, cost: int, target: Any, frame: Frame) -> 
 # ---------------------------------------------------------------- assignment
 
 
-class AssignName:
+class AssignName(Target):
     __slots__ = ("name",)
     name: str
 
@@ -439,18 +453,18 @@ class AssignName:
         frame.vars[self.name] = value
 
 
-class AssignTuple:
+class AssignTuple(Target):
     __slots__ = ("parts", "pos")
-    parts: tuple[Any, ...]
+    parts: tuple[Target, ...]
     pos: int | None
 
-    def __init__(self, parts: tuple[Any, ...], pos: int | None) -> None:
+    def __init__(self, parts: tuple[Target, ...], pos: int | None) -> None:
         self.parts = parts
         self.pos = pos
 
     def assign(self, frame: Frame, value: Any) -> None:
         parts = self.parts
-        if value.__class__ is tuple and len(value) == len(parts):
+        if type(value) is tuple and len(value) == len(parts):
             # `for key, value in d.items()`: pairs that fit, unpacked without a copy.
             for part, item in zip(parts, value, strict=True):
                 part.assign(frame, item)
@@ -474,16 +488,16 @@ class AssignTuple:
             part.assign(frame, item)
 
 
-class AssignAttr:
+class AssignAttr(Target):
     """`{% set ns.attr = value %}`."""
 
     __slots__ = ("lookup", "attr", "pos", "stored")
-    lookup: Any
+    lookup: Expression
     attr: str
     pos: int | None
     stored: set[type[Any]]
 
-    def __init__(self, lookup: Any, attr: str, pos: int | None) -> None:
+    def __init__(self, lookup: Expression, attr: str, pos: int | None) -> None:
         self.lookup = lookup
         self.attr = attr
         self.pos = pos
@@ -493,7 +507,7 @@ class AssignAttr:
 
     def assign(self, frame: Frame, value: Any) -> None:
         namespace = self.lookup.eval(frame)
-        if namespace.__class__ in self.stored:
+        if type(namespace) in self.stored:
             namespace._attrs[self.attr] = value
             return
         if not isinstance(namespace, Namespace):
@@ -508,16 +522,16 @@ class AssignAttr:
 # that no loop or chain of assignments builds a value nested without bound.
 
 
-class Assign:
+class Assign(Statement):
     __slots__ = ("value", "target", "cost", "pos", "nests")
-    value: Any
-    target: Any
+    value: Expression
+    target: Target
     cost: int
     pos: int | None
     nests: bool
 
     def __init__(
-        self, value: Any, target: Any, cost: int = 1, pos: int | None = None, nests: bool = True
+        self, value: Expression, target: Target, cost: int = 1, pos: int | None = None, nests: bool = True
     ) -> None:
         self.value = value
         self.target = target
@@ -535,17 +549,17 @@ class Assign:
         self.target.assign(frame, value)
 
 
-class AssignToName:
+class AssignToName(Statement):
     """`{% set name = value %}`, the common case, without the target's call; the value is
     measured (it may nest deeper than what it reads: see AssignFlatToName for the others)."""
 
     __slots__ = ("value", "name", "cost", "pos")
-    value: Any
+    value: Expression
     name: str
     cost: int
     pos: int | None
 
-    def __init__(self, value: Any, name: str, cost: int = 1, pos: int | None = None) -> None:
+    def __init__(self, value: Expression, name: str, cost: int = 1, pos: int | None = None) -> None:
         self.value = value
         self.name = name
         self.cost = cost
@@ -553,7 +567,7 @@ class AssignToName:
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         value = self.value.eval(frame)
-        kind = value.__class__
+        kind = type(value)
         if (
             kind is list
             or kind is tuple
@@ -576,16 +590,16 @@ class AssignFlatToName(AssignToName):
         frame.vars[self.name] = self.value.eval(frame)
 
 
-class AssignBlock:
+class AssignBlock(Statement):
     """`{% set name %}...{% endset %}`."""
 
     __slots__ = ("body", "target", "filters", "cost")
-    body: Any
-    target: Any
-    filters: Any
+    body: Statement
+    target: Target
+    filters: FilterChain
     cost: int
 
-    def __init__(self, body: Any, target: Any, filters: Any) -> None:
+    def __init__(self, body: Statement, target: Target, filters: FilterChain) -> None:
         self.body = body
         self.target = target
         self.filters = filters
@@ -614,14 +628,14 @@ def joined(value: Any, pos: int | None) -> str:
     return value
 
 
-class FilterBlock:
+class FilterBlock(Statement):
     __slots__ = ("body", "filters", "pos", "cost")
-    body: Any
-    filters: Any
+    body: Statement
+    filters: FilterChain
     pos: int | None
     cost: int
 
-    def __init__(self, body: Any, filters: Any, pos: int | None) -> None:
+    def __init__(self, body: Statement, filters: FilterChain, pos: int | None) -> None:
         self.body = body
         self.filters = filters
         self.pos = pos
@@ -636,13 +650,15 @@ class FilterBlock:
         out.append(value)
 
 
-class With:
+class With(Statement):
     __slots__ = ("assignments", "body", "cost")
-    assignments: tuple[Any, ...]
-    body: Any
+    assignments: tuple[tuple[Target, Expression], ...]
+    body: Statement
     cost: int
 
-    def __init__(self, assignments: tuple[Any, ...], body: Any) -> None:
+    def __init__(
+        self, assignments: tuple[tuple[Target, Expression], ...], body: Statement
+    ) -> None:
         self.assignments = assignments  # (target, value) pairs
         self.body = body
         self.cost = 1 + 2 * len(assignments) + body.cost
@@ -655,14 +671,14 @@ class With:
         self.body.run(inner, out)
 
 
-class Generation:
+class Generation(Statement):
     """transformers' `{% generation %}`: the body's text, its span recorded."""
 
     __slots__ = ("body", "cost")
-    body: Any
+    body: Statement
     cost: int
 
-    def __init__(self, body: Any) -> None:
+    def __init__(self, body: Statement) -> None:
         self.body = body
         self.cost = 1 + body.cost
 
@@ -682,13 +698,13 @@ class Generation:
         out.append(text)
 
 
-class Block:
+class Block(Statement):
     __slots__ = ("body", "scoped", "cost")
-    body: Any
+    body: Statement
     scoped: bool
     cost: int
 
-    def __init__(self, body: Any, scoped: bool) -> None:
+    def __init__(self, body: Statement, scoped: bool) -> None:
         self.body = body
         self.scoped = scoped
         self.cost = body.cost
@@ -699,7 +715,7 @@ class Block:
         self.body.run(Frame({}, frame if self.scoped else state.root, state), out)
 
 
-class RequiredBlock:
+class RequiredBlock(Statement):
     """`{% block x required %}`: only a template extending this one could fill it."""
 
     __slots__ = ("name", "pos")
@@ -715,15 +731,15 @@ class RequiredBlock:
         raise located(TemplateRuntimeError(f"Required block {self.name!r} not found"), self.pos)
 
 
-class WithTemplateReference:
+class WithTemplateReference(Statement):
     """A template that reads `self`: its top-level scope starts with the blocks in it."""
 
     __slots__ = ("body", "blocks", "cost")
-    body: Any
+    body: Statement
     blocks: dict[str, Any]
     cost: int
 
-    def __init__(self, body: Any, blocks: dict[str, Any]) -> None:
+    def __init__(self, body: Statement, blocks: dict[str, Any]) -> None:
         self.body = body
         self.blocks = blocks
         self.cost = 1 + body.cost
@@ -733,7 +749,7 @@ class WithTemplateReference:
         self.body.run(frame, out)
 
 
-class Break:
+class Break(Statement):
     __slots__ = ()
     cost = 1
 
@@ -743,7 +759,7 @@ class Break:
         raise BreakLoop
 
 
-class Continue:
+class Continue(Statement):
     __slots__ = ()
     cost = 1
 

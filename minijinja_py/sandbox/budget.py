@@ -12,7 +12,7 @@ import re
 import time
 from collections.abc import Callable
 from contextvars import ContextVar, Token
-from typing import Any
+from typing import Any, Final
 
 from ..errors import LimitError
 from .limits import Limits
@@ -21,22 +21,22 @@ from .printing import escaped_size
 # Bulk work is charged to the step budget at one step per this many characters or items: a
 # step of template code costs a few microseconds, as does scanning a kilobyte in C or
 # comparing sixty-odd list items; a filter spends Python code on each item it walks.
-CHARS_PER_STEP = 1024
-ITEMS_PER_STEP = 64
-FILTER_ITEMS_PER_STEP = 2
+CHARS_PER_STEP: Final = 1024
+ITEMS_PER_STEP: Final = 64
+FILTER_ITEMS_PER_STEP: Final = 2
 # The context size up to which the step budget grows (see Budget.scale_to).
-MAX_GROWTH_ITEMS = 5000
+MAX_GROWTH_ITEMS: Final = 5000
 # How often (in steps) the wall clock is read: reading it costs more than counting a step.
-CLOCK_EVERY = 1024
+CLOCK_EVERY: Final = 1024
 
 
 # Values whose comparison, truth and printing take bounded time whatever they hold.
-SCALARS = frozenset([int, float, bool, type(None)])
+SCALARS: Final = frozenset([int, float, bool, type(None)])
 
 
 def costly(value: Any) -> bool:
     """Whether a filter's input or output is big enough to be charged (see charge_for)."""
-    kind = value.__class__
+    kind = type(value)
     return not ((kind is str and len(value) < CHARS_PER_STEP) or kind in SCALARS)
 
 
@@ -209,7 +209,7 @@ class Budget:
 # loops may stack up together, whatever Python's recursion limit or the thread's stack: a level
 # costs at most two Python frames, so 400 levels stay within Python's default limit of 1,000
 # frames with room for a filter or data walk at the bottom.
-EVALUATION_DEPTH = 400
+EVALUATION_DEPTH: Final = 400
 
 
 # The budget of the render running in this thread (or task), so that filters and operators,
@@ -339,7 +339,7 @@ def argument_units(args: Any, kwargs: dict[str, Any]) -> int:
     # (the exact types first, the usual case; then any subclass: a Markup or traced string,
     # a caller's list subclass pay as their base type)
     for arg in args:
-        cls = arg.__class__
+        cls = type(arg)
         if cls is str:
             units += len(arg) >> 10  # // CHARS_PER_STEP
         elif cls is list or cls is tuple or cls is dict or cls is set or cls is frozenset:

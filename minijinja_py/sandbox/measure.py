@@ -6,7 +6,7 @@ each walk charged to the running render's budget (budget.py).
 from __future__ import annotations
 
 from itertools import chain
-from typing import Any
+from typing import Any, Final
 
 from ..errors import LimitError
 from .budget import (
@@ -307,12 +307,12 @@ def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int
 
 # (A namespace is not among them: it hashes and compares by identity, and printing one is
 # measured by check_printable.)
-NESTED_TYPES = (list, tuple, dict, set, frozenset)
+NESTED_TYPES: Final = (list, tuple, dict, set, frozenset)
 
 # Macro calls and recursive loops measure their arguments when the level they enter is a
 # multiple of four (``not depth & CHECKED_LEVELS``): the usual two or three levels of a chat
 # template's macros measure nothing, a recursion every fourth level.
-CHECKED_LEVELS = 3
+CHECKED_LEVELS: Final = 3
 
 
 def check_nesting(value: Any) -> Any:
@@ -370,19 +370,19 @@ def _nesting(value: Any, limit: int, memo: dict, budget: Budget | None) -> tuple
     reached = walked
     plain = PLAIN_TYPES
     for child in value.values() if isinstance(value, dict) else value:
-        if child.__class__ in plain:
+        if type(child) in plain:
             continue
         known = memo.get(id(child))
         if known is None:
-            kind = child.__class__
+            kind = type(child)
             # A message dict or a list of strings: flat, measured here (the walk below is
             # for anything deeper, and for a dict with a tuple among its keys).
             if (
                 kind is dict
-                and all(item.__class__ in plain for item in child.values())
-                and all(key.__class__ in plain for key in child)
+                and all(type(item) in plain for item in child.values())
+                and all(type(key) in plain for key in child)
             ) or (
-                (kind is list or kind is tuple) and all(item.__class__ in plain for item in child)
+                (kind is list or kind is tuple) and all(type(item) in plain for item in child)
             ):
                 size = len(child)
                 memo[id(child)] = (child, 1, size)
@@ -441,7 +441,7 @@ def _nesting(value: Any, limit: int, memo: dict, budget: Budget | None) -> tuple
 
 
 # Values that hold no other value: never measured for nesting.
-PLAIN_TYPES = frozenset([str, int, float, bool, type(None)])
+PLAIN_TYPES: Final = frozenset([str, int, float, bool, type(None)])
 
 
 def _children(value: Any) -> Any:
