@@ -42,8 +42,13 @@ COMPILED_MODULES = (
     "minijinja_py/builtins/costs.py",
     "minijinja_py/builtins/indented_json.py",
     "minijinja_py/builtins/ops.py",
+    "minijinja_py/syntax/lexer.py",
     "minijinja_py/syntax/parser.py",
     "minijinja_py/syntax/reducers.py",
+    "minijinja_py/compile/analysis.py",
+    "minijinja_py/compile/compiler.py",
+    "minijinja_py/compile/folding.py",
+    "minijinja_py/compile/nesting.py",
 )
 
 # The one shared library holding the compiled code (each module's own extension imports it).
