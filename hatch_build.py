@@ -11,6 +11,11 @@ values/runtime.py and builtins/policy.py subclass str and dict (mypyc cannot mak
 subclass of most builtin types); the filter, test and method modules rename their functions so
 that errors and printed functions read as Jinja2's do (a compiled function's name is fixed);
 sandbox/limits.py is a frozen dataclass that must pickle as one (read, not run: nothing to gain).
+
+What compiling a template runs is compiled too: the lexer and the parser's driver (syntax/) and
+the compiler (compile/). The syntax tree's classes (syntax/nodes.py) stay interpreted: they make
+their constructors and field lists from their annotations when they are defined, which mypyc's
+native classes cannot do.
 """
 
 from __future__ import annotations
