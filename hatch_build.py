@@ -11,6 +11,11 @@ values/runtime.py and builtins/policy.py subclass str and dict (mypyc cannot mak
 subclass of most builtin types); the filter, test and method modules rename their functions so
 that errors and printed functions read as Jinja2's do (a compiled function's name is fixed);
 sandbox/limits.py is a frozen dataclass that must pickle as one (read, not run: nothing to gain).
+
+What compiling a template runs is compiled too: the lexer and the parser's driver (syntax/) and
+the compiler (compile/). The syntax tree's classes (syntax/nodes.py) stay interpreted: they make
+their constructors and field lists from their annotations when they are defined, which mypyc's
+native classes cannot do.
 """
 
 from __future__ import annotations
@@ -42,8 +47,13 @@ COMPILED_MODULES = (
     "minijinja_py/builtins/costs.py",
     "minijinja_py/builtins/indented_json.py",
     "minijinja_py/builtins/ops.py",
+    "minijinja_py/syntax/lexer.py",
     "minijinja_py/syntax/parser.py",
     "minijinja_py/syntax/reducers.py",
+    "minijinja_py/compile/analysis.py",
+    "minijinja_py/compile/compiler.py",
+    "minijinja_py/compile/folding.py",
+    "minijinja_py/compile/nesting.py",
 )
 
 # The one shared library holding the compiled code (each module's own extension imports it).

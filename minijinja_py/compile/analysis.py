@@ -69,7 +69,8 @@ def analyse(tree: n.Template, limits: Limits) -> Analysis:
     implicit_reads: dict[int, set[str]] = {}
     names: set[str] = set()
     sizes: dict[int, int] = {}
-    frozen = n._Frozen
+    # (typed Any: the walk reads fields that only some node classes have, `name` among them)
+    frozen: Any = n._Frozen
     shapes = _SHAPES
     name_cls, const_cls, no_arguments = n.Name, n.Const, n.NO_ARGUMENTS
     # Entries: (node, depth, the chain of bodies enclosing it as (reads, outer) pairs or None,
@@ -170,7 +171,7 @@ _NAMES, _READS_NAME, _OWNS, _NAMES_AND_OWNS = 1, 2, 3, 4
 _SHAPES: dict[type, tuple[int, tuple[str, ...], frozenset[str] | None]] = {}
 
 
-def _shape(cls: type) -> tuple[int, tuple[str, ...], frozenset[str] | None]:
+def _shape(cls: type[n._Frozen]) -> tuple[int, tuple[str, ...], frozenset[str] | None]:
     """Per node class: its role (0 or one of the above), the fields walked, the costed ones."""
     naming = issubclass(cls, _NAMING)
     owning = issubclass(cls, _OWNERS)
@@ -184,7 +185,7 @@ def _shape(cls: type) -> tuple[int, tuple[str, ...], frozenset[str] | None]:
         role = _READS_NAME
     else:
         role = 0
-    shape = (role, cls._children, _COSTED.get(cls))  # type: ignore[attr-defined]
+    shape = (role, cls._children, _COSTED.get(cls))
     _SHAPES[cls] = shape
     return shape
 
@@ -274,7 +275,7 @@ def call_depth(*roots: Any) -> int:
 _CALL_DEPTH_SHAPES: dict[type, tuple[bool, int, tuple[str, ...]]] = {}
 
 
-def _call_depth_shape(cls: type) -> tuple[bool, int, tuple[str, ...]]:
+def _call_depth_shape(cls: type[n._Frozen]) -> tuple[bool, int, tuple[str, ...]]:
     skipped = ("body", "params") if issubclass(cls, _FUNCTIONS) else ()
     shape = (
         issubclass(cls, (n.Call, n.CallBlock)),

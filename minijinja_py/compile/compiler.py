@@ -58,6 +58,9 @@ def _binops_for(limits: Limits) -> Any:
 class Compiler:
     """Compiles one template for one environment."""
 
+    # What one walk of the tree found (see analysis.py); set by template() before anything
+    # is compiled.
+    analysis: Analysis
     binops: Any
     folding: bool
     loop_depth: int
@@ -101,8 +104,6 @@ class Compiler:
         # One evaluator per distinct constant and per distinct name, shared by every use.
         self.constants: dict[tuple[type, Any], Any] = {}
         self.names: dict[str, Any] = {}
-        # What one walk of the tree found (see analysis.py); set by template().
-        self.analysis: Analysis | None = None
         # Wrap each filter and each printed value for a template compiled with provenance
         # (see provenance.py).  These attributes are the interface: ``instrument`` (the
         # provenance layer's track_operations, passed in by the environment, since the
@@ -522,7 +523,6 @@ class Compiler:
         if (
             node.name == "super"
             and self.block_name is not None
-            and self.analysis is not None
             and "super" not in self.analysis.assigned
         ):
             # Inside a block `super` is its parent's block; a template on its own has none.
@@ -534,7 +534,7 @@ class Compiler:
             evaluator = self.names["self"] = e.Name("self", self.undefined)
         if evaluator is None:
             # A name no scope of the template can hold is the context's (or a global).
-            if self.analysis is not None and node.name not in self.analysis.assigned:
+            if node.name not in self.analysis.assigned:
                 evaluator = e.ContextName(node.name, self.undefined)
             else:
                 evaluator = e.Name(node.name, self.undefined)
@@ -600,7 +600,7 @@ class Compiler:
             return c.CallEmpty(func, self.environment, node.pos)
         return c.Call(func, self.arguments(arguments), self.environment, node.pos)
 
-    def _callable(self, kind: str, name: str, pos: int) -> Any:
+    def _callable(self, kind: str, name: str, pos: int | None) -> Any:
         registry = self.environment.filters if kind == "filter" else self.environment.tests
         func = registry.get(name)
         if func is None and not self.soft:
@@ -611,7 +611,7 @@ class Compiler:
             func = self.track_filter(name, func)
         return func
 
-    def _applier(self, kind: str, name: str, arguments: n.Arguments, pos: int) -> Any:
+    def _applier(self, kind: str, name: str, arguments: n.Arguments, pos: int | None) -> Any:
         func = self._callable(kind, name, pos)
         if func is None:
             return c.MissingFunction(f"No {kind} named {name!r} found.", pos)  # run-time wording
@@ -633,6 +633,8 @@ class Compiler:
         return self._filter_or_test("test", node)
 
     def _filter_or_test(self, kind: str, node: n.Filter | n.Test) -> Any:
+        # (a filter without a value heads a filter block's chain: see filter_chain)
+        assert node.value is not None
         value = self.expr(node.value)
         arguments = node.arguments
         func = self._callable(kind, node.name, node.pos)
@@ -659,7 +661,7 @@ class Compiler:
 
     def _add_chain(self, node: n.BinOp) -> Any:
         """`a + b + c + ...` as one evaluator (a constant prefix stays one folded operand)."""
-        links: list[tuple[int, n.Node]] = []
+        links: list[tuple[int | None, n.Node]] = []
         while isinstance(node, n.BinOp) and node.op == "+":
             links.append((node.pos, node.right))
             left = node.left
@@ -714,7 +716,7 @@ def _has_arguments(arguments: n.Arguments) -> bool:
     return bool(arguments.args or arguments.kwargs or arguments.star or arguments.dstar)
 
 
-def _check_parameters(params: tuple[n.Param, ...], pos: int) -> None:
+def _check_parameters(params: tuple[n.Param, ...], pos: int | None) -> None:
     seen: set[str] = set()
     for param in params:
         if param.name in seen:

@@ -36,7 +36,7 @@ def _constant_literal(node: n.Node) -> bool:
     return False
 
 
-def _may_nest(node: n.Node) -> bool:
+def _may_nest(node: n.Node | None) -> bool:
     """Whether `node`'s value may nest deeper than the values it reads (see
     measure.check_nesting): literals that hold what they read, most calls and most filters may."""
     while True:

@@ -222,12 +222,12 @@ class Lexer:
             marker = ""
         after = idx + 2
         if marker == "-":
-            after = _SPACES.match(source, after).end()
+            after = _after_spaces(source, after)
         elif marker == "" and self.comment_suffix and source.startswith("\n", after):
             after += 1
         return after, source[after - 1] == "\n"
 
-    def _raw(self, source: str, raw: re.Match, tokens: list[Token]) -> tuple[int, bool]:
+    def _raw(self, source: str, raw: re.Match[str], tokens: list[Token]) -> tuple[int, bool]:
         body_start = raw.end()
         begin_line_starting = source[body_start - 1] == "\n"
         end_match = _ENDRAW.search(source, body_start)
@@ -259,7 +259,7 @@ class Lexer:
         name_match = _TAG_NAME.match(source, pos)
         tag = name_match.group(1) if name_match else ""
         terminal = self.tag_terminals.get(tag)
-        if terminal is None:
+        if terminal is None or name_match is None:  # (no name: no terminal either)
             message = tag_failure(tag, open_blocks(tokens)) if tag else "tag name expected"
             raise _syntax_error(message, source, start)
         tokens.append(Token(terminal, tag, start))
@@ -277,13 +277,14 @@ class Lexer:
         while True:
             match = match_at(source, pos)
             if match is None:
-                pos = _SPACES.match(source, pos).end()
+                pos = _after_spaces(source, pos)
                 if pos >= len(source):
                     # Jinja's lexer stops at the end of the text inside a tag as anywhere;
                     # its parser then says what the unfinished tag was waiting for.
                     return pos, False
                 raise _syntax_error(f"unexpected char {source[pos]!r} at {pos}", source, pos)
             group = match.lastgroup
+            assert group is not None  # (every alternative of the pattern is named)
             if group == "NAME":
                 start, pos = match.span(group)
                 value = source[start:pos]
@@ -303,6 +304,7 @@ class Lexer:
                 if match is None:
                     raise _syntax_error(f"unexpected char {source[pos]!r} at {pos}", source, pos)
                 group = match.lastgroup
+                assert group is not None
             start, pos = match.span(group)
             value = source[start:pos]
             if group == "OP":
@@ -323,6 +325,13 @@ class Lexer:
                 append(Token(keywords.get(value, "NAME"), intern(value), start))
             else:
                 append(Token(group, value, start))
+
+
+def _after_spaces(source: str, pos: int) -> int:
+    """The offset of the first character at or after `pos` that is not whitespace."""
+    match = _SPACES.match(source, pos)
+    assert match is not None  # (`\s*` matches anywhere)
+    return match.end()
 
 
 _WORD = re.compile(r"\w")

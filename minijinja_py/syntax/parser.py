@@ -298,6 +298,8 @@ def _earlier_parse_error(
 _ESCAPE = re.compile(r"\\([0-7]{1,3}|.)", re.DOTALL)
 # What may follow a backslash in Python's unicode-escape codec (and so in Jinja2's literals).
 _VALID_ESCAPES = frozenset("\n\\'\"abfnrtvxuUN")
+# A body whose escapes are all valid and none octal: _quiet_escape would leave it as it is.
+_PLAIN_ESCAPES = re.compile(r"[^\\]*(?:\\[\n\\'\"abfnrtvxuUN][^\\]*)*")
 
 
 def _quiet_escape(match: re.Match[str]) -> str:
@@ -321,7 +323,9 @@ def _decode_string(token: Any) -> str:
         # As Jinja2: non-ASCII characters become escapes first (``\é`` gives the four
         # characters ``\xe9``), then the escapes are decoded.
         ascii_body = body.encode("ascii", "backslashreplace").decode("ascii")
-        return _ESCAPE.sub(_quiet_escape, ascii_body).encode("ascii").decode("unicode-escape")
+        if _PLAIN_ESCAPES.fullmatch(ascii_body) is None:  # (most literals: `'\n'`)
+            ascii_body = _ESCAPE.sub(_quiet_escape, ascii_body)
+        return ascii_body.encode("ascii").decode("unicode-escape")
     except UnicodeDecodeError as error:
         failure = TemplateSyntaxError(error.reason)
         failure.offset = token.start_pos
