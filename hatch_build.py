@@ -39,6 +39,7 @@ COMPILED_MODULES = (
     "minijinja_py/sandbox/format_spec.py",
     "minijinja_py/sandbox/measure.py",
     "minijinja_py/sandbox/printing.py",
+    "minijinja_py/values/loops.py",
     "minijinja_py/builtins/access.py",
     "minijinja_py/builtins/costs.py",
     "minijinja_py/builtins/indented_json.py",
