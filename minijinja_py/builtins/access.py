@@ -13,7 +13,16 @@ from typing import Any, Final
 from ..errors import SecurityError
 from ..sandbox.budget import CHARS_PER_STEP, charge_size
 from ..sandbox.measure import check_key
-from ..values.runtime import MISSING, Cycler, Joiner, LoopContext, Macro, Namespace, Undefined
+from ..values.runtime import (
+    MISSING,
+    PLAIN_NAMESPACES,
+    Cycler,
+    Joiner,
+    LoopContext,
+    Macro,
+    Namespace,
+    Undefined,
+)
 from .costs import charge_method
 from .methods import DICT_METHODS, STR_METHODS, get_method, is_mutating_method
 
@@ -160,6 +169,10 @@ class AttributePolicy:
                 if name == "copy":
                     charge_size(obj)  # (its declared cost, RECEIVER)
                 return getattr(obj, name)
+        elif cls in PLAIN_NAMESPACES and name[:1] != "_":
+            # Read as `set ns.x` writes them (statements.SetAttribute): in the dict itself.
+            value = obj._attrs.get(name, MISSING)
+            return self.environment.undefined(obj=obj, name=name) if value is MISSING else value
         elif isinstance(obj, Namespace) and name[:1] != "_":
             value = obj.get(name)
             return self.environment.undefined(obj=obj, name=name) if value is MISSING else value
