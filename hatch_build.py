@@ -3,13 +3,16 @@ modules with mypyc into C extensions placed beside their sources in the wheel.
 
 Without the variable this hook does nothing and the wheel is the pure-Python one (and needs
 neither mypy nor a C compiler). The modules below are those mypyc compiles without a change of
-behaviour: the evaluators (run/), the sandbox's accounting (sandbox/), and of builtins/ the
-operators, the cost declarations and `tojson`'s indented writer. The evaluators' base classes
-(run/evaluator.py) type the slots that hold evaluators, so that compiled evaluators call each
-other through mypyc's method tables. The rest stays interpreted, for a reason each:
+behaviour: the evaluators (run/), the sandbox's accounting (sandbox/), the attribute policy's
+lookups (builtins/access.py), a loop's walk and counters (values/loops.py), and of builtins/
+the operators, the cost declarations and `tojson`'s indented writer. The evaluators' base
+classes (run/evaluator.py) type the slots that hold evaluators, so that compiled evaluators call
+each other through mypyc's method tables. The rest stays interpreted, for a reason each:
 values/runtime.py and builtins/policy.py subclass str and dict (mypyc cannot make a native
-subclass of most builtin types); the filter, test and method modules rename their functions so
-that errors and printed functions read as Jinja2's do (a compiled function's name is fixed);
+subclass of most builtin types), and `LoopContext` keeps there what a template prints or calls
+by name (a compiled method prints as a built-in one); the filter, test and method modules
+rename their functions so that errors and printed functions read as Jinja2's do (a compiled
+function's name is fixed);
 sandbox/limits.py is a frozen dataclass that must pickle as one (read, not run: nothing to gain).
 
 What compiling a template runs is compiled too: the lexer and the parser's driver (syntax/) and
@@ -44,6 +47,8 @@ COMPILED_MODULES = (
     "minijinja_py/sandbox/format_spec.py",
     "minijinja_py/sandbox/measure.py",
     "minijinja_py/sandbox/printing.py",
+    "minijinja_py/values/loops.py",
+    "minijinja_py/builtins/access.py",
     "minijinja_py/builtins/costs.py",
     "minijinja_py/builtins/indented_json.py",
     "minijinja_py/builtins/ops.py",

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..errors import MAX_MESSAGE, LimitError, TemplateRuntimeError, UndefinedError, bounded_repr
+from ..errors import MAX_MESSAGE, TemplateRuntimeError, UndefinedError, bounded_repr
 from ..sandbox.budget import measure_escaped
 from ..sandbox.measure import measure_text
 from ..sandbox.printing import AttributeBag
+from .loops import NO_ITEM, LoopState
 
 
 class _Missing:
@@ -364,131 +365,18 @@ class Namespace(AttributeBag):
 PLAIN_NAMESPACES: set[type] = {Namespace}
 
 
-class LoopContext:
+class LoopContext(LoopState):
     """The `loop` variable of a for loop.
 
     Over a list it reads items by index.  Over anything else (a generator, a filter's lazy
     result) it pulls one item at a time, as Jinja's does: `loop.last` and `loop.nextitem`
     take exactly one item ahead, `loop.length` takes the rest, and a loop left early leaves
     the others in the iterator.  Like Jinja's it is itself an iterator of `(item, loop)`
-    pairs over the items still to come (`dict(loop)`).
+    pairs over the items still to come (`dict(loop)`).  The walk and the counters are
+    LoopState's (values/loops.py).
     """
 
-    __slots__ = (
-        "_items", "_iterator", "_length", "_after", "_before", "_current", "_max_items",
-        "index0", "depth0", "_recurse", "_last_changed",
-    )  # fmt: skip
-    index0: int
-    depth0: int
-
-    def __init__(
-        self,
-        values: list[Any] | Iterator[Any],
-        depth0: int,
-        recurse: Callable[..., Any] | None,
-        max_items: int = 0,
-    ) -> None:
-        if values.__class__ is list:
-            self._items: list | None = values
-            self._iterator: Iterator | None = None
-            self._length: int | None = len(values)
-        else:
-            self._items = None
-            self._iterator = values  # type: ignore[assignment]
-            self._length = None
-        self._after: Any = MISSING  # the item taken ahead, not yet reached
-        self._before: Any = MISSING
-        self._current: Any = MISSING
-        self._max_items = max_items
-        self.index0 = -1
-        self.depth0 = depth0
-        self._recurse = recurse
-        self._last_changed: Any = MISSING
-
-    def next_item(self) -> Any:
-        """Move to the next item and return it; MISSING at the end."""
-        items = self._items
-        if items is not None:
-            index = self.index0 + 1
-            if index >= self._length:  # type: ignore[operator]
-                return MISSING
-            self.index0 = index
-            return items[index]
-        item = self._after
-        if item is MISSING:
-            item = next(self._iterator, MISSING)  # type: ignore[arg-type]
-            if item is MISSING:
-                return MISSING
-        else:
-            self._after = MISSING
-        self.index0 += 1
-        self._before = self._current
-        self._current = item
-        return item
-
-    def walk(self) -> Iterator[Any]:
-        """The items from here on, each becoming the current one as it is reached."""
-        items = self._items
-        if items is not None:
-            # next_item for a list, inlined: the index is read back on each pass, since
-            # ``dict(loop)`` in the body takes the rest of the items too.
-            length = self._length
-            while True:
-                index = self.index0 + 1
-                if index >= length:  # type: ignore[operator]
-                    return
-                self.index0 = index
-                yield items[index]
-        next_item = self.next_item
-        while True:
-            item = next_item()
-            if item is MISSING:
-                return
-            yield item
-
-    def _peek(self) -> Any:
-        if self._after is MISSING:
-            self._after = next(self._iterator, MISSING)  # type: ignore[arg-type]
-        return self._after
-
-    @property
-    def length(self) -> int:
-        if self._length is None:
-            rest = []
-            limit = self._max_items
-            for item in self._iterator:  # type: ignore[union-attr]
-                rest.append(item)
-                if limit and len(rest) > limit:
-                    raise LimitError(f"an iterable of more than {limit} items exceeds max_items")
-            self._iterator = iter(rest)
-            self._length = len(rest) + self.index0 + 1 + (self._after is not MISSING)
-        return self._length
-
-    @property
-    def index(self) -> int:
-        return self.index0 + 1
-
-    @property
-    def revindex(self) -> int:
-        return self.length - self.index0
-
-    @property
-    def revindex0(self) -> int:
-        return self.length - self.index0 - 1
-
-    @property
-    def first(self) -> bool:
-        return self.index0 == 0
-
-    @property
-    def last(self) -> bool:
-        if self._items is not None:
-            return self.index0 == self._length - 1  # type: ignore[operator]
-        return self._peek() is MISSING
-
-    @property
-    def depth(self) -> int:
-        return self.depth0 + 1
+    __slots__ = ()
 
     @property
     def previtem(self) -> Any:
@@ -505,7 +393,7 @@ class LoopContext:
                 return Undefined("there is no next item")
             return self._items[self.index0 + 1]
         item = self._peek()
-        return Undefined("there is no next item") if item is MISSING else item
+        return Undefined("there is no next item") if item is NO_ITEM else item
 
     def cycle(self, *args: Any) -> Any:
         if not args:
@@ -528,7 +416,7 @@ class LoopContext:
 
     def __next__(self) -> tuple[Any, LoopContext]:
         item = self.next_item()
-        if item is MISSING:
+        if item is NO_ITEM:
             raise StopIteration
         return item, self
 
