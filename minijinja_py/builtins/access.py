@@ -56,21 +56,6 @@ _PLAIN_STR_METHODS: Final = STR_METHODS - {
 _MACRO_ATTRIBUTES: Final = frozenset("name arguments catch_kwargs catch_varargs caller".split())
 _CYCLER_ATTRIBUTES: Final = frozenset(["next", "reset", "current", "items"])
 _DATA_TYPES: Final = (str, dict, list, tuple, int, float, set, frozenset)
-# Values whose attributes would expose the interpreter itself.
-_OPAQUE_TYPES: Final = (
-    types.FunctionType,
-    types.BuiltinFunctionType,
-    types.MethodType,
-    types.BuiltinMethodType,
-    types.ModuleType,
-    types.GeneratorType,
-    types.CoroutineType,
-    types.AsyncGeneratorType,
-    types.FrameType,
-    types.CodeType,
-    types.TracebackType,
-    type,
-)
 # Values never handed to a template, whoever's attribute they are.
 _HIDDEN_VALUES: Final = (
     types.ModuleType,
@@ -81,6 +66,14 @@ _HIDDEN_VALUES: Final = (
     types.CodeType,
     types.TracebackType,
     type,
+)
+# Values whose attributes would expose the interpreter itself: those, and functions.
+_OPAQUE_TYPES: Final = (
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    types.BuiltinMethodType,
+    *_HIDDEN_VALUES,
 )
 
 
