@@ -32,6 +32,9 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(os.environ.get("MINIJINJA_PY_CORPUS", ROOT.parent / "shared" / "chat-templates"))
 TEMPLATE = CORPUS / "templates" / "qwen-3-0.6b.jinja"
 SECTIONS = ("loop", "batch1", "batch2", "datasets", "ray", "memory", "model")
+# Not in the default run: `--only sweep` (and `sweep-tokens`, with `--model`) times `batch` at
+# every worker count of `--workers`, for a machine with that many idle cores.
+SWEEPS = ("sweep", "sweep-tokens")
 # Worker counts the scaling model predicts for.
 MODEL_WORKERS = (1, 2, 4, 8, 16, 32)
 WORDS = "the a model data token answer question city weather paris rome list value".split()
@@ -88,11 +91,17 @@ def run_loop(source: Path, clock: Callable[[], float] = time.perf_counter) -> tu
 
 
 def run_batch(
-    source: Path, target: Path, workers: int, env: dict[str, str] | None = None
+    source: Path,
+    target: Path,
+    workers: int,
+    env: dict[str, str] | None = None,
+    model: Path | None = None,
 ) -> tuple[float, float]:
     """Wall seconds and CPU seconds (the process and its workers) of one ``batch`` run
-    (`env`: the child's environment, this one's by default)."""
-    command = [sys.executable, "-m", "minijinja_py", "batch", "--template", str(TEMPLATE)]
+    (`env`: the child's environment, this one's by default; `model`: a model folder, rendered
+    with ``--tokens`` instead of the corpus template)."""
+    command = [sys.executable, "-m", "minijinja_py", "batch"]
+    command += ["--model", str(model), "--tokens"] if model else ["--template", str(TEMPLATE)]
     command += [str(source), str(target), "--workers", str(workers), "--quiet", "--id-column", "id"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
@@ -258,12 +267,77 @@ def measure_scaling(source: Path, work: Path, repeat: int, count: int) -> Scalin
     return Scaling(alone, alone_once, driver, worker, pool_once)
 
 
+def sweep(
+    source: Path, work: Path, counts: list[int], repeat: int, model: Path | None = None
+) -> dict[int, tuple[float, float]]:
+    """For each N of `counts`: (best wall seconds of ``batch --workers N`` on `source`, best
+    wall seconds per row with start-up left out). The second is the slope between the whole
+    input and its first quarter, as in `measure_scaling`. The counts are interleaved in each
+    round so that a passing load is shared among them; every run's rows are checked against
+    the first run's."""
+    lines = source.read_bytes().count(b"\n")
+    quarter = work / "sweep-quarter.jsonl"
+    with open(source, "rb") as whole, open(quarter, "wb") as part:
+        part.writelines(line for _, line in zip(range(lines // 4), whole, strict=False))
+    best: dict[int, tuple[float, float]] = {}
+    first: bytes | None = None
+    for _ in range(repeat):
+        for workers in counts:
+            target = work / f"sweep{workers}.jsonl"
+            part_wall, _ = run_batch(quarter, target, workers, model=model)
+            wall, _ = run_batch(source, target, workers, model=model)
+            per_row = (wall - part_wall) / (lines - lines // 4)
+            old = best.get(workers, (wall, per_row))
+            best[workers] = (min(wall, old[0]), min(per_row, old[1]))
+            rows = target.read_bytes()
+            if first is None:
+                first = rows
+            elif rows != first:
+                raise SystemExit(f"batch --workers {workers} wrote other rows than the first run")
+            print(f"  {workers} workers: {wall:.2f} s, quarter {part_wall:.2f} s", file=sys.stderr)
+    return best
+
+
+def print_sweep(
+    title: str, count: int, best: dict[int, tuple[float, float]], loop: float | None
+) -> None:
+    one_wall, one_row = best[min(best)]
+    print(f"\n{title}\n")
+    print(
+        "| workers | wall | rows/s | speed-up over 1 worker | per row, start-up left out: "
+        "rows/s | speed-up | per worker | whole process vs the loop |"
+    )
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for workers, (wall, per_row) in sorted(best.items()):
+        versus = f"{loop / wall:.2f}" if loop else "–"
+        print(
+            f"| {workers} | {wall:.2f} s | {count / wall:,.0f} | {one_wall / wall:.1f}× "
+            f"| {1 / per_row:,.0f} | {one_row / per_row:.1f}× "
+            f"| {one_row / per_row / workers:.0%} | {versus} |"
+        )
+
+
+def tokens_loop(source: Path, model: Path) -> float:
+    """Wall seconds of the in-process loop with token ids and assistant masks."""
+    from minijinja_py.chat import ChatTemplate
+
+    chat = ChatTemplate.from_pretrained(model)
+    start = time.perf_counter()
+    with open(source, encoding="utf-8") as lines:
+        for line in lines:
+            chat.tokenize(json.loads(line)["messages"], return_assistant_tokens_mask=True)
+    return time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--count", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--only", default=",".join(SECTIONS))
     parser.add_argument("--memory-lines", type=int, default=1_000_000)
+    parser.add_argument("--workers", default="1,2,4,8,16", help="the sweep's worker counts")
+    parser.add_argument("--model", type=Path, help="a model folder, for sweep-tokens")
+    parser.add_argument("--tokens-count", type=int, default=20_000)
     args = parser.parse_args()
     only = args.only.split(",")
     sys.path.insert(0, str(ROOT))
@@ -271,7 +345,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
         source = work / "in.jsonl"
-        if set(only) - {"memory"}:
+        if set(only) - {"memory", "sweep-tokens"}:
             write_input(source, args.count)
             print(
                 f"{args.count:,} conversations, {source.stat().st_size / 1e6:.0f} MB",
@@ -290,7 +364,7 @@ def main() -> None:
                 f"{name}: {args.count / seconds:,.0f}/s ({seconds:.1f} s) {same}", file=sys.stderr
             )
 
-        if "loop" in only or expected is None and set(only) - {"memory", "model"}:
+        if "loop" in only or expected is None and set(only) - {"memory", "model", *SWEEPS}:
             best, expected = min((run_loop(source) for _ in range(args.repeat)), key=lambda r: r[0])
             if "loop" in only:
                 record("plain loop (ChatTemplate.render, one process)", best, None)
@@ -340,9 +414,27 @@ def main() -> None:
                     best_run["seconds"],
                     best_run["texts"],
                 )
-        print("\n| way | conversations/s | note |\n| --- | ---: | --- |")
-        for name, rate, note in rows:
-            print(f"| {name} | {rate:,.0f} | {note} |")
+        if rows:
+            print("\n| way | conversations/s | note |\n| --- | ---: | --- |")
+            for name, rate, note in rows:
+                print(f"| {name} | {rate:,.0f} | {note} |")
+        counts = [int(n) for n in args.workers.split(",")]
+        if "sweep" in only:
+            loop = min(run_loop(source)[0] for _ in range(args.repeat))
+            best = sweep(source, work, counts, args.repeat)
+            title = f"`batch` ({args.count:,} conversations, Qwen3 template), wall-clock, best of {args.repeat}; the loop {args.count / loop:,.0f}/s"
+            print_sweep(title, args.count, best, loop)
+        if "sweep-tokens" in only:
+            if args.model is None:
+                raise SystemExit(
+                    "sweep-tokens needs --model FOLDER (tokenizer.json beside its template)"
+                )
+            small = work / "tokens.jsonl"
+            write_input(small, args.tokens_count)
+            loop = min(tokens_loop(small, args.model) for _ in range(args.repeat))
+            best = sweep(small, work, counts, args.repeat, model=args.model)
+            title = f"`batch --tokens` ({args.tokens_count:,} conversations), wall-clock, best of {args.repeat}; the loop {args.tokens_count / loop:,.0f}/s"
+            print_sweep(title, args.tokens_count, best, loop)
         if "model" in only:
             scaling_model(source, work, args.repeat, args.count)
         if "memory" in only:
