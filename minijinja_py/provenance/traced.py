@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 from operator import itemgetter
 from typing import Any, NamedTuple
 
+from ..builtins.access import register_character_text
 from ..sandbox.budget import (
     CHARS_PER_STEP,
     FILTER_ITEMS_PER_STEP,
@@ -308,6 +309,9 @@ _TEXT = frozenset([str, Sourced])  # strings that add as text (markup escapes wh
 # a sourced string must read as the str it stands for.
 Sourced.__name__ = Sourced.__qualname__ = "str"
 Sourced.__module__ = "builtins"
+# (its items are characters and its extra attribute is no method: `x['type']` of a traced
+# character is looked up as a plain one's)
+register_character_text(Sourced)
 
 
 # -------------------------------------------------------------------- building blocks
