@@ -172,8 +172,14 @@ def _caller(traced: ChatProvenance | None) -> list[tuple[int, int]] | None:
 
 
 def _option_key(context: dict[str, Any]) -> tuple:
+    # (a list made, then a tuple: a generator costs more per item, at every traced render)
     return tuple(
-        (key, value)
-        for key, value in context.items()
-        if key not in ("tools", "documents") and isinstance(value, (str, int, float, bool))
+        [
+            (key, value)
+            for key, value in context.items()
+            if isinstance(value, _OPTION_TYPES) and key != "tools" and key != "documents"
+        ]
     )
+
+
+_OPTION_TYPES = (str, int, float, bool)

@@ -469,7 +469,11 @@ def join_text(parts: Iterable[Any]) -> Any:
             own = part.segments
             if segments is None:
                 segments = []
-            _place(segments, own, position)
+            if len(own) == 1:  # (one value's text, placed without a call: see _place)
+                start, end, path, offset, verbatim = own[0]
+                segments.append((start + position, end + position, path, offset, verbatim))
+            else:
+                _place(segments, own, position)
         position += len(part)
     return text if segments is None else _make(text, segments)
 
