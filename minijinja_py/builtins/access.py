@@ -11,7 +11,7 @@ import types
 from typing import Any, Final
 
 from ..errors import SecurityError
-from ..sandbox.budget import CHARS_PER_STEP, charge_size
+from ..sandbox.budget import CHARS_PER_STEP, PLAIN_TEXT, charge_size
 from ..sandbox.measure import check_key
 from ..values.runtime import (
     MISSING,
@@ -56,16 +56,7 @@ _PLAIN_STR_METHODS: Final = STR_METHODS - {
 _MACRO_ATTRIBUTES: Final = frozenset("name arguments catch_kwargs catch_varargs caller".split())
 _CYCLER_ATTRIBUTES: Final = frozenset(["next", "reset", "current", "items"])
 _DATA_TYPES: Final = (str, dict, list, tuple, int, float, set, frozenset)
-# Subclasses of str whose items are characters and whose only methods beyond str's are
-# private or not in STR_METHODS (provenance's traced string registers itself): `x['type']`
-# of one takes str's path, which gives what the general path would, without a raised
-# TypeError per lookup (a template iterating a traced string's characters does it per one).
-_CHARACTER_TEXT: set[type] = set()
 
-
-def register_character_text(kind: type) -> None:
-    """Let `x[name]` of a `kind` take the plain string's path (see _CHARACTER_TEXT)."""
-    _CHARACTER_TEXT.add(kind)
 # Values never handed to a template, whoever's attribute they are.
 _HIDDEN_VALUES: Final = (
     types.ModuleType,
@@ -202,7 +193,7 @@ class AttributePolicy:
             # A string never has a string item, and a dict's miss need not raise: both go
             # straight to the attribute fallback below.
             kind = type(obj)
-            if kind is str or kind in _CHARACTER_TEXT:
+            if kind is str or kind in PLAIN_TEXT:
                 if key in STR_METHODS:
                     return self._item_fallback(obj, key)
                 # (what _item_fallback answers for a name that is no method of a str)

@@ -8,7 +8,6 @@ from collections.abc import Iterable, Iterator
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from ..builtins.access import register_character_text
 from ..sandbox.budget import (
     CHARS_PER_STEP,
     FILTER_ITEMS_PER_STEP,
@@ -16,6 +15,7 @@ from ..sandbox.budget import (
     charge_memory,
     charge_steps,
     charge_work,
+    register_plain_text,
 )
 from ..values.runtime import Markup
 
@@ -309,9 +309,9 @@ _TEXT = frozenset([str, Sourced])  # strings that add as text (markup escapes wh
 # a sourced string must read as the str it stands for.
 Sourced.__name__ = Sourced.__qualname__ = "str"
 Sourced.__module__ = "builtins"
-# (its items are characters and its extra attribute is no method: `x['type']` of a traced
-# character is looked up as a plain one's)
-register_character_text(Sourced)
+# (its items are characters, its extra attribute is no method, it compares as str: `x['type']`
+# of a traced character and `message.role == 'user'` take the plain string's fast paths)
+register_plain_text(Sourced)
 
 
 # -------------------------------------------------------------------- building blocks
