@@ -519,6 +519,8 @@ def paths_of(values: Iterable[Any], depth: int = 6) -> list[Path]:
             if cls is Sourced or cls is SourcedMarkup:
                 for segment in value.segments:
                     found[segment[2]] = None
+            elif cls is str or cls in _NO_SOURCES:
+                continue  # (plain text and scalars, most arguments: no isinstance asked)
             elif depth > 0 and (cls is list or cls is tuple or isinstance(value, (list, tuple))):
                 if id(value) not in seen:
                     seen.add(id(value))
@@ -538,6 +540,8 @@ def paths_of(values: Iterable[Any], depth: int = 6) -> list[Path]:
 
 # (charge_work counts items by the step's worth of them)
 _CHARGED_ITEMS = 64
+# Values that hold no sourced string and are no container (their walk ends at them).
+_NO_SOURCES = frozenset([int, float, bool, type(None)])
 
 
 def derived(result: Any, inputs: Any) -> Any:
