@@ -170,6 +170,11 @@ class AttributePolicy:
         elif isinstance(obj, Namespace) and name[:1] != "_":
             value = obj.get(name)
             return self.environment.undefined(obj=obj, name=name) if value is MISSING else value
+        elif cls in PLAIN_TEXT and name in _PLAIN_STR_METHODS:
+            # (a traced string: its method, charged as a plain string's, as below)
+            if len(obj) >= CHARS_PER_STEP:
+                charge_size(obj)
+            return getattr(obj, name)
         environment = self.environment
         if isinstance(obj, _DATA_TYPES):
             method = get_method(obj, name, environment)
