@@ -42,7 +42,12 @@ def traced_render(
 ) -> ChatProvenance:
     names = call.traced_names or ["messages", "tools", "documents"]
     context = {**call.context, "messages": chat}
-    if context.get("tools") is not None and "tools" in names:
+    if (
+        context.get("tools") is not None
+        and "tools" in names
+        # (a template that never names its tools leaves them untraced: no key to make)
+        and "tools" in call.compiled._run_with_provenance().reads
+    ):
         context["tools"] = sourced_tools(template, context["tools"], call.tools_tree)
         names = [name for name in names if name != "tools"]
     # (the call's data and chat are copies made by this object: traced in place)
