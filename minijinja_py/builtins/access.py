@@ -11,7 +11,7 @@ import types
 from typing import Any, Final
 
 from ..errors import SecurityError
-from ..sandbox.budget import CHARS_PER_STEP, charge_size
+from ..sandbox.budget import CHARS_PER_STEP, PLAIN_TEXT, charge_size
 from ..sandbox.measure import check_key
 from ..values.runtime import (
     MISSING,
@@ -56,6 +56,7 @@ _PLAIN_STR_METHODS: Final = STR_METHODS - {
 _MACRO_ATTRIBUTES: Final = frozenset("name arguments catch_kwargs catch_varargs caller".split())
 _CYCLER_ATTRIBUTES: Final = frozenset(["next", "reset", "current", "items"])
 _DATA_TYPES: Final = (str, dict, list, tuple, int, float, set, frozenset)
+
 # Values never handed to a template, whoever's attribute they are.
 _HIDDEN_VALUES: Final = (
     types.ModuleType,
@@ -169,6 +170,11 @@ class AttributePolicy:
         elif isinstance(obj, Namespace) and name[:1] != "_":
             value = obj.get(name)
             return self.environment.undefined(obj=obj, name=name) if value is MISSING else value
+        elif cls in PLAIN_TEXT and name in _PLAIN_STR_METHODS:
+            # (a traced string: its method, charged as a plain string's, as below)
+            if len(obj) >= CHARS_PER_STEP:
+                charge_size(obj)
+            return getattr(obj, name)
         environment = self.environment
         if isinstance(obj, _DATA_TYPES):
             method = get_method(obj, name, environment)
@@ -191,7 +197,8 @@ class AttributePolicy:
         if cls is str:
             # A string never has a string item, and a dict's miss need not raise: both go
             # straight to the attribute fallback below.
-            if type(obj) is str:
+            kind = type(obj)
+            if kind is str or kind in PLAIN_TEXT:
                 if key in STR_METHODS:
                     return self._item_fallback(obj, key)
                 # (what _item_fallback answers for a name that is no method of a str)

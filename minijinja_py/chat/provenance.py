@@ -506,20 +506,23 @@ def _closer(header: str) -> str:
 _ROLE_HEADER = re.compile(r"\s*[^\n]*\n?\s*")
 
 
-def _prompt_forms(generation_prompt: str) -> Iterable[str]:
+@lru_cache(maxsize=64)  # (asked for every turn, of a template's one or two prompts)
+def _prompt_forms(generation_prompt: str) -> tuple[str, ...]:
     # The role header: the prompt through its first line that is not blank and the whitespace
     # after it.  What a prompt writes after that (Qwen 3.5's "<think>\n") is the start of the
     # reply, which a past turn writes too.
-    if generation_prompt:
-        header = _ROLE_HEADER.match(generation_prompt).group()  # type: ignore[union-attr]
-        yield header
-        if header[0].isspace() and header.strip():
-            # (the whitespace that separates turns, which a first turn does not write:
-            # Falcon's "\nFalcon:")
-            yield header.lstrip()
-        line = header.find("\n")
-        if 0 <= line < len(header) - 1:
-            yield header[: line + 1]
+    if not generation_prompt:
+        return ()
+    header = _ROLE_HEADER.match(generation_prompt).group()  # type: ignore[union-attr]
+    forms = [header]
+    if header[0].isspace() and header.strip():
+        # (the whitespace that separates turns, which a first turn does not write:
+        # Falcon's "\nFalcon:")
+        forms.append(header.lstrip())
+    line = header.find("\n")
+    if 0 <= line < len(header) - 1:
+        forms.append(header[: line + 1])
+    return tuple(forms)
 
 
 _PROBE_USER = "Probe question 7f3a?"

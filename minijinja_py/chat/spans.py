@@ -42,7 +42,12 @@ def traced_render(
 ) -> ChatProvenance:
     names = call.traced_names or ["messages", "tools", "documents"]
     context = {**call.context, "messages": chat}
-    if context.get("tools") is not None and "tools" in names:
+    if (
+        context.get("tools") is not None
+        and "tools" in names
+        # (a template that never names its tools leaves them untraced: no key to make)
+        and "tools" in call.compiled._run_with_provenance().reads
+    ):
         context["tools"] = sourced_tools(template, context["tools"], call.tools_tree)
         names = [name for name in names if name != "tools"]
     # (the call's data and chat are copies made by this object: traced in place)
@@ -172,8 +177,14 @@ def _caller(traced: ChatProvenance | None) -> list[tuple[int, int]] | None:
 
 
 def _option_key(context: dict[str, Any]) -> tuple:
+    # (a list made, then a tuple: a generator costs more per item, at every traced render)
     return tuple(
-        (key, value)
-        for key, value in context.items()
-        if key not in ("tools", "documents") and isinstance(value, (str, int, float, bool))
+        [
+            (key, value)
+            for key, value in context.items()
+            if isinstance(value, _OPTION_TYPES) and key != "tools" and key != "documents"
+        ]
     )
+
+
+_OPTION_TYPES = (str, int, float, bool)

@@ -127,7 +127,8 @@ def encode_chat(
     A text no tokenizer can encode (a lone surrogate, which the caller's data may hold) is
     refused with a `ValueError`.
     """
-    unencodable = _SURROGATE.search(text)
+    # (an ASCII text, which Python knows without reading it, holds no surrogate)
+    unencodable = None if text.isascii() else _SURROGATE.search(text)
     if unencodable is not None:
         raise ValueError(
             f"the rendered text holds a lone surrogate (U+{ord(unencodable.group()):04X}) at"

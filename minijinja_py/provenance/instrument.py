@@ -23,7 +23,6 @@ from ..values.runtime import Markup, Undefined, wants_environment
 from .tojson import _exact_chat_tojson, _exact_tojson
 from .traced import (
     _EXACT_METHODS,
-    _TEXT,
     Sourced,
     SourcedMarkup,
     _checked,
@@ -93,35 +92,38 @@ class SourcedAddChain(AddChain):
         """The sum, as `(None, strings)` while every operand is a string (the strings to
         join), else as `(value, None)`."""
         total = self.first.eval(frame)
-        text = _TEXT
         parts = None  # the strings added so far, while every operand is one
         length = 0
         short = self.short
         for pos, operand in self.operands:
             value = operand.value if operand.__class__ is Const else operand.eval(frame)
-            if (
-                parts is None
-                and total.__class__ is str
-                and value.__class__ is str
-                and len(total) + len(value) <= CHARS_PER_STEP
-            ):
-                total = total + value  # (plain text: AddChain's own fast path)
-                continue
-            if value.__class__ in text and (parts is not None or total.__class__ in text):
-                if parts is None:
-                    parts = [total]
-                    length = len(total)
-                length += len(value)
-                if length >= short:
-                    try:
-                        check_length(length, self.limits)
-                    except Exception as error:
-                        raise located(error, pos) from None
-                parts.append(value)
-                continue
+            kind = value.__class__
             if parts is not None:
+                if kind is str or kind is Sourced:  # (text: see _TEXT)
+                    length += len(value)
+                    if length >= short:
+                        try:
+                            check_length(length, self.limits)
+                        except Exception as error:
+                            raise located(error, pos) from None
+                    parts.append(value)
+                    continue
                 total = join_text(parts)
                 parts = None
+            else:
+                held = total.__class__
+                if (held is str or held is Sourced) and (kind is str or kind is Sourced):
+                    if held is str and kind is str and len(total) + len(value) <= CHARS_PER_STEP:
+                        total = total + value  # (plain text: AddChain's own fast path)
+                        continue
+                    length = len(total) + len(value)
+                    if length >= short:
+                        try:
+                            check_length(length, self.limits)
+                        except Exception as error:
+                            raise located(error, pos) from None
+                    parts = [total, value]
+                    continue
             try:
                 total = self.add(total, value)
             except Exception as error:

@@ -37,11 +37,17 @@ def collect(parts: list[Any], spans: list[tuple[int, int]]) -> Provenance:
     """The result of a render whose top-level output is `parts`."""
     # (join_text's placing, without making a sourced string of the whole text)
     segments: list[tuple] = []
+    add = segments.append
     position = 0
     for part in parts:
         kind = part.__class__
         if kind is Sourced or kind is SourcedMarkup:
-            _place(segments, part.segments, position)
+            own = part.segments
+            if len(own) == 1:  # (one value's text, placed here without a call: most parts)
+                start, end, path, offset, verbatim = own[0]
+                add((start + position, end + position, path, offset, verbatim))
+            else:
+                _place(segments, own, position)
         position += len(part)
     segments.sort(key=_START_END)
     # (what Segment._make does, without its check)

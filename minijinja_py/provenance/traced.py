@@ -15,6 +15,7 @@ from ..sandbox.budget import (
     charge_memory,
     charge_steps,
     charge_work,
+    register_plain_text,
 )
 from ..values.runtime import Markup
 
@@ -308,6 +309,9 @@ _TEXT = frozenset([str, Sourced])  # strings that add as text (markup escapes wh
 # a sourced string must read as the str it stands for.
 Sourced.__name__ = Sourced.__qualname__ = "str"
 Sourced.__module__ = "builtins"
+# (its items are characters, its extra attribute is no method, it compares as str: `x['type']`
+# of a traced character and `message.role == 'user'` take the plain string's fast paths)
+register_plain_text(Sourced)
 
 
 # -------------------------------------------------------------------- building blocks
@@ -465,7 +469,11 @@ def join_text(parts: Iterable[Any]) -> Any:
             own = part.segments
             if segments is None:
                 segments = []
-            _place(segments, own, position)
+            if len(own) == 1:  # (one value's text, placed without a call: see _place)
+                start, end, path, offset, verbatim = own[0]
+                segments.append((start + position, end + position, path, offset, verbatim))
+            else:
+                _place(segments, own, position)
         position += len(part)
     return text if segments is None else _make(text, segments)
 
@@ -511,6 +519,8 @@ def paths_of(values: Iterable[Any], depth: int = 6) -> list[Path]:
             if cls is Sourced or cls is SourcedMarkup:
                 for segment in value.segments:
                     found[segment[2]] = None
+            elif cls is str or cls in _NO_SOURCES:
+                continue  # (plain text and scalars, most arguments: no isinstance asked)
             elif depth > 0 and (cls is list or cls is tuple or isinstance(value, (list, tuple))):
                 if id(value) not in seen:
                     seen.add(id(value))
@@ -530,6 +540,8 @@ def paths_of(values: Iterable[Any], depth: int = 6) -> list[Path]:
 
 # (charge_work counts items by the step's worth of them)
 _CHARGED_ITEMS = 64
+# Values that hold no sourced string and are no container (their walk ends at them).
+_NO_SOURCES = frozenset([int, float, bool, type(None)])
 
 
 def derived(result: Any, inputs: Any) -> Any:

@@ -104,8 +104,10 @@ def _traced(value: Any, path: Path, in_place: bool, shared: bool) -> Any:
         for index, item in enumerate(items):
             cls = item.__class__
             if cls is str:
-                if item:
-                    items[index] = _source(item, (*path, index))
+                if item:  # (_source, inlined as for a dict's strings)
+                    sourced = new(Sourced, item)
+                    sourced.segments = ((0, len(item), (*path, index), 0, True),)
+                    items[index] = sourced
             elif cls not in leaves:
                 stack.append((items, index, item, (*path, index)))
         holder[key] = items

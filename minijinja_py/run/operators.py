@@ -12,7 +12,7 @@ from .._mypyc import mypyc_attr
 from ..builtins.ops import to_string
 from ..errors import TemplateError
 from ..sandbox.budget import CHARS_PER_STEP as SHORT
-from ..sandbox.budget import SCALARS, check_length
+from ..sandbox.budget import PLAIN_TEXT, SCALARS, check_length
 from ..sandbox.limits import Limits
 from ..values.runtime import Undefined
 from .evaluator import Expression
@@ -200,7 +200,7 @@ class CompareEqual(Expression):
         # so only other values go through the operator that charges the budget.
         kind = type(a)
         try:
-            if (kind is str and len(a) <= SHORT) or kind in SCALARS:
+            if ((kind is str or kind in PLAIN_TEXT) and len(a) <= SHORT) or kind in SCALARS:
                 return a == b if self.equal else a != b
             return self.checked(a, b)
         except Exception as error:
@@ -230,7 +230,7 @@ class CompareConst(Expression):
         a = self.first.eval(frame)
         kind = type(a)
         try:
-            if (kind is str and len(a) <= SHORT) or kind in SCALARS:
+            if ((kind is str or kind in PLAIN_TEXT) and len(a) <= SHORT) or kind in SCALARS:
                 return a == self.value if self.equal else a != self.value
             return self.checked(a, self.value)
         except Exception as error:

@@ -12,7 +12,7 @@ from .._mypyc import mypyc_attr
 from ..builtins.ops import to_string
 from ..errors import LimitError, TemplateRuntimeError
 from ..sandbox.budget import CHARS_PER_STEP as SHORT
-from ..sandbox.budget import SCALARS, check_length
+from ..sandbox.budget import PLAIN_TEXT, SCALARS, check_length
 from ..sandbox.limits import Limits
 from ..sandbox.measure import CHECKED_LEVELS, NESTED_TYPES, PLAIN_TYPES, check_nesting
 from ..values.runtime import (
@@ -215,7 +215,7 @@ class IfCompareConst(If):
         a = self.first.eval(frame)
         kind = type(a)
         try:
-            if (kind is str and len(a) <= SHORT) or kind in SCALARS:
+            if ((kind is str or kind in PLAIN_TEXT) and len(a) <= SHORT) or kind in SCALARS:
                 truth = a == self.value if self.equal else a != self.value
             else:
                 truth = self.checked(a, self.value)

@@ -32,6 +32,17 @@ CLOCK_EVERY: Final = 1024
 
 # Values whose comparison, truth and printing take bounded time whatever they hold.
 SCALARS: Final = frozenset([int, float, bool, type(None)])
+# Subclasses of str that index, compare and look up names as a plain str does (their items
+# are characters, their only extra attribute is no method of STR_METHODS): provenance's
+# traced string registers itself, so that the evaluators' fast paths for a plain string
+# (`message.role == 'user'`, `x['type']`) take it too, with the same charges, instead of
+# the general path through an extra call or a raised TypeError.
+PLAIN_TEXT: Final[set[type]] = set()
+
+
+def register_plain_text(kind: type) -> None:
+    """Let the evaluators' fast paths for a plain string take a `kind` (see PLAIN_TEXT)."""
+    PLAIN_TEXT.add(kind)
 
 
 def costly(value: Any) -> bool:
