@@ -537,3 +537,88 @@ def test_hashing_a_shared_tuple_is_charged_before_it_runs():
     with pytest.raises(LimitError) as caught:
         env.from_string("{{ {key: 1}|length }}").render(key=value)
     assert caught.value.message.startswith("the render exceeded its budget of")
+
+
+# ---------------------------------------------------------------------------------------------
+# traced strings (provenance mode) take the plain string's shortcuts, with its charges
+
+
+def _traced(text: str):
+    from cost_report import STRING_KINDS
+
+    return STRING_KINDS["traced"](text)
+
+
+def _steps(call) -> tuple:
+    budget = Budget(Limits())
+    token = budget_module.enter_render(budget)
+    try:
+        result = call()
+    finally:
+        budget_module.leave_render(token)
+    return result, budget.steps
+
+
+@pytest.mark.parametrize("size", [10, 1023, 1024, 5000, 100_000])
+@pytest.mark.parametrize("name", ["strip", "split", "count", "startswith", "upper"])
+def test_a_traced_strings_method_is_charged_as_a_plain_strings(policy, name, size):
+    from minijinja_py.builtins.costs import charge_method
+
+    text = "x" * size
+    traced = _traced(text)
+    _, plain_steps = _steps(lambda: policy.getattr(text, name))
+    method, traced_steps = _steps(lambda: policy.getattr(traced, name))
+    _, declared_steps = _steps(lambda: charge_method(traced, name))  # the general path's charge
+    assert traced_steps == plain_steps == declared_steps == size // 1024
+    assert method.__self__ is traced
+
+
+@pytest.mark.parametrize("key", ["type", "_x"])
+def test_a_traced_strings_missing_item_answers_as_a_plain_strings(policy, key):
+    assert _same(policy.getitem(_traced("text"), key), policy.getitem("text", key))
+
+
+@pytest.mark.parametrize("key", ["upper", "format"])
+def test_a_traced_strings_method_item_is_its_own_method(policy, key):
+    traced = _traced("text")
+    method = policy.getitem(traced, key)
+    assert getattr(method, "__wrapped__", method).__name__ == key
+    assert method() == policy.getitem("text", key)()
+
+
+def _least_steps(render) -> int:
+    """The smallest max_steps under which `render(limits)` succeeds."""
+    low, high = 1, 4096
+    while low < high:
+        middle = (low + high) // 2
+        try:
+            render(Limits(max_steps=middle))
+            high = middle
+        except LimitError:
+            low = middle + 1
+    return low
+
+
+@pytest.mark.parametrize("size", [3, 1024, 1025, 5000, 100_000])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "{% for m in messages %}{% if m.content == 'x' %}y{% endif %}{% endfor %}",
+        "{% for m in messages %}{{ m['content'] != 'x' }}{% endfor %}",
+        "{% for m in messages %}{{ m.content.strip() }}{% endfor %}",
+        "{% for m in messages %}{{ m.content['upper']() }}{% endfor %}",
+    ],
+)
+def test_provenance_charges_a_traced_message_as_render_charges_the_plain_one(source, size):
+    from minijinja_py import ChatTemplate
+
+    messages = [{"role": "user", "content": "x" * size}]
+
+    def plain(limits):
+        return ChatTemplate(source, limits=limits).render(messages)
+
+    def traced(limits):
+        return ChatTemplate(source, limits=limits).render_with_provenance(messages).text
+
+    assert traced(Limits()) == plain(Limits())
+    assert _least_steps(traced) == _least_steps(plain)
