@@ -99,7 +99,8 @@ class SourcedAddChain(AddChain):
             value = operand.value if operand.__class__ is Const else operand.eval(frame)
             kind = value.__class__
             if parts is not None:
-                if kind is str or kind is Sourced:  # (text: see _TEXT)
+                # (plain or sourced text joins as text; markup escapes what is added to it)
+                if kind is str or kind is Sourced:
                     length += len(value)
                     if length >= short:
                         try:

@@ -303,7 +303,6 @@ _EXACT_METHODS = frozenset(name for name in vars(Sourced) if name[:1] != "_")
 SourcedMarkup.__name__ = SourcedMarkup.__qualname__ = "Markup"
 SourcedMarkup.__module__ = Markup.__module__
 _SOURCED = (Sourced, SourcedMarkup)
-_TEXT = frozenset([str, Sourced])  # strings that add as text (markup escapes what it is added)
 
 # Python's messages name the operand's type ("can only concatenate list (not "str") to list"):
 # a sourced string must read as the str it stands for.
