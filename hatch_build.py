@@ -35,6 +35,7 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 ENABLE = "MINIJINJA_PY_COMPILE"
 
 COMPILED_MODULES = (
+    "minijinja_py/run/branches.py",
     "minijinja_py/run/calls.py",
     "minijinja_py/run/evaluator.py",
     "minijinja_py/run/expressions.py",

@@ -1,7 +1,8 @@
 """The specialised evaluators the compiler picks for common shapes give the general path's
 results: constant comparisons (also inside ``if``), constant subscripts and attribute lookups
 on a variable, ``+`` chains with literal pieces, names read straight from the context, and
-macros called with positional arguments only.
+macros called with positional arguments only, and chains of ``if``/``elif`` comparing one
+key with strings, answered by one lookup.
 
 Expected values were obtained from Jinja2 3.1.6 and are hard-coded
 (``MINIJINJA_TESTS_REFERENCE=1`` makes ``check`` assert that Jinja2 still agrees).
@@ -71,8 +72,93 @@ MACRO_CALLS = [
 ]
 
 
+ROLE_CHAIN = (
+    "{% for m in ms %}{% if m['role'] == 'system' %}S{% elif m.role == 'user' %}U{{ m.content }}"
+    "{% elif m['role'] == 'user' %}twice{% elif m['role'] == 'assistant' %}A{% else %}?{% endif %}"
+    "|{% endfor %}"
+)
+
+ROLE_CHAINS = [
+    # every branch, the else, and each value the chain itself must answer: a missing key, a
+    # long string, a number, None
+    (
+        ROLE_CHAIN,
+        {
+            "ms": [
+                {"role": "system"},
+                {"role": "user", "content": "c"},
+                {"role": "assistant"},
+                {"role": "tool"},
+                {},
+                {"role": LONG},
+                {"role": 5},
+                {"role": None},
+            ]
+        },
+        "S|Uc|A|?|?|?|?|?|",
+    ),
+    # the value is not a plain string: markup, which equals the text it holds
+    (
+        "{% set m = {'role': 'user'|safe} %}"
+        "{% if m['role'] == 'system' %}S{% elif m['role'] == 'user' %}U{% endif %}",
+        None,
+        "U",
+    ),
+    # the variable is not a dict: a namespace's attribute, a list's missing item
+    (
+        "{% set m = namespace(role='user') %}"
+        "{% if m.role == 'system' %}S{% elif m.role == 'user' %}U{% endif %}",
+        None,
+        "U",
+    ),
+    (
+        "{% for m in [[1]] %}{% if m['role'] == 'a' %}A{% elif m['role'] == 'b' %}B"
+        "{% else %}E{% endif %}{% endfor %}",
+        None,
+        "E",
+    ),
+    # a variable assigned somewhere but not where the chain runs
+    (
+        "{% if false %}{% set m = 1 %}{% endif %}"
+        "{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% else %}E{% endif %}",
+        None,
+        Err("UndefinedError", "'m' is undefined"),
+    ),
+    # a test of another shape, or of another key, ends the run of tests read at once
+    (
+        "{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' and m.x %}B"
+        "{% elif m.role == 'c' %}C{% elif m.type == 'd' %}D{% elif m.role == 'e' %}E"
+        "{% else %}-{% endif %}{% endfor %}",
+        {
+            "ms": [
+                {"role": "a"},
+                {"role": "b", "x": 1},
+                {"role": "b"},
+                {"role": "c"},
+                {"role": "z", "type": "d"},
+                {"role": "e"},
+                {"role": "z"},
+            ]
+        },
+        "AB-CDE-",
+    ),
+    # a loop variable that shadows another of the same name
+    (
+        "{% set m = {'role': 'a'} %}{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}"
+        "B{% endif %}{% endfor %}{% if m.role == 'a' %}a{% elif m.role == 'b' %}b{% endif %}",
+        {"ms": [{"role": "b"}]},
+        "Ba",
+    ),
+]
+
+
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(COMPARISONS))
 def test_constant_comparisons(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(ROLE_CHAINS))
+def test_role_chains(configs, source, context, expected):
     check(configs, source, context, expected)
 
 
@@ -95,6 +181,7 @@ def test_macro_calls(configs, source, context, expected):
     ("source", "evaluator"),
     [
         ("{% if x == 'a' %}y{% endif %}", "IfCompareConst"),
+        ("{% for m in ms %}{% if m.role == 'a' %}{% elif m['role'] == 'b' %}{% endif %}{% endfor %}", "IfSwitch"),
         ("{{ x != 1 }}", "CompareConst"),
         ("{% for m in ms %}{{ m['role'] }}{% endfor %}", "NameConstItem"),
         ("{% for m in ms %}{{ m.role }}{% endfor %}", "NameKeyOrAttr"),

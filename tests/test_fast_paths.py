@@ -3,6 +3,8 @@ same errors, same steps charged to the budget."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -622,3 +624,39 @@ def test_provenance_charges_a_traced_message_as_render_charges_the_plain_one(sou
 
     assert traced(Limits()) == plain(Limits())
     assert _least_steps(traced) == _least_steps(plain)
+
+
+# ---------------------------------------------------------------------------------------------
+# a chain of if/elif comparing one key with strings, answered by one lookup (IfSwitch)
+
+_SWITCHED = (
+    "{% for m in messages %}{% if m['role'] == 'system' %}S{% elif m.role == 'user' %}"
+    "{{ m.content }}{% elif m['role'] == 'assistant' %}{{ m.content ~ '!' }}{% else %}?"
+    "{% endif %}{% endfor %}"
+)
+# The same chain reading the same value under two keys in turn: no two tests in a row read the
+# same key, so each is evaluated in turn, as Jinja does (the tests have the same shapes).
+_IN_TURN = _SWITCHED.replace("m.role == 'user'", "m.kind == 'user'")
+
+
+@pytest.mark.parametrize("role", ["system", "user", "assistant", "tool", "x" * 2000, None])
+@pytest.mark.parametrize("provenance", [False, True])
+def test_a_chain_read_once_is_charged_as_its_tests_in_turn(role, provenance):
+    from minijinja_py import ChatTemplate
+
+    messages = [{"role": role, "kind": role, "content": "c"}] * 20
+
+    def render(source):
+        def run(limits):
+            # (no growth with the context: the least max_steps is then the steps taken)
+            template = ChatTemplate(source, limits=replace(limits, max_steps_growth=0))
+            if provenance:
+                return template.render_with_provenance(messages).text
+            return template.render(messages)
+
+        return run
+
+    assert render(_SWITCHED)(Limits()) == render(_IN_TURN)(Limits())
+    least = _least_steps(render(_SWITCHED))
+    assert 20 < least < 4096
+    assert least == _least_steps(render(_IN_TURN))

@@ -17,6 +17,7 @@ from ..builtins.costs import charge_for
 from ..builtins.methods import DICT_METHODS, STR_METHODS
 from ..builtins.ops import COMPARISONS, make_binops, to_string
 from ..errors import TemplateSyntaxError
+from ..run import branches as b
 from ..run import calls as c
 from ..run import expressions as e
 from ..run import macros as m
@@ -178,7 +179,7 @@ class Compiler:
         self.soft = soft
         cost = 1 + self.analysis.expression_size(node.test)
         if type(test) is o.CompareConst:
-            return s.IfCompareConst(test, body, otherwise, node.pos, cost)
+            return b.switch_or_chain(s.IfCompareConst(test, body, otherwise, node.pos, cost))
         return s.If(test, body, otherwise, node.pos, cost)
 
     def stmt_For(self, node: n.For) -> Any:
