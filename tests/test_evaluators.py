@@ -142,6 +142,26 @@ ROLE_CHAINS = [
         },
         "AB-CDE-",
     ),
+    # tests joined by `or`: each constant names its test's branch, the first test naming it wins;
+    # a test reading two keys ends the run of tests read at once
+    (
+        "{% for m in ms %}{% if m.role == 'user' or m['role'] == 'system' %}U"
+        "{% elif m.role == 'assistant' or m.role == 'tool' or m.role == 'user' %}A"
+        "{% elif m.role == 'x' or m.other == 'y' %}X{% else %}-{% endif %}{% endfor %}",
+        {
+            "ms": [
+                {"role": "user"},
+                {"role": "system"},
+                {"role": "assistant"},
+                {"role": "tool"},
+                {"role": "x"},
+                {"role": "z", "other": "y"},
+                {"role": "z"},
+                {"role": LONG},
+            ]
+        },
+        "UUAAXX--",
+    ),
     # a loop variable that shadows another of the same name
     (
         "{% set m = {'role': 'a'} %}{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}"
@@ -182,6 +202,7 @@ def test_macro_calls(configs, source, context, expected):
     [
         ("{% if x == 'a' %}y{% endif %}", "IfCompareConst"),
         ("{% for m in ms %}{% if m.role == 'a' %}{% elif m['role'] == 'b' %}{% endif %}{% endfor %}", "IfSwitch"),
+        ("{% for m in ms %}{% if m.role == 'a' or m.role == 'c' %}{% elif m.role == 'b' %}{% endif %}{% endfor %}", "IfSwitch"),
         ("{{ x != 1 }}", "CompareConst"),
         ("{% for m in ms %}{{ m['role'] }}{% endfor %}", "NameConstItem"),
         ("{% for m in ms %}{{ m.role }}{% endfor %}", "NameKeyOrAttr"),

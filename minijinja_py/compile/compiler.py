@@ -180,7 +180,7 @@ class Compiler:
         cost = 1 + self.analysis.expression_size(node.test)
         if type(test) is o.CompareConst:
             return b.switch_or_chain(s.IfCompareConst(test, body, otherwise, node.pos, cost))
-        return s.If(test, body, otherwise, node.pos, cost)
+        return b.switch_or_chain(s.If(test, body, otherwise, node.pos, cost))
 
     def stmt_For(self, node: n.For) -> Any:
         self._refuse_loop_target(node.target)
