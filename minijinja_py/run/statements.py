@@ -133,7 +133,7 @@ class Sequence(Statement):
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         for item in self.items:
-            if isinstance(item, str):  # (the compiler keeps only plain strings here)
+            if type(item) is str:  # (the compiler keeps only plain strings here)
                 state = frame.state
                 state.size += len(item)
                 if state.size > self.max_output:
