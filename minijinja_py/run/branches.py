@@ -6,10 +6,10 @@ Each test of the chain reads the same key of the same variable and compares it w
 constant (or with several, joined by `or`). When that key holds a short plain string, as a
 message's role does, every test of the chain compares that same string, so the branch they
 choose is the first whose constants name it: `IfSwitch` reads the key once and finds the branch
-in a dict. It charges exactly the
-steps the chain would (each test passed over pays for the next, the branch taken for its body)
-and, for any other value (a missing key, a mapping other than a dict, a long or non-string
-value), runs the chain itself, whose evaluators say what Jinja does with it.
+in a dict. It charges exactly the steps the chain would (each test passed over pays for the
+next, the branch taken for its body) and, for any other value (a missing key, a mapping other
+than a dict, a long or non-string value), runs the chain itself, whose evaluators say what Jinja
+does with it.
 """
 
 from __future__ import annotations
