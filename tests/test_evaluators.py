@@ -162,6 +162,22 @@ ROLE_CHAINS = [
         },
         "UUAAXX--",
     ),
+    # two runs on two keys, one after the other: each read at once
+    (
+        "{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% elif m.kind == 'c' %}C"
+        "{% elif m['kind'] == 'd' %}D{% else %}-{% endif %}{% endfor %}",
+        {
+            "ms": [
+                {"role": "a", "kind": "d"},
+                {"role": "b"},
+                {"role": "z", "kind": "c"},
+                {"role": "z", "kind": "d"},
+                {"role": "z", "kind": "z"},
+                {"kind": "c"},
+            ]
+        },
+        "ABCD-C",
+    ),
     # a loop variable that shadows another of the same name
     (
         "{% set m = {'role': 'a'} %}{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}"

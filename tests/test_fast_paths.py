@@ -642,11 +642,22 @@ _SWITCHED_OR = (
     "{% elif m.role == 'assistant' %}A{% else %}?{% endif %}{% endfor %}"
 )
 _OR_IN_TURN = _SWITCHED_OR.replace("m['role'] == 'system'", "m['kind'] == 'system'")
+# Two runs, on two keys (each made a switch), against the keys alternating (none made).
+_TWO_RUNS = (
+    "{% for m in messages %}{% if m.role == 'system' %}S{% elif m.role == 'user' %}{{ m.content }}"
+    "{% elif m.kind == 'assistant' %}A{% elif m.kind == 'tool' %}T{% else %}?{% endif %}{% endfor %}"
+)
+_TWO_IN_TURN = _TWO_RUNS.replace("m.role == 'user'", "m.kind == 'user'").replace(
+    "m.kind == 'assistant'", "m.role == 'assistant'"
+)
 
 
 @pytest.mark.parametrize("role", ["system", "user", "assistant", "tool", "x" * 2000, None])
 @pytest.mark.parametrize("provenance", [False, True])
-@pytest.mark.parametrize(("switched", "in_turn"), [(_SWITCHED, _IN_TURN), (_SWITCHED_OR, _OR_IN_TURN)])
+@pytest.mark.parametrize(
+    ("switched", "in_turn"),
+    [(_SWITCHED, _IN_TURN), (_SWITCHED_OR, _OR_IN_TURN), (_TWO_RUNS, _TWO_IN_TURN)],
+)
 def test_a_chain_read_once_is_charged_as_its_tests_in_turn(role, provenance, switched, in_turn):
     from minijinja_py import ChatTemplate
 

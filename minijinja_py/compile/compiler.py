@@ -172,15 +172,23 @@ class Compiler:
         return self.output(expr, node.pos, self.limits.max_output, cost)
 
     def stmt_If(self, node: n.If) -> Any:
+        return b.switch_runs(self._if(node))
+
+    def _if(self, node: n.If) -> Any:
+        """An `if` and the `elif`s after it (an else holding one `if` is one), each compiled
+        once; stmt_If then looks at the whole chain once for tests to read at a time."""
         soft, self.soft = self.soft, True
         test = self.expr(node.test)
         body = self.body(node.body)
-        otherwise = self.body(node.otherwise) if node.otherwise else None
+        if len(node.otherwise) == 1 and type(node.otherwise[0]) is n.If:
+            otherwise = self._if(node.otherwise[0])
+        else:
+            otherwise = self.body(node.otherwise) if node.otherwise else None
         self.soft = soft
         cost = 1 + self.analysis.expression_size(node.test)
         if type(test) is o.CompareConst:
-            return b.switch_or_chain(s.IfCompareConst(test, body, otherwise, node.pos, cost))
-        return b.switch_or_chain(s.If(test, body, otherwise, node.pos, cost))
+            return s.IfCompareConst(test, body, otherwise, node.pos, cost)
+        return s.If(test, body, otherwise, node.pos, cost)
 
     def stmt_For(self, node: n.For) -> Any:
         self._refuse_loop_target(node.target)

@@ -71,28 +71,38 @@ class IfSwitch(Statement):
         self.chain.run(frame, out)
 
 
-def switch_or_chain(top: If) -> Statement:
-    """An IfSwitch for the chain that starts at `top` when two or more of its tests in a row
-    read the same key and compare it with strings, else `top`."""
-    tested = _tested(top)
-    if tested is None:
-        return top
-    subject = tested[0]
-    tests = [(top, tested[1])]
-    node = top.otherwise
-    while True:
-        if type(node) is IfSwitch:
-            node = node.chain  # (a shorter chain already made a switch: its tests follow)
-        if not isinstance(node, If):
-            break
-        tested = _tested(node)
-        if tested is None or tested[0] != subject:
-            break
-        tests.append((node, tested[1]))
+def switch_runs(top: If) -> Statement:
+    """The chain of tests that starts at `top` (each next test the `otherwise` of the one
+    before), every run of two or more tests in a row reading the same key and comparing it with
+    strings made an IfSwitch; `top`, or the switch that stands for it.
+
+    The chain is walked once: the runs are found in one pass and made from the last to the
+    first, each put in the place of its first test (a switch costs what that test costs, so the
+    test before it is charged the same for reaching it)."""
+    chain: list[If] = []
+    node: Any = top
+    while isinstance(node, If):
+        chain.append(node)
         node = node.otherwise
-    if len(tests) < 2:
-        return top
-    return IfSwitch(tests, *subject)
+    tested = [_tested(test) for test in chain]
+    subjects = [found[0] if found is not None else None for found in tested]
+    result: Statement = top
+    end = len(chain)
+    while end > 0:
+        # (the run that ends at `end`: the tests before it that read the same key)
+        subject = subjects[end - 1]
+        start = end - 1
+        while subject is not None and start > 0 and subjects[start - 1] == subject:
+            start -= 1
+        if subject is not None and end - start >= 2:
+            run = [(chain[i], found[1]) for i in range(start, end) if (found := tested[i])]
+            switch = IfSwitch(run, *subject)
+            if start > 0:
+                chain[start - 1].otherwise = switch
+            else:
+                result = switch
+        end = start
+    return result
 
 
 def _tested(test: If) -> tuple[tuple[str, str], tuple[str, ...]] | None:
