@@ -90,6 +90,9 @@ def test_the_batch_rows_are_rates_judged_per_row_and_fail_when_rows_differ():
         "≥ 0.90",
         "**no**",
     )
+    assert row.detail.endswith("per row (decode, render, encode, write; JSON lines by json)")
+    msgspec = report.batch_per_row_row(2.0, 200e-6, 10_000, True, "msgspec (the fastjson extra)")
+    assert msgspec.detail.endswith("; JSON lines by msgspec (the fastjson extra))")
     assert report.batch_per_row_row(2.0, 200e-6, 10_000, equal=False).met == "**no**"
     assert report.batch_per_row_row(2.0, 200e-6, 10_000, equal=True).met == "yes"
     whole = report.batch_row(loop_s=2.0, batch_s=2.5, count=10_000, equal=True)

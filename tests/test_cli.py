@@ -496,7 +496,7 @@ def test_batch_line_variables_and_run_options(capsys, tmp_path):
     argv += ["--add-generation-prompt", "--tools", str(EXAMPLES / "tools.json")]
     assert run(capsys, *argv) == (0, "", "")
     assert target.read_text(encoding="utf-8") == (
-        '{"text": "flag:True:1", "error": null}\n{"text": "line:True:1", "error": null}\n'
+        '{"text":"flag:True:1","error":null}\n{"text":"line:True:1","error":null}\n'
     )
 
 
@@ -559,7 +559,7 @@ def test_batch_undecodable_bytes_become_replacement_characters(capsys, tmp_path)
     argv = ["batch", "--template", CHATML, str(source), str(target), "--quiet"]
     assert run(capsys, *argv) == (0, "", "")
     assert target.read_text(encoding="utf-8") == (
-        '{"text": "<|im_start|>user\\ncaf\ufffd<|im_end|>\\n", "error": null}\n'
+        '{"text":"<|im_start|>user\\ncaf\ufffd<|im_end|>\\n","error":null}\n'
     )
 
 
@@ -686,7 +686,7 @@ def test_module_batch_to_stdout(tmp_path):
     done = program("batch", "--template", CHATML, source, "-", "--quiet")
     assert (done.returncode, done.stdout, done.stderr) == (
         0,
-        b'{"text": "<|im_start|>user\\nHello!<|im_end|>\\n", "error": null}\n',
+        b'{"text":"<|im_start|>user\\nHello!<|im_end|>\\n","error":null}\n',
         b"",
     )
 
@@ -890,5 +890,5 @@ def test_batch_accepts_the_jsonl_extensions(capsys, tmp_path, output_name):
         0, "", ""
     )
     assert target.read_text(encoding="utf-8") == (
-        '{"text": "<|im_start|>user\\nok<|im_end|>\\n", "error": null}\n'
+        '{"text":"<|im_start|>user\\nok<|im_end|>\\n","error":null}\n'
     )

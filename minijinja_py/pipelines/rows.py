@@ -28,6 +28,7 @@ from typing import Any
 from ..chat import SPECIAL_TOKEN_NAMES, ChatTemplate
 from ..chat.loading import json_deeper_than
 from ..errors import TemplateError, bounded_repr, bounded_text
+from .fastjson import FAST_DECODE, ints_bounded
 
 __all__ = [
     "MAX_INT_DIGITS",
@@ -97,6 +98,11 @@ def parse_json(text: str) -> Any:
     _check_depth(text)
     if text.startswith("\ufeff"):  # (json.loads's own check, which decode() skips)
         raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+    if FAST_DECODE is not None and ints_bounded(MAX_INT_DIGITS):
+        try:
+            return FAST_DECODE(text)
+        except Exception:  # noqa: BLE001, S110 - json decides: its value, or its error (fastjson)
+            pass
     try:
         return _DECODE(text)
     except RecursionError:  # the caller's stack was already deep
