@@ -65,8 +65,8 @@ def encode_records(records: list[dict[str, Any]]) -> bytes:
                 for record in records
             ]
             return b"\n".join(lines) + b"\n"
-        except UnicodeEncodeError:  # a lone surrogate: json escapes it, below
-            pass
+        except Exception:  # noqa: BLE001, S110 - a lone surrogate (json escapes it) or whatever
+            pass  # else msgspec refuses: json's path below writes, or fails, as without msgspec
     try:
         return ("\n".join(map(_ENCODE, records)) + "\n").encode()
     except UnicodeEncodeError:  # rare: escape only the records that need it
