@@ -626,6 +626,56 @@ def test_provenance_charges_a_traced_message_as_render_charges_the_plain_one(sou
     assert _least_steps(traced) == _least_steps(plain)
 
 
+def _least_string(render) -> int:
+    """The smallest max_string under which `render(limits)` succeeds."""
+    low, high = 1, 1 << 16
+    while low < high:
+        middle = (low + high) // 2
+        try:
+            render(Limits(max_string=middle))
+            high = middle
+        except LimitError:
+            low = middle + 1
+    return low
+
+
+_TOOLS = [
+    {"type": "function", "function": {"name": "get_weather", "description": "It's \"the\" weather"}},
+    {"type": "function", "function": {"name": "search", "parameters": {"q": ["a", "b\n"]}}},
+]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "{{ tools|string }}",
+        "{{ tools }}",
+        "{{ tools[0]|pprint }}",
+        "{{ tools|tojson }}",
+        "{{ messages|string }}",
+        "{{ messages|pprint }}",
+        "{{ messages[0].content|pprint }}",
+        "{% for t in tools %}{{ t.function }}{% endfor %}",
+    ],
+)
+def test_provenance_measures_printed_traced_data_as_render_measures_the_plain(source):
+    # (a traced string prints as the plain one: measured alike, it is refused alike)
+    from minijinja_py import ChatTemplate
+
+    # (a long one, which pprint splits into a piece per word)
+    messages = [{"role": "user", "content": "x's \"y\" " + "word " * 30}]
+
+    def plain(limits):
+        return ChatTemplate(source, limits=limits).render(messages, tools=_TOOLS)
+
+    def traced(limits):
+        return ChatTemplate(source, limits=limits).render_with_provenance(messages, _TOOLS).text
+
+    assert traced(Limits()) == plain(Limits())
+    assert _least_string(traced) == _least_string(plain)
+    assert _least_steps(traced) == _least_steps(plain)
+
+
 # ---------------------------------------------------------------------------------------------
 # a chain of if/elif comparing one key with strings, answered by one lookup (IfSwitch)
 

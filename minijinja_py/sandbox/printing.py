@@ -166,9 +166,10 @@ def layout_bound(
                 size += json_string_size(item, ensure_ascii, html)
             else:
                 size += leaf_repr_size(item)
-                if type(item) is str:
-                    # each piece after the first: two quotes, a line break and the column;
-                    # and the parentheses around the pieces of a string printed alone
+                if type(item).__repr__ is str.__repr__:
+                    # (pprint splits whatever prints as str does, a traced string too, choosing
+                    # by the type's repr): each piece after the first: two quotes, a line break
+                    # and the column; and the parentheses around the pieces of a string alone
                     size += (_pieces(item) - 1) * (column + 3) + 2
         elif isinstance(item, dict):
             # brackets, then per item: its separators and a line break with indentation
