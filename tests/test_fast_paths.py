@@ -588,17 +588,23 @@ def test_a_traced_strings_method_item_is_its_own_method(policy, key):
     assert method() == policy.getitem("text", key)()
 
 
-def _least_steps(render) -> int:
-    """The smallest max_steps under which `render(limits)` succeeds."""
-    low, high = 1, 4096
+def _least(render, limit: str = "max_steps", high: int = 4096) -> int:
+    """The smallest value of the limit named `limit` (at most `high`) under which
+    `render(limits)` succeeds."""
+    low = 1
     while low < high:
         middle = (low + high) // 2
         try:
-            render(Limits(max_steps=middle))
+            render(Limits(**{limit: middle}))
             high = middle
         except LimitError:
             low = middle + 1
     return low
+
+
+def _least_steps(render) -> int:
+    """The smallest max_steps under which `render(limits)` succeeds."""
+    return _least(render)
 
 
 @pytest.mark.parametrize("size", [3, 1024, 1025, 5000, 100_000])
@@ -624,19 +630,6 @@ def test_provenance_charges_a_traced_message_as_render_charges_the_plain_one(sou
 
     assert traced(Limits()) == plain(Limits())
     assert _least_steps(traced) == _least_steps(plain)
-
-
-def _least_string(render) -> int:
-    """The smallest max_string under which `render(limits)` succeeds."""
-    low, high = 1, 1 << 16
-    while low < high:
-        middle = (low + high) // 2
-        try:
-            render(Limits(max_string=middle))
-            high = middle
-        except LimitError:
-            low = middle + 1
-    return low
 
 
 _TOOLS = [
@@ -672,7 +665,7 @@ def test_provenance_measures_printed_traced_data_as_render_measures_the_plain(so
         return ChatTemplate(source, limits=limits).render_with_provenance(messages, _TOOLS).text
 
     assert traced(Limits()) == plain(Limits())
-    assert _least_string(traced) == _least_string(plain)
+    assert _least(traced, "max_string", 1 << 16) == _least(plain, "max_string", 1 << 16)
     assert _least_steps(traced) == _least_steps(plain)
 
 
