@@ -86,12 +86,18 @@ def json_string_size(s: str, ensure_ascii: bool, html: bool = False) -> int:
     return size
 
 
+def prints_as_str(kind: type) -> bool:
+    """Whether a string of type `kind` prints (`repr`, and pprint's layout, which is chosen by
+    the type's `__repr__`) as a plain `str` does: `str`, a traced string; not Markup."""
+    return kind is str or kind.__repr__ is str.__repr__
+
+
 def leaf_repr_size(value: Any) -> int:
     """An upper bound of `len(repr(value))` for a value that holds no other value."""
     if isinstance(value, str):
         size = repr_size(value)
         kind = type(value)
-        if kind is str or kind.__repr__ is str.__repr__:
+        if prints_as_str(kind):
             return size
         return size + 8 + len(kind.__name__)  # Markup('...')
     if isinstance(value, bool) or value is None:
@@ -166,10 +172,10 @@ def layout_bound(
                 size += json_string_size(item, ensure_ascii, html)
             else:
                 size += leaf_repr_size(item)
-                if type(item).__repr__ is str.__repr__:
-                    # (pprint splits whatever prints as str does, a traced string too, choosing
-                    # by the type's repr): each piece after the first: two quotes, a line break
-                    # and the column; and the parentheses around the pieces of a string alone
+                if prints_as_str(type(item)):
+                    # (pprint splits whatever prints as str does, a traced string too): each
+                    # piece after the first: two quotes, a line break and the column; and the
+                    # parentheses around the pieces of a string printed alone
                     size += (_pieces(item) - 1) * (column + 3) + 2
         elif isinstance(item, dict):
             # brackets, then per item: its separators and a line break with indentation
