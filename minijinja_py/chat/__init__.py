@@ -17,14 +17,18 @@ form, from a folder or a source) and
 `template` (`ChatTemplate` itself).
 """
 
+from typing import TYPE_CHECKING
+
 from .apply import apply_chat_template
 from .capabilities import ChatCapabilities
-from .gguf import GGUFError, GGUFMetadata, read_gguf_metadata
 from .inputs import to_template_data
 from .loading import SPECIAL_TOKEN_NAMES, load_pretrained_files
-from .provenance import ChatProvenance
 from .schema import get_json_schema
 from .template import ChatTemplate
+
+if TYPE_CHECKING:  # for type checkers and the API reference; at run time, imported on first use
+    from .gguf import GGUFError, GGUFMetadata, read_gguf_metadata
+    from .provenance import ChatProvenance
 
 __all__ = [
     "SPECIAL_TOKEN_NAMES",
@@ -39,3 +43,18 @@ __all__ = [
     "read_gguf_metadata",
     "to_template_data",
 ]
+
+_GGUF = ("GGUFError", "GGUFMetadata", "read_gguf_metadata")
+
+
+def __getattr__(name: str) -> object:
+    # Provenance and GGUF reading are imported on first use: rendering text needs neither.
+    if name == "ChatProvenance":
+        from .provenance import ChatProvenance
+
+        return ChatProvenance
+    if name in _GGUF:
+        from . import gguf
+
+        return getattr(gguf, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

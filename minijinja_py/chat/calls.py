@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 from ..errors import bounded_text
 from ..sandbox.limits import Limits
 from .inputs import REASONING_FIELDS, to_template_data, to_template_tree
-from .provenance import TurnTexts
 from .schema import tool_to_schema
 
 if TYPE_CHECKING:
+    from .provenance import TurnTexts
     from .template import ChatTemplate
 
 _CONTINUE_TAG = "CONTINUE_FINAL_MESSAGE_TAG "

@@ -20,10 +20,8 @@ The caller picks the sources with a mode:
 
 from __future__ import annotations
 
-import hashlib
 import json
 from functools import cache, lru_cache
-from importlib import resources
 from typing import Any, Literal, NamedTuple
 
 __all__ = [
@@ -73,18 +71,22 @@ def normalised_hash(source: str) -> str:
     """The key of a template in the hand-tag registry: the SHA-256 of its source with line
     ends made `\\n` and the whitespace around the whole stripped (a model folder's JSON copy
     and its `.jinja` file differ in nothing else)."""
+    import hashlib  # (here: OpenSSL's loading is a cost a render without the registry skips)
+
     text = source.replace("\r\n", "\n").replace("\r", "\n").strip()
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @cache
 def _index() -> dict[str, str]:
-    text = resources.files(__package__).joinpath("tagged", "index.json").read_text("utf-8")
-    return dict(json.loads(text))
+    return dict(json.loads(_tagged_file("index.json")))
 
 
 @cache
 def _tagged_file(name: str) -> str:
+    # (imported here: importlib.resources brings tempfile, shutil and the compressors with it)
+    from importlib import resources
+
     return resources.files(__package__).joinpath("tagged", name).read_text("utf-8")
 
 

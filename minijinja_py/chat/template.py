@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, cast, overload
+from typing import TYPE_CHECKING, Any, cast, overload
 
 from ..errors import TemplateError
 from ..sandbox.limits import Limits
@@ -19,7 +19,6 @@ from .calls import (
     prepare_call,
 )
 from .capabilities import ChatCapabilities, probe_capabilities
-from .dropin import apply_to_template
 from .inputs import normalise_conversations, to_template_data
 from .kept import COMPILED_BYTES, PROBES_BYTES, TOOLS_BYTES, KeptBytes, compiled_size
 from .loading import (
@@ -30,9 +29,10 @@ from .loading import (
     resolve_model_folder,
 )
 from .masks import AssistantSpans, ChatEncoding, check_mask_conventions, check_mask_mode
-from .provenance import ChatProvenance, has_generation_blocks
-from .spans import chat_spans, traced_render
 from .types import TokenizedBatch, TokenizedChat
+
+if TYPE_CHECKING:  # (provenance, spans, tokens, drop-in: imported where used; text needs none)
+    from .provenance import ChatProvenance
 
 __all__ = ["ChatTemplate"]
 
@@ -396,6 +396,8 @@ class ChatTemplate:
         template text.  `assistant_spans` are the `{% generation %}` spans when the template
         has such blocks, else inferred by that module's rule.  One conversation per call.
         """
+        from .spans import traced_render
+
         call = prepare_call(
             self, tools, documents, add_generation_prompt, False, False, chat_template, kwargs
         )
@@ -439,6 +441,8 @@ class ChatTemplate:
             ValueError: for mask="tagged" on a template neither tagged nor known, or an
                 unknown mode or convention.
         """
+        from .spans import chat_spans
+
         check_mask_mode(mask)
         check_mask_conventions(mask_header, mask_final_eos)
         call = self._prepare_text(
@@ -664,6 +668,8 @@ class ChatTemplate:
         chat_template: str | None,
         kwargs: Mapping[str, Any],
     ) -> _Call:
+        from .provenance import has_generation_blocks
+
         call = prepare_call(
             self,
             tools,
@@ -686,6 +692,7 @@ class ChatTemplate:
         protect: bool,
         text_too: bool,
     ) -> ChatEncoding:
+        from .spans import chat_spans
         from .tokens import encode_chat
 
         text, spans, source, caller_spans = chat_spans(self, call, chat, mask, protect)
@@ -729,6 +736,8 @@ class ChatTemplate:
         when `mask` is given.  mask_header and mask_final_eos choose the conventions of
         inferred masks (see tokenize).
         """
+        from .dropin import apply_to_template
+
         return apply_to_template(
             self,
             conversation,
