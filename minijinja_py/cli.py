@@ -388,14 +388,38 @@ def _check_extension(path: str, role: str) -> None:
     )
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on: its affinity mask where the system keeps one (a
+    container's or `taskset`'s cpuset), else every CPU; at least 1."""
+    if hasattr(os, "process_cpu_count"):  # (Python 3.13: the same question, answered there)
+        count = os.process_cpu_count()
+    elif hasattr(os, "sched_getaffinity"):
+        count = len(os.sched_getaffinity(0))
+    else:
+        count = os.cpu_count()
+    return max(1, count or 1)
+
+
+def _worker_count(text: str) -> int:
+    """`--workers`: a number of processes, or `auto` for one per usable CPU."""
+    if text == "auto":
+        return usable_cpus()
+    try:
+        workers = int(text)
+    except ValueError:
+        raise CommandError(f"--workers must be a number or 'auto', not {text!r}") from None
+    if workers < 1:
+        raise CommandError("--workers must be at least 1")
+    return workers
+
+
 def _cmd_batch(args: argparse.Namespace) -> int:
     from .pipelines import RowRenderer
     from .pipelines.files import file_format, open_sink, open_source, render_stream
 
     _check_extension(args.input, "input")
     _check_extension(args.output, "output")
-    if args.workers < 1:
-        raise CommandError("--workers must be at least 1")
+    workers = _worker_count(args.workers)
     if args.chunk_size < 1:
         raise CommandError("--chunk-size must be at least 1")
     chat = _load_chat(args)
@@ -420,7 +444,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
                 source,
                 sink,
                 output_format=file_format(args.output),
-                workers=args.workers,
+                workers=workers,
                 chunk_size=args.chunk_size,
                 on_chunk=meter.add,
             )
@@ -536,7 +560,12 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument(
         "output", metavar="OUT", help="JSONL (one result per line; '-': stdout) or .parquet"
     )
-    batch.add_argument("--workers", type=int, default=1, metavar="N", help="worker processes")
+    batch.add_argument(
+        "--workers",
+        default="1",
+        metavar="N",
+        help="worker processes, or 'auto' for one per CPU this process may use (default 1)",
+    )
     batch.add_argument(
         "--chunk-size",
         type=int,

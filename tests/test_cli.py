@@ -639,6 +639,37 @@ def test_a_pool_renders_the_lines_one_process_renders(tmp_path):
 def test_batch_bad_workers(capsys, tmp_path):
     argv = ["batch", "--template", CHATML, "in", "out", "--workers", "0"]
     assert run(capsys, *argv) == (1, "", "error: --workers must be at least 1\n")
+    argv[-1] = "many"
+    assert run(capsys, *argv) == (1, "", "error: --workers must be a number or 'auto', not 'many'\n")
+
+
+def test_batch_auto_workers_is_one_per_usable_cpu(capsys, tmp_path, monkeypatch):
+    import minijinja_py.cli as cli
+    from minijinja_py.pipelines import files
+
+    asked: list[int] = []
+    real = files.render_stream
+
+    def recording(*args, **kwargs):
+        asked.append(kwargs["workers"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(files, "render_stream", recording)
+    monkeypatch.setattr(cli, "usable_cpus", lambda: 2)
+    source = write(tmp_path / "in.jsonl", "\n".join(BATCH_LINES * 5) + "\n")
+    target = tmp_path / "out.jsonl"
+    argv = ["batch", "--template", CHATML, source, str(target), "--quiet", "--chunk-size", "4"]
+    assert run(capsys, *argv, "--workers", "auto") == (0, "", "")
+    assert asked == [2]
+    lines = target.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line) for line in lines] == BATCH_OUT * 5
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no affinity mask here")
+def test_usable_cpus_are_the_affinity_mask():
+    from minijinja_py.cli import usable_cpus
+
+    assert usable_cpus() == len(os.sched_getaffinity(0))
 
 
 # -- as a program -------------------------------------------------------------------------------
