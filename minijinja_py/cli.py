@@ -391,6 +391,7 @@ def _check_extension(path: str, role: str) -> None:
 def usable_cpus() -> int:
     """The CPUs this process may run on: its affinity mask where the system keeps one (a
     container's or `taskset`'s cpuset), else every CPU; at least 1."""
+    count: int | None
     if hasattr(os, "process_cpu_count"):  # (Python 3.13: the same question, answered there)
         count = os.process_cpu_count()
     elif hasattr(os, "sched_getaffinity"):
