@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,17 +90,33 @@ def run_loop(source: Path, clock: Callable[[], float] = time.perf_counter) -> tu
     return clock() - start, texts
 
 
+# `minijinja-py batch ARGS...` run by the command line's own `main`, which then writes the CPU
+# seconds of its own process (the driver: reading, shipping chunks, writing) to the file named
+# first; the workers' CPU is the rest of what the parent reads of its children.
+_BATCH_TELLING_ITS_CPU = """
+import resource, sys
+from minijinja_py.cli import main
+status = main(sys.argv[2:])
+usage = resource.getrusage(resource.RUSAGE_SELF)
+with open(sys.argv[1], "w") as out:
+    out.write(repr(usage.ru_utime + usage.ru_stime))
+sys.exit(status)
+"""
+
+
 def run_batch(
     source: Path,
     target: Path,
     workers: int,
     env: dict[str, str] | None = None,
     model: Path | None = None,
-) -> tuple[float, float]:
-    """Wall seconds and CPU seconds (the process and its workers) of one ``batch`` run
-    (`env`: the child's environment, this one's by default; `model`: a model folder, rendered
-    with ``--tokens`` instead of the corpus template)."""
-    command = [sys.executable, "-m", "minijinja_py", "batch"]
+) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (the process and its workers) and the CPU seconds of the
+    driver process alone of one ``batch`` run (`env`: the child's environment, this one's by
+    default; `model`: a model folder, rendered with ``--tokens`` instead of the corpus
+    template)."""
+    driver_file = target.with_name(target.name + ".driver-cpu")
+    command = [sys.executable, "-c", _BATCH_TELLING_ITS_CPU, str(driver_file), "batch"]
     command += ["--model", str(model), "--tokens"] if model else ["--template", str(TEMPLATE)]
     command += [str(source), str(target), "--workers", str(workers), "--quiet", "--id-column", "id"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -109,7 +125,9 @@ def run_batch(
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-    return wall, cpu
+    driver = float(driver_file.read_text(encoding="ascii"))
+    driver_file.unlink()
+    return wall, cpu, driver
 
 
 DATASETS_JOB = """
@@ -267,28 +285,45 @@ def measure_scaling(source: Path, work: Path, repeat: int, count: int) -> Scalin
     return Scaling(alone, alone_once, driver, worker, pool_once)
 
 
+@dataclass(frozen=True)
+class SweepPoint:
+    """`batch --workers N` in a sweep, each figure the best of its rounds; per row is the slope
+    between the whole input and its first quarter, as in `measure_scaling` (start-up left out)."""
+
+    wall: float  # seconds, the whole input, start to exit
+    per_row: float  # wall seconds per row
+    cpu_per_row: float  # CPU seconds per row of every process (the driver and its workers)
+    driver_per_row: float  # of which the driver process's (all of it with one worker)
+
+    def best_with(self, other: SweepPoint) -> SweepPoint:
+        return SweepPoint(*map(min, zip(astuple(self), astuple(other), strict=True)))
+
+
 def sweep(
     source: Path, work: Path, counts: list[int], repeat: int, model: Path | None = None
-) -> dict[int, tuple[float, float]]:
-    """For each N of `counts`: (best wall seconds of ``batch --workers N`` on `source`, best
-    wall seconds per row with start-up left out). The second is the slope between the whole
-    input and its first quarter, as in `measure_scaling`. The counts are interleaved in each
-    round so that a passing load is shared among them; every run's rows are checked against
-    the first run's."""
+) -> dict[int, SweepPoint]:
+    """For each N of `counts`, `batch --workers N` on `source` (see SweepPoint). The counts
+    are interleaved in each round so that a passing load is shared among them; every run's rows
+    are checked against the first run's."""
     lines = source.read_bytes().count(b"\n")
     quarter = work / "sweep-quarter.jsonl"
     with open(source, "rb") as whole, open(quarter, "wb") as part:
         part.writelines(line for _, line in zip(range(lines // 4), whole, strict=False))
-    best: dict[int, tuple[float, float]] = {}
+    between = lines - lines // 4
+    best: dict[int, SweepPoint] = {}
     first: bytes | None = None
     for _ in range(repeat):
         for workers in counts:
             target = work / f"sweep{workers}.jsonl"
-            part_wall, _ = run_batch(quarter, target, workers, model=model)
-            wall, _ = run_batch(source, target, workers, model=model)
-            per_row = (wall - part_wall) / (lines - lines // 4)
-            old = best.get(workers, (wall, per_row))
-            best[workers] = (min(wall, old[0]), min(per_row, old[1]))
+            part_wall, part_cpu, part_driver = run_batch(quarter, target, workers, model=model)
+            wall, cpu, driver = run_batch(source, target, workers, model=model)
+            point = SweepPoint(
+                wall,
+                (wall - part_wall) / between,
+                (cpu - part_cpu) / between,
+                (driver - part_driver) / between,
+            )
+            best[workers] = best[workers].best_with(point) if workers in best else point
             rows = target.read_bytes()
             if first is None:
                 first = rows
@@ -298,22 +333,24 @@ def sweep(
     return best
 
 
-def print_sweep(
-    title: str, count: int, best: dict[int, tuple[float, float]], loop: float | None
-) -> None:
-    one_wall, one_row = best[min(best)]
+def print_sweep(title: str, count: int, best: dict[int, SweepPoint], loop: float | None) -> None:
+    one = best[min(best)]
     print(f"\n{title}\n")
     print(
         "| workers | wall | rows/s | speed-up over 1 worker | per row, start-up left out: "
-        "rows/s | speed-up | per worker | whole process vs the loop |"
+        "rows/s | speed-up | per worker | whole process vs the loop | CPU per row: every "
+        "process (of it the driver) | CPU per row over 1 worker's |"
     )
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for workers, (wall, per_row) in sorted(best.items()):
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for workers, point in sorted(best.items()):
+        wall, per_row = point.wall, point.per_row
         versus = f"{loop / wall:.2f}" if loop else "–"
         print(
-            f"| {workers} | {wall:.2f} s | {count / wall:,.0f} | {one_wall / wall:.1f}× "
-            f"| {1 / per_row:,.0f} | {one_row / per_row:.1f}× "
-            f"| {one_row / per_row / workers:.0%} | {versus} |"
+            f"| {workers} | {wall:.2f} s | {count / wall:,.0f} | {one.wall / wall:.1f}× "
+            f"| {1 / per_row:,.0f} | {one.per_row / per_row:.1f}× "
+            f"| {one.per_row / per_row / workers:.0%} | {versus} "
+            f"| {point.cpu_per_row * 1e6:.0f} µs ({point.driver_per_row * 1e6:.1f} µs) "
+            f"| {point.cpu_per_row / one.cpu_per_row:.2f}× |"
         )
 
 
@@ -369,14 +406,14 @@ def main() -> None:
             if "loop" in only:
                 record("plain loop (ChatTemplate.render, one process)", best, None)
         # 1 and 2 workers interleaved, so that both see the same share of a shared machine
-        runs: dict[int, list[tuple[float, float]]] = {1: [], 2: []}
+        runs: dict[int, list[tuple[float, float, float]]] = {1: [], 2: []}
         for _ in range(args.repeat):
             for workers in (1, 2):
                 if f"batch{workers}" in only:
                     runs[workers].append(run_batch(source, work / f"out{workers}.jsonl", workers))
         for workers in (1, 2):
             if runs[workers]:
-                wall, cpu = min(runs[workers])
+                wall, cpu, _ = min(runs[workers])
                 target = work / f"out{workers}.jsonl"
                 texts = [json.loads(line)["text"] for line in target.open(encoding="utf-8")]
                 note = f"CPU {cpu:.1f} s"
