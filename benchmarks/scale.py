@@ -119,12 +119,11 @@ def run_batch(
     command = [sys.executable, "-c", _BATCH_TELLING_ITS_CPU, str(driver_file), "batch"]
     command += ["--model", str(model), "--tokens"] if model else ["--template", str(TEMPLATE)]
     command += [str(source), str(target), "--workers", str(workers), "--quiet", "--id-column", "id"]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before = _cpu(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(command, check=True, cwd=ROOT, env=env)
     wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    cpu = _cpu(resource.RUSAGE_CHILDREN) - before
     driver = float(driver_file.read_text(encoding="ascii"))
     driver_file.unlink()
     return wall, cpu, driver
