@@ -37,6 +37,7 @@ ENABLE = "MINIJINJA_PY_COMPILE"
 COMPILED_MODULES = (
     "minijinja_py/run/branches.py",
     "minijinja_py/run/calls.py",
+    "minijinja_py/run/deferred.py",
     "minijinja_py/run/evaluator.py",
     "minijinja_py/run/expressions.py",
     "minijinja_py/run/frames.py",

@@ -5,12 +5,14 @@ The parser is iterative, but compiling and running the tree recurse once or twic
 `((((...))))`, `- - - x`, `a|f|f|f...` or a thousand nested `if` blocks would otherwise
 end in Python's RecursionError; the walk itself uses an explicit stack.  The same walk collects
 every name a scope of the template can hold (the compiler reads any other name straight from
-the render's context) and, for each loop, macro and call block, which of the implicit names
-(`loop`, `varargs`, `kwargs`, `caller`) its body reads.
+the render's context), for each loop, macro and call block, which of the implicit names
+(`loop`, `varargs`, `kwargs`, `caller`) its body reads, and where compiling a part of the
+template could fail or decide something for the whole template (its risks: see `quiet`).
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Any
 
 from ..errors import TemplateSyntaxError
@@ -20,18 +22,26 @@ from ..syntax import nodes as n
 # Names a scope receives without an assignment in the template's text.
 IMPLICIT_NAMES = frozenset(["loop", "caller", "varargs", "kwargs"])
 
+_NO_NAMES: frozenset[str] = frozenset()
 _OWNERS = (n.For, n.Macro, n.CallBlock)  # the statements whose body may read implicit names
 _NAMING = (n.TargetName, n.Param, n.Macro)  # the nodes that put a name into a scope
 
 
+# How deep a node may sit for a body around it to be compiled when it first runs rather than
+# with the template: compiling it then adds its depth to the render's stack (see `quiet`).
+DEFERRED_DEPTH = 40
+
+
 class Analysis:
-    __slots__ = ("assigned", "implicit_reads", "names", "sizes")
+    __slots__ = ("assigned", "implicit_reads", "names", "sizes", "risks")
     assigned: frozenset[str]
     implicit_reads: dict[int, set[str]]
     #: Every name the template reads anywhere: no other variable of a context can reach it.
     names: frozenset[str]
     #: id of each expression a statement pays for (see _COSTED) -> its number of nodes
     sizes: dict[int, int]
+    #: The sorted source offsets of the risks (see `quiet`); None when the whole template is one.
+    risks: list[int] | None
 
     def __init__(
         self,
@@ -39,11 +49,27 @@ class Analysis:
         implicit_reads: dict[int, set[str]],
         names: frozenset[str],
         sizes: dict[int, int],
+        risks: list[int] | None,
     ) -> None:
         self.assigned = assigned
         self.implicit_reads = implicit_reads
         self.names = names
         self.sizes = sizes
+        self.risks = risks
+
+    def quiet(self, start: int | None, end: int) -> bool:
+        """Whether the source from `start` to `end` holds no risk: nothing whose compiling
+        could fail (a `break` or `continue` outside a loop, an unknown filter or test, a loop
+        variable named `loop`, a macro's bad parameters), add to what the whole template
+        holds (a block, a read of `self`), or nest deeper than DEFERRED_DEPTH. Only such a
+        part may be compiled when it first runs, with nothing to tell apart from compiling it
+        with the template. (Break and continue count wherever they are: which loop holds them
+        is the compiler's to know.)"""
+        risks = self.risks
+        if risks is None or start is None:
+            return False
+        at = bisect_left(risks, start)
+        return at == len(risks) or risks[at] >= end
 
     def expression_size(self, *roots: Any) -> int:
         """`expression_size` of a statement's expressions, counted by the walk."""
@@ -61,10 +87,19 @@ class Analysis:
         return self.implicit_reads[id(owner)]
 
 
-def analyse(tree: n.Template, limits: Limits) -> Analysis:
+def analyse(
+    tree: n.Template,
+    limits: Limits,
+    filters: Any = _NO_NAMES,
+    tests: Any = _NO_NAMES,
+) -> Analysis:
     """Raise TemplateSyntaxError if `tree` nests deeper than `max_nesting`; else what the
-    compiler needs (see the module's docstring)."""
+    compiler needs (see the module's docstring). `filters` and `tests` are the names known
+    (the risks count any other)."""
     limit = limits.max_nesting
+    risks: list[int] = []
+    # (a node without a position can't be placed: the whole template is then a risk)
+    placed = True
     assigned = set(IMPLICIT_NAMES)
     implicit_reads: dict[int, set[str]] = {}
     names: set[str] = set()
@@ -113,11 +148,23 @@ def analyse(tree: n.Template, limits: Limits) -> Analysis:
         shape = shapes.get(cls)
         if shape is None:
             shape = _shape(cls)
-        role, fields, costed = shape
+        role, fields, costed, risk = shape
+        if (risk and _risky(node, risk, filters, tests)) or depth == DEFERRED_DEPTH:
+            pos = getattr(node, "pos", None)  # (an argument list or a parameter has none)
+            if pos is None:
+                placed = False
+            else:
+                risks.append(pos)
         body_owners = owners
         if role:
             if role == _NAMES:
                 assigned.add(node.name)
+                if node.name == "loop" and cls is not n.Param:
+                    pos = node.pos
+                    if pos is None:
+                        placed = False
+                    else:
+                        risks.append(pos)
             elif role == _READS_NAME:  # {% set ns.x = ... %} reads ns
                 names.add(node.name)
             else:
@@ -155,7 +202,45 @@ def analyse(tree: n.Template, limits: Limits) -> Analysis:
             if value_cls is tuple and not value:
                 continue  # (an empty body or argument list: nothing to visit)
             push((value, depth, body_owners if field == "body" else owners, within))
-    return Analysis(frozenset(assigned), implicit_reads, frozenset(names), sizes)
+    risks.sort()
+    if "self" in names:  # (whether `self` is read decides how the template is compiled)
+        placed = False
+    return Analysis(
+        frozenset(assigned), implicit_reads, frozenset(names), sizes, risks if placed else None
+    )
+
+
+def _risky(node: Any, risk: int, filters: Any, tests: Any) -> bool:
+    if risk == _ALWAYS:
+        return True
+    if risk == _FILTER:
+        return node.name not in filters
+    if risk == _TEST:
+        return node.name not in tests
+    if risk == _PARAMETERS:
+        try:
+            check_parameters(node.params, node.pos)
+        except TemplateSyntaxError:
+            return True
+    return False
+
+
+def check_parameters(params: tuple[n.Param, ...], pos: int | None) -> None:
+    """Refuse a macro's or call block's parameters as Jinja does when it compiles them."""
+    seen: set[str] = set()
+    for param in params:
+        if param.name in seen:
+            error = TemplateSyntaxError(f"duplicate argument {param.name!r} in macro definition")
+            error.offset = pos
+            raise error
+        seen.add(param.name)
+        if param.name == "caller" and param.default is None:
+            error = TemplateSyntaxError(
+                'When defining macros or call blocks the special "caller" argument must be'
+                " omitted or be given a default."
+            )
+            error.offset = pos
+            raise error
 
 
 def _read_name(name: str, names: set[str], owners: Any) -> None:
@@ -168,11 +253,23 @@ def _read_name(name: str, names: set[str], owners: Any) -> None:
 
 # What the walk does at a node besides visiting its children (see _shape).
 _NAMES, _READS_NAME, _OWNS, _NAMES_AND_OWNS = 1, 2, 3, 4
-_SHAPES: dict[type, tuple[int, tuple[str, ...], frozenset[str] | None]] = {}
+# Which risk (see Analysis.quiet) a node of a class may be: none, always, or by a check.
+_ALWAYS, _FILTER, _TEST, _PARAMETERS = 1, 2, 3, 4
+_RISKS: dict[type, int] = {
+    n.Break: _ALWAYS,
+    n.Continue: _ALWAYS,
+    n.Block: _ALWAYS,
+    n.Filter: _FILTER,
+    n.Test: _TEST,
+    n.Macro: _PARAMETERS,
+    n.CallBlock: _PARAMETERS,
+}
+_SHAPES: dict[type, tuple[int, tuple[str, ...], frozenset[str] | None, int]] = {}
 
 
-def _shape(cls: type[n._Frozen]) -> tuple[int, tuple[str, ...], frozenset[str] | None]:
-    """Per node class: its role (0 or one of the above), the fields walked, the costed ones."""
+def _shape(cls: type[n._Frozen]) -> tuple[int, tuple[str, ...], frozenset[str] | None, int]:
+    """Per node class: its role (0 or one of the above), the fields walked, the costed ones,
+    and its risk."""
     naming = issubclass(cls, _NAMING)
     owning = issubclass(cls, _OWNERS)
     if naming and owning:
@@ -185,7 +282,7 @@ def _shape(cls: type[n._Frozen]) -> tuple[int, tuple[str, ...], frozenset[str] |
         role = _READS_NAME
     else:
         role = 0
-    shape = (role, cls._children, _COSTED.get(cls))
+    shape = (role, cls._children, _COSTED.get(cls), _RISKS.get(cls, 0))
     _SHAPES[cls] = shape
     return shape
 

@@ -8,9 +8,11 @@ source code is generated and nothing is `exec`-ed.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
+from threading import RLock
 from typing import Any
 
 from ..builtins.costs import charge_for
@@ -23,12 +25,13 @@ from ..run import expressions as e
 from ..run import macros as m
 from ..run import operators as o
 from ..run import statements as s
+from ..run.deferred import DeferredBody
 from ..run.frames import Frame, RenderState
 from ..sandbox.budget import enter_render, leave_render, no_charge
 from ..sandbox.limits import Limits
 from ..syntax import nodes as n
 from ..values.runtime import MISSING, wants_environment
-from .analysis import Analysis, _declares, analyse, call_depth
+from .analysis import Analysis, _declares, analyse, call_depth, check_parameters
 from .folding import (
     _CONTEXT_FILTERS,
     FOLD_FACTOR,
@@ -54,6 +57,11 @@ def _binops_for(limits: Limits) -> Any:
         binops = _binops_by_value(limits)
         _last_binops = (limits, binops)
     return binops
+
+
+# Whether an `if`'s branches may be compiled when they first run (see deferred): False compiles
+# every one with the template, which the tests compare with.
+DEFERRING = True
 
 
 class Compiler:
@@ -95,6 +103,10 @@ class Compiler:
         self.blocks: dict[str, Any] = {}
         self.reads_self = False
         self.block_name: str | None = None  # the block being compiled (its `super`)
+        # Where the statement being compiled ends at the latest (the start of what follows
+        # it), and the lock of compiling deferred bodies (see deferred).
+        self.extent_end = sys.maxsize
+        self.lock = RLock()
         # True while compiling a printed expression that Jinja would fold into a constant.
         self.folding = False
         # is_constant's answers for this compile (see there).
@@ -119,7 +131,9 @@ class Compiler:
     # ------------------------------------------------------------ statements
 
     def template(self, tree: n.Template) -> Any:
-        self.analysis = analyse(tree, self.limits)  # also refuses a tree nested too deeply
+        # (also refuses a tree nested too deeply)
+        environment = self.environment
+        self.analysis = analyse(tree, self.limits, environment.filters, environment.tests)
         body = self.body(tree.body)
         if self.reads_self:
             return s.WithTemplateReference(body, self.blocks)
@@ -128,14 +142,20 @@ class Compiler:
     def body(self, nodes_: tuple[n.Node, ...]) -> Any:
         # Text (and printed constants) stay plain strings inside a body: no evaluator each.
         items: list[Any] = []
-        for node in nodes_:
+        end = self.extent_end
+        last = len(nodes_) - 1
+        for index, node in enumerate(nodes_):
             text = self._constant_text(node)
             if text is None:
+                # (where the statement's source ends, at the latest: see deferred)
+                following = nodes_[index + 1].pos if index < last else None
+                self.extent_end = end if following is None else following
                 items.append(self.statement(node))
             elif items and type(items[-1]) is str:
                 items[-1] += text
             else:
                 items.append(text)
+        self.extent_end = end
         if not items:
             return s.NOTHING
         if len(items) == 1:
@@ -144,6 +164,32 @@ class Compiler:
         if len(items) == 2 and type(items[0]) is not str and type(items[1]) is not str:
             return s.Pair(items[0], items[1])
         return s.Sequence(tuple(items), self.limits.max_output)
+
+    def deferred(self, nodes_: tuple[n.Node, ...]) -> Any:
+        """A branch of an `if` whose source holds no risk (see Analysis.quiet), to compile
+        when it first runs (see run/deferred.py). Text alone costs less to compile now."""
+        for node in nodes_:
+            if self._constant_text(node) is None:
+                context = (self.soft, self.loop_depth, self.block_name, self.extent_end)
+                return DeferredBody(self, nodes_, context)
+        return self.body(nodes_)
+
+    def compile_deferred(self, deferred: DeferredBody) -> Any:
+        """Compile `deferred` as it would have been compiled with the template, once (renders
+        in several threads may reach it together), and put it in its places."""
+        with self.lock:
+            body = deferred.compiled
+            if body is None:
+                saved = (self.soft, self.loop_depth, self.block_name, self.extent_end)
+                self.soft, self.loop_depth, self.block_name, self.extent_end = deferred.context
+                token = enter_render(None)  # (compiling charges nothing to the render)
+                try:
+                    body = self.body(deferred.nodes)
+                finally:
+                    leave_render(token)
+                    self.soft, self.loop_depth, self.block_name, self.extent_end = saved
+                deferred.settle(body)
+        return body
 
     def _constant_text(self, node: n.Node) -> str | None:
         if isinstance(node, n.Data):
@@ -179,11 +225,15 @@ class Compiler:
         once; stmt_If then looks at the whole chain once for tests to read at a time."""
         soft, self.soft = self.soft, True
         test = self.expr(node.test)
-        body = self.body(node.body)
+        # (the whole chain's source, from its `if` to what follows its `endif`)
+        defer = DEFERRING and self.analysis.quiet(node.pos, self.extent_end)
+        body = self.deferred(node.body) if defer else self.body(node.body)
         if len(node.otherwise) == 1 and type(node.otherwise[0]) is n.If:
             otherwise = self._if(node.otherwise[0])
+        elif not node.otherwise:
+            otherwise = None
         else:
-            otherwise = self.body(node.otherwise) if node.otherwise else None
+            otherwise = self.deferred(node.otherwise) if defer else self.body(node.otherwise)
         self.soft = soft
         cost = 1 + self.analysis.expression_size(node.test)
         if type(test) is o.CompareConst:
@@ -323,7 +373,7 @@ class Compiler:
 
     def macro(self, node: n.Macro | n.CallBlock, name: str | None) -> m.MacroDefinition:
         params = node.params
-        _check_parameters(params, node.pos)
+        check_parameters(params, node.pos)
         soft, self.soft = self.soft, False
         loop_depth, self.loop_depth = self.loop_depth, 0
         body = self.body(node.body)
@@ -723,20 +773,3 @@ _EXPR_METHODS: dict[type, Callable[[Compiler, Any], Any]] = {}
 
 def _has_arguments(arguments: n.Arguments) -> bool:
     return bool(arguments.args or arguments.kwargs or arguments.star or arguments.dstar)
-
-
-def _check_parameters(params: tuple[n.Param, ...], pos: int | None) -> None:
-    seen: set[str] = set()
-    for param in params:
-        if param.name in seen:
-            error = TemplateSyntaxError(f"duplicate argument {param.name!r} in macro definition")
-            error.offset = pos
-            raise error
-        seen.add(param.name)
-        if param.name == "caller" and param.default is None:
-            error = TemplateSyntaxError(
-                'When defining macros or call blocks the special "caller" argument must be'
-                " omitted or be given a default."
-            )
-            error.offset = pos
-            raise error

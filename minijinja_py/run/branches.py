@@ -18,6 +18,7 @@ from typing import Any
 
 from ..sandbox.budget import CHARS_PER_STEP as SHORT
 from ..sandbox.budget import PLAIN_TEXT
+from .deferred import DeferredBody
 from .evaluator import Statement
 from .expressions import NameConstItem, NameKeyOrAttr
 from .frames import Frame
@@ -49,6 +50,19 @@ class IfSwitch(Statement):
             passed += test.otherwise_cost
         self.branches = branches
         self.missed = (passed, tests[-1][0].otherwise)
+        for _, body in (*branches.values(), self.missed):
+            if type(body) is DeferredBody and (self, None) not in body.places:
+                body.places.append((self, None))
+
+    def take_compiled(self, deferred: Statement, body: Statement, _: None) -> None:
+        """`deferred`, a branch of this chain, has been compiled into `body`: its cost is now
+        charged with the steps that reach it (see `If.take_compiled`)."""
+        for constant, (steps, branch) in list(self.branches.items()):
+            if branch is deferred:
+                self.branches[constant] = (steps + body.cost, body)
+        steps, branch = self.missed
+        if branch is deferred:
+            self.missed = (steps + body.cost, body)
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         name = self.name

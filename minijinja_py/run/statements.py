@@ -23,6 +23,7 @@ from ..values.runtime import (
     Undefined,
 )
 from .calls import FilterChain
+from .deferred import DeferredBody
 from .evaluator import Expression, Statement, Target
 from .frames import BreakLoop, ContinueLoop, Frame, located
 from .operators import CompareConst
@@ -171,6 +172,21 @@ class If(Statement):
         # (a branch of text only costs nothing: it pays nothing, without reading its cost)
         self.body_cost = body.cost
         self.otherwise_cost = otherwise.cost if otherwise is not None else 0
+        if type(body) is DeferredBody:
+            body.places.append((self, True))
+        if type(otherwise) is DeferredBody:
+            otherwise.places.append((self, False))
+
+    def take_compiled(self, deferred: Statement, body: Statement, is_body: bool) -> None:
+        """`deferred`, a branch of this `if`, has been compiled into `body`. (The cost is set
+        first: a render in another thread that reads it and then `deferred` pays twice, once,
+        rather than never.)"""
+        if is_body:
+            self.body_cost = body.cost
+            self.body = body
+        else:
+            self.otherwise_cost = body.cost
+            self.otherwise = body
 
     def run(self, frame: Frame, out: list[Any]) -> None:
         value = self.test.eval(frame)
@@ -533,7 +549,12 @@ class Assign(Statement):
     nests: bool
 
     def __init__(
-        self, value: Expression, target: Target, cost: int = 1, pos: int | None = None, nests: bool = True
+        self,
+        value: Expression,
+        target: Target,
+        cost: int = 1,
+        pos: int | None = None,
+        nests: bool = True,
     ) -> None:
         self.value = value
         self.target = target
@@ -658,9 +679,7 @@ class With(Statement):
     body: Statement
     cost: int
 
-    def __init__(
-        self, assignments: tuple[tuple[Target, Expression], ...], body: Statement
-    ) -> None:
+    def __init__(self, assignments: tuple[tuple[Target, Expression], ...], body: Statement) -> None:
         self.assignments = assignments  # (target, value) pairs
         self.body = body
         self.cost = 1 + 2 * len(assignments) + body.cost

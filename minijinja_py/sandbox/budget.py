@@ -232,7 +232,7 @@ _CURRENT: ContextVar[Budget | None] = ContextVar("minijinja_py_budget", default=
 # enters and leaves once): current_budget() -> Budget | None, enter_render(budget) -> Token,
 # leave_render(token).
 current_budget: Callable[[], Budget | None] = _CURRENT.get
-enter_render: Callable[[Budget], Token] = _CURRENT.set
+enter_render: Callable[[Budget | None], Token] = _CURRENT.set
 leave_render: Callable[[Token], None] = _CURRENT.reset
 
 
