@@ -14,6 +14,7 @@ from minijinja_py.compile.analysis import DEFERRED_DEPTH
 from minijinja_py.errors import TemplateRuntimeError, TemplateSyntaxError
 from minijinja_py.run.branches import IfSwitch
 from minijinja_py.run.deferred import DeferredBody
+from minijinja_py.run.macros import DefineMacro
 from minijinja_py.run.statements import If, Sequence
 from minijinja_py.sandbox.budget import current_budget
 
@@ -101,6 +102,50 @@ def test_a_role_chains_branches_are_put_in_its_switch_too():
     assert kinds["assistant"] is DeferredBody and kinds["user"] is not DeferredBody
     steps, body = loop_body.branches["user"]
     assert steps == body.cost  # (the first test passed, this branch's body)
+
+
+def test_a_macro_is_compiled_at_its_first_call_and_charges_its_whole_cost_there():
+    source = (
+        "{% macro unused(x) %}{{ x.y }}{% endmacro %}"
+        "{% macro used(x) %}<{{ x }}>{% if x %}{{ x * 2 }}{% endif %}{% endmacro %}"
+        "{{ used(n) }}"
+    )
+    template = mj.Environment().from_string(source)
+    definitions = [item.definition for item in template._run.items if type(item) is DefineMacro]
+    assert [type(d.body) for d in definitions] == [DeferredBody, DeferredBody]
+    cost_before = definitions[1].cost
+    assert template.render(n=2) == "<2>4"
+    assert type(definitions[0].body) is DeferredBody
+    used = definitions[1]
+    assert type(used.body) is not DeferredBody and used.cost == cost_before + used.body.cost
+
+
+def _least_steps(source: str) -> int:
+    """The smallest max_steps under which a template compiled afresh from `source` renders."""
+    low, high = 1, 4096
+    while low < high:
+        middle = (low + high) // 2
+        env = mj.Environment(limits=mj.Limits(max_steps=middle))
+        try:
+            env.from_string(source).render(n=3)
+            high = middle
+        except mj.LimitError:
+            low = middle + 1
+    return low
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "{% macro m(x) %}{% for i in range(x) %}{{ i }}{% endfor %}{% endmacro %}{{ m(n) }}{{ m(n) }}",
+        "{% for i in range(n) %}{% if i %}{{ i }}{% else %}{{ -i }}{% endif %}{% endfor %}",
+        "{% macro m(x) %}{% if x %}{{ m(x - 1) }}{% endif %}{% endmacro %}{{ m(n) }}",
+    ],
+)
+def test_a_render_stops_at_the_same_step_as_the_eagerly_compiled_templates(monkeypatch, source):
+    deferred = _least_steps(source)
+    monkeypatch.setattr(compiler_module, "DEFERRING", False)
+    assert _least_steps(source) == deferred
 
 
 def test_text_alone_is_compiled_with_the_template():

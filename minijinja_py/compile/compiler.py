@@ -59,8 +59,8 @@ def _binops_for(limits: Limits) -> Any:
     return binops
 
 
-# Whether an `if`'s branches may be compiled when they first run (see deferred): False compiles
-# every one with the template, which the tests compare with.
+# Whether an `if`'s branches and a macro's body may be compiled when they first run (see
+# deferred): False compiles every one with the template, which the tests compare with.
 DEFERRING = True
 
 
@@ -166,8 +166,9 @@ class Compiler:
         return s.Sequence(tuple(items), self.limits.max_output)
 
     def deferred(self, nodes_: tuple[n.Node, ...]) -> Any:
-        """A branch of an `if` whose source holds no risk (see Analysis.quiet), to compile
-        when it first runs (see run/deferred.py). Text alone costs less to compile now."""
+        """A branch of an `if` or a macro's body whose source holds no risk (see
+        Analysis.quiet), to compile when it first runs (see run/deferred.py). Text alone costs
+        less to compile now."""
         for node in nodes_:
             if self._constant_text(node) is None:
                 context = (self.soft, self.loop_depth, self.block_name, self.extent_end)
@@ -376,7 +377,10 @@ class Compiler:
         check_parameters(params, node.pos)
         soft, self.soft = self.soft, False
         loop_depth, self.loop_depth = self.loop_depth, 0
-        body = self.body(node.body)
+        if DEFERRING and self.analysis.quiet(node.pos, self.extent_end):
+            body = self.deferred(node.body)  # (a macro a render never calls: compiled never)
+        else:
+            body = self.body(node.body)
         defaults = tuple(self.expr(p.default) if p.default is not None else None for p in params)
         self.soft = soft
         self.loop_depth = loop_depth

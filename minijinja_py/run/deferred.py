@@ -1,14 +1,18 @@
-"""A branch of an `if` compiled when it first runs rather than with the template.
+"""A branch of an `if`, or a macro's body, compiled when it first runs rather than with the
+template.
 
 A chat template is mostly branches that one conversation never takes: tools, documents, other
 roles, thinking, error messages. Two thirds of the corpus's syntax trees sit in bodies that a
-template's first render does not run, and compiling them is a third of a cold render. The
+template's first render does not run (and a few macros it never calls), and compiling them is
+a third of a cold render. The
 compiler hands such a body over as a `DeferredBody` when nothing in it could make compiling it
 fail or change what the whole template is (see compile/analysis.py, `Analysis.quiet`), so that
 compiling it later gives exactly what compiling it now would.
 
 Once compiled, the body takes the deferred one's place in every evaluator that holds it (an
-`if`, the dict of an `IfSwitch`), with its cost, so that later renders run it directly.
+`if`, the dict of an `IfSwitch`, a macro's definition), with its cost, so that later renders
+run it directly. A macro compiles its body before a call charges its cost, so that a call is
+charged all of it at once, as it would be.
 """
 
 from __future__ import annotations
@@ -41,12 +45,17 @@ class DeferredBody(Statement):
         self.cost = 0
 
     def run(self, frame: Frame, out: list[Any]) -> None:
-        body = self.compiled
-        if body is None:
-            body = self.compiler.compile_deferred(self)
+        body = self.ready()
         if body.cost:
             frame.state.steps += body.cost
         body.run(frame, out)
+
+    def ready(self) -> Statement:
+        """The compiled body, compiled now if it was not (and put in its places)."""
+        body = self.compiled
+        if body is None:
+            body = self.compiler.compile_deferred(self)
+        return body
 
     def settle(self, body: Statement) -> None:
         """Keep `body` as this one's compiled form and put it in this one's places (called

@@ -11,6 +11,7 @@ from ..sandbox.budget import EVALUATION_DEPTH, charge_arguments
 from ..sandbox.measure import CHECKED_LEVELS, NESTED_TYPES, PLAIN_TYPES, check_nesting
 from ..values.runtime import MISSING, Macro
 from .calls import Arguments
+from .deferred import DeferredBody
 from .evaluator import Expression, Statement
 from .frames import Frame, located
 from .statements import joined, joined_text
@@ -63,6 +64,13 @@ class MacroDefinition:
         # code a call keeps open while a nested one runs (see Budget.enter).
         cost, self.weight = costs
         self.cost = cost + body.cost
+        if type(body) is DeferredBody:
+            body.places.append((self, None))
+
+    def take_compiled(self, deferred: Statement, body: Statement, _: None) -> None:
+        """The body, deferred until the first call, has been compiled (see run/deferred.py)."""
+        self.cost += body.cost
+        self.body = body
 
     def build(self, definition_frame: Frame) -> Macro:
         return Macro(
@@ -78,6 +86,9 @@ class MacroDefinition:
     def invoke(self, definition_frame: Frame, /, *args: Any, **kwargs: Any) -> str:
         state = definition_frame.state
         names = self.names
+        deferred = self.body
+        if type(deferred) is DeferredBody:
+            deferred.ready()  # (its cost then joins this call's, charged here)
         state.steps += self.cost  # Budget.charge, inlined: every call pays its body first
         if state.steps >= state.next_clock:
             state.check()
