@@ -135,6 +135,11 @@ class Compiler:
         environment = self.environment
         self.analysis = analyse(tree, self.limits, environment.filters, environment.tests)
         body = self.body(tree.body)
+        # What this compiler keeps for the branches compiled later (see deferred) is kept as
+        # long as the template: the walk's expression sizes are counted again for the few
+        # compiled later, and the constants' memo is rebuilt for them.
+        self.analysis.sizes.clear()
+        self.constant_memo = {}
         if self.reads_self:
             return s.WithTemplateReference(body, self.blocks)
         return body
