@@ -220,6 +220,23 @@ def test_an_unknown_filter_in_a_branch_fails_only_when_the_branch_runs(monkeypat
     assert _outcome(eager, {"x": True, "y": 1}) == _outcome(template, {"x": True, "y": 1})
 
 
+def test_a_branch_compiled_later_uses_the_filters_and_tests_the_template_was_compiled_with(
+    monkeypatch,
+):
+    source = "{% if x %}{{ 'a' | shout }}{{ 'b' is loud }}{% endif %}"
+
+    def compiled(eagerly: bool):
+        env = mj.Environment()
+        env.filters["shout"] = lambda text: text.upper() + "!"
+        env.tests["loud"] = lambda text: True
+        template = _eager(monkeypatch, source, env) if eagerly else env.from_string(source)
+        env.filters["shout"] = lambda text: "changed"
+        del env.tests["loud"]
+        return template.render(x=True)
+
+    assert compiled(eagerly=False) == compiled(eagerly=True) == "A!True"
+
+
 def test_a_template_that_reads_self_compiles_every_branch_with_it():
     source = "{% if x %}{{ self.a() }}{% endif %}{% block a %}A{% endblock %}"
     template = mj.Environment().from_string(source)

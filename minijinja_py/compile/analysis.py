@@ -159,12 +159,6 @@ def analyse(
         if role:
             if role == _NAMES:
                 assigned.add(node.name)
-                if node.name == "loop" and cls is not n.Param:
-                    pos = node.pos
-                    if pos is None:
-                        placed = False
-                    else:
-                        risks.append(pos)
             elif role == _READS_NAME:  # {% set ns.x = ... %} reads ns
                 names.add(node.name)
             else:
@@ -217,6 +211,8 @@ def _risky(node: Any, risk: int, filters: Any, tests: Any) -> bool:
         return node.name not in filters
     if risk == _TEST:
         return node.name not in tests
+    if risk == _TARGET:
+        return node.name == "loop"  # (refused as a loop's variable, or set inside a loop)
     if risk == _PARAMETERS:
         try:
             check_parameters(node.params, node.pos)
@@ -254,13 +250,14 @@ def _read_name(name: str, names: set[str], owners: Any) -> None:
 # What the walk does at a node besides visiting its children (see _shape).
 _NAMES, _READS_NAME, _OWNS, _NAMES_AND_OWNS = 1, 2, 3, 4
 # Which risk (see Analysis.quiet) a node of a class may be: none, always, or by a check.
-_ALWAYS, _FILTER, _TEST, _PARAMETERS = 1, 2, 3, 4
+_ALWAYS, _FILTER, _TEST, _TARGET, _PARAMETERS = 1, 2, 3, 4, 5
 _RISKS: dict[type, int] = {
     n.Break: _ALWAYS,
     n.Continue: _ALWAYS,
     n.Block: _ALWAYS,
     n.Filter: _FILTER,
     n.Test: _TEST,
+    n.TargetName: _TARGET,
     n.Macro: _PARAMETERS,
     n.CallBlock: _PARAMETERS,
 }

@@ -104,9 +104,13 @@ class Compiler:
         self.reads_self = False
         self.block_name: str | None = None  # the block being compiled (its `super`)
         # Where the statement being compiled ends at the latest (the start of what follows
-        # it), and the lock of compiling deferred bodies (see deferred).
+        # it), the lock of compiling deferred bodies and how many there are (see deferred).
         self.extent_end = sys.maxsize
         self.lock = RLock()
+        self.deferrals = 0
+        # The environment's filters and tests (a copy of them once a branch is deferred).
+        self.filters: Any = environment.filters
+        self.tests: Any = environment.tests
         # True while compiling a printed expression that Jinja would fold into a constant.
         self.folding = False
         # is_constant's answers for this compile (see there).
@@ -132,9 +136,12 @@ class Compiler:
 
     def template(self, tree: n.Template) -> Any:
         # (also refuses a tree nested too deeply)
-        environment = self.environment
-        self.analysis = analyse(tree, self.limits, environment.filters, environment.tests)
+        self.analysis = analyse(tree, self.limits, self.filters, self.tests)
         body = self.body(tree.body)
+        if self.deferrals:
+            # A branch compiled later finds the filters and tests the template was compiled
+            # with, as Jinja's compiled code does, whatever the environment holds by then.
+            self.filters, self.tests = dict(self.filters), dict(self.tests)
         # What this compiler keeps for the branches compiled later (see deferred) is kept as
         # long as the template: the walk's expression sizes are counted again for the few
         # compiled later, and the constants' memo is rebuilt for them.
@@ -177,6 +184,7 @@ class Compiler:
         for node in nodes_:
             if self._constant_text(node) is None:
                 context = (self.soft, self.loop_depth, self.block_name, self.extent_end)
+                self.deferrals += 1
                 return DeferredBody(self, nodes_, context)
         return self.body(nodes_)
 
@@ -669,7 +677,7 @@ class Compiler:
         return c.Call(func, self.arguments(arguments), self.environment, node.pos)
 
     def _callable(self, kind: str, name: str, pos: int | None) -> Any:
-        registry = self.environment.filters if kind == "filter" else self.environment.tests
+        registry = self.filters if kind == "filter" else self.tests
         func = registry.get(name)
         if func is None and not self.soft:
             error = TemplateSyntaxError(f"No {kind} named {name!r}.")
