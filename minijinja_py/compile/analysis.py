@@ -22,7 +22,6 @@ from ..syntax import nodes as n
 # Names a scope receives without an assignment in the template's text.
 IMPLICIT_NAMES = frozenset(["loop", "caller", "varargs", "kwargs"])
 
-_NO_NAMES: frozenset[str] = frozenset()
 _OWNERS = (n.For, n.Macro, n.CallBlock)  # the statements whose body may read implicit names
 _NAMING = (n.TargetName, n.Param, n.Macro)  # the nodes that put a name into a scope
 
@@ -87,12 +86,7 @@ class Analysis:
         return self.implicit_reads[id(owner)]
 
 
-def analyse(
-    tree: n.Template,
-    limits: Limits,
-    filters: Any = _NO_NAMES,
-    tests: Any = _NO_NAMES,
-) -> Analysis:
+def analyse(tree: n.Template, limits: Limits, filters: Any, tests: Any) -> Analysis:
     """Raise TemplateSyntaxError if `tree` nests deeper than `max_nesting`; else what the
     compiler needs (see the module's docstring). `filters` and `tests` are the names known
     (the risks count any other)."""

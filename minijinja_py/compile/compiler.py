@@ -177,6 +177,11 @@ class Compiler:
             return s.Pair(items[0], items[1])
         return s.Sequence(tuple(items), self.limits.max_output)
 
+    def _may_defer(self, node: n.Node) -> bool:
+        """Whether the bodies of `node`, a statement being compiled, may be deferred: its
+        source, up to what follows it, holds no risk (see Analysis.quiet)."""
+        return DEFERRING and self.analysis.quiet(node.pos, self.extent_end)
+
     def deferred(self, nodes_: tuple[n.Node, ...]) -> Any:
         """A branch of an `if` or a macro's body whose source holds no risk (see
         Analysis.quiet), to compile when it first runs (see run/deferred.py). Text alone costs
@@ -239,8 +244,7 @@ class Compiler:
         once; stmt_If then looks at the whole chain once for tests to read at a time."""
         soft, self.soft = self.soft, True
         test = self.expr(node.test)
-        # (the whole chain's source, from its `if` to what follows its `endif`)
-        defer = DEFERRING and self.analysis.quiet(node.pos, self.extent_end)
+        defer = self._may_defer(node)  # (the whole chain: its `if` to what follows `endif`)
         body = self.deferred(node.body) if defer else self.body(node.body)
         if len(node.otherwise) == 1 and type(node.otherwise[0]) is n.If:
             otherwise = self._if(node.otherwise[0])
@@ -390,7 +394,7 @@ class Compiler:
         check_parameters(params, node.pos)
         soft, self.soft = self.soft, False
         loop_depth, self.loop_depth = self.loop_depth, 0
-        if DEFERRING and self.analysis.quiet(node.pos, self.extent_end):
+        if self._may_defer(node):
             body = self.deferred(node.body)  # (a macro a render never calls: compiled never)
         else:
             body = self.body(node.body)

@@ -51,8 +51,8 @@ class IfSwitch(Statement):
         self.branches = branches
         self.missed = (passed, tests[-1][0].otherwise)
         for _, body in (*branches.values(), self.missed):
-            if type(body) is DeferredBody and (self, None) not in body.places:
-                body.places.append((self, None))
+            if type(body) is DeferredBody:
+                body.held_by(self, None)
 
     def take_compiled(self, deferred: Statement, body: Statement, _: None) -> None:
         """`deferred`, a branch of this chain, has been compiled into `body`: its cost is now

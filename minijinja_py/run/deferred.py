@@ -4,10 +4,10 @@ template.
 A chat template is mostly branches that one conversation never takes: tools, documents, other
 roles, thinking, error messages. Two thirds of the corpus's syntax trees sit in bodies that a
 template's first render does not run (and a few macros it never calls), and compiling them is
-a third of a cold render. The
-compiler hands such a body over as a `DeferredBody` when nothing in it could make compiling it
-fail or change what the whole template is (see compile/analysis.py, `Analysis.quiet`), so that
-compiling it later gives exactly what compiling it now would.
+a third of a cold render. The compiler hands such a body over as a `DeferredBody` when nothing
+in it could make compiling it fail or change what the whole template is (see
+compile/analysis.py, `Analysis.quiet`), so that compiling it later gives exactly what compiling
+it now would.
 
 Once compiled, the body takes the deferred one's place in every evaluator that holds it (an
 `if`, the dict of an `IfSwitch`, a macro's definition), with its cost, so that later renders
@@ -49,6 +49,12 @@ class DeferredBody(Statement):
         if body.cost:
             frame.state.steps += body.cost
         body.run(frame, out)
+
+    def held_by(self, holder: Any, how: Any) -> None:
+        """`holder` keeps this body (once per holder, however many of its slots hold it) and
+        takes the compiled one with `holder.take_compiled(self, body, how)`."""
+        if all(place[0] is not holder for place in self.places):
+            self.places.append((holder, how))
 
     def ready(self) -> Statement:
         """The compiled body, compiled now if it was not (and put in its places)."""

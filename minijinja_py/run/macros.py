@@ -65,7 +65,7 @@ class MacroDefinition:
         cost, self.weight = costs
         self.cost = cost + body.cost
         if type(body) is DeferredBody:
-            body.places.append((self, None))
+            body.held_by(self, None)
 
     def take_compiled(self, deferred: Statement, body: Statement, _: None) -> None:
         """The body, deferred until the first call, has been compiled (see run/deferred.py)."""

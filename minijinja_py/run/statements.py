@@ -173,9 +173,9 @@ class If(Statement):
         self.body_cost = body.cost
         self.otherwise_cost = otherwise.cost if otherwise is not None else 0
         if type(body) is DeferredBody:
-            body.places.append((self, True))
+            body.held_by(self, True)
         if type(otherwise) is DeferredBody:
-            otherwise.places.append((self, False))
+            otherwise.held_by(self, False)
 
     def take_compiled(self, deferred: Statement, body: Statement, is_body: bool) -> None:
         """`deferred`, a branch of this `if`, has been compiled into `body`. (The cost is set
