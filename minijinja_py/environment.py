@@ -16,6 +16,7 @@ from .errors import (
 )
 from .sandbox.budget import (
     FILTER_ITEMS_PER_STEP,
+    charge_memory,
     charge_steps,
     check_length,
     current_limits,
@@ -24,11 +25,14 @@ from .sandbox.budget import (
     recursion_error,
 )
 from .sandbox.limits import Limits
-from .sandbox.measure import check_key
+from .sandbox.measure import check_key, check_printable
 from .values.runtime import PLAIN_NAMESPACES, Cycler, Joiner, Undefined
 
 if TYPE_CHECKING:
+    from .compile.compiler import Compiler
     from .provenance import Provenance
+    from .run.frames import Frame, RenderState
+    from .syntax.lexer import LexOptions
     from .syntax.nodes import Template as TemplateNode
 
 # The lexer, parser, compiler, filters and tests are imported by the first environment or
@@ -77,26 +81,22 @@ class Environment:
         self.keep_trailing_newline = keep_trailing_newline
         self.undefined = undefined
         self.extensions = tuple(extensions)
-        from .builtins.filters import FILTERS, use_environment
-        from .builtins.tests import TESTS
-        from .syntax.lexer import LexOptions
-
-        use_environment(Environment)  # (the filters sit below: they learn of it from here)
+        builtins = _builtins()
 
         enabled: set[str] = set()
         for extension in self.extensions:
             if extension not in _EXTENSION_TAGS:
                 raise ValueError(f"unknown extension {extension!r}")
             enabled.update(_EXTENSION_TAGS[extension])
-        self._lex_options = LexOptions(
+        self._lex_options = builtins.lex_options(
             trim_blocks=trim_blocks,
             lstrip_blocks=lstrip_blocks,
             keep_trailing_newline=keep_trailing_newline,
             disabled_tags=frozenset(_OPTIONAL_TAGS - enabled),
         )
         self.limits = limits if limits is not None else _DEFAULT_LIMITS
-        self.filters: dict[str, Callable[..., Any]] = dict(FILTERS)
-        self.tests: dict[str, Callable[..., Any]] = dict(TESTS)
+        self.filters: dict[str, Callable[..., Any]] = dict(builtins.filters)
+        self.tests: dict[str, Callable[..., Any]] = dict(builtins.tests)
         self.globals: dict[str, Any] = default_globals(self.limits)
         self.policies: dict[str, Any] = {
             "json.dumps_function": None,
@@ -170,13 +170,11 @@ class Environment:
         # so the built-ins, closures over the limits among them, need not pickle.  The
         # registries (never changed) stand for what no preset changes: no copy of them to
         # make for every environment.
-        from .builtins.filters import FILTERS
-        from .builtins.tests import TESTS
-
+        builtins = _builtins()
         self._preset = preset
         self._builtins = {
-            "filters": FILTERS if preset is None else dict(self.filters),
-            "tests": TESTS,
+            "filters": builtins.filters if preset is None else dict(self.filters),
+            "tests": builtins.tests,
             "globals": dict(self.globals),
         }
 
@@ -199,6 +197,56 @@ class Environment:
 
 
 _ABSENT = object()
+
+
+class _Builtins(NamedTuple):
+    filters: dict[str, Callable[..., Any]]
+    tests: dict[str, Callable[..., Any]]
+    chat_tojson: Callable[..., Any]
+    lex_options: type[LexOptions]
+
+
+_BUILTINS: _Builtins | None = None
+
+
+def _builtins() -> _Builtins:
+    """The filters, tests and lexer options, imported when the first environment is made and
+    kept: an import statement in a function costs microseconds at every call (two thirds of
+    what making an environment cost)."""
+    global _BUILTINS
+    if _BUILTINS is None:
+        from .builtins.filters import FILTERS, chat_tojson, use_environment
+        from .builtins.tests import TESTS
+        from .syntax.lexer import LexOptions
+
+        use_environment(Environment)  # (the filters sit below: they learn of it from here)
+        _BUILTINS = _Builtins(FILTERS, TESTS, chat_tojson, LexOptions)
+    return _BUILTINS
+
+
+class _Compiling(NamedTuple):
+    compiler: type[Compiler]
+    frame: type[Frame]
+    render_state: type[RenderState]
+    parse: Callable[[str, LexOptions], tuple[str, TemplateNode]]
+
+
+_COMPILING: _Compiling | None = None
+
+
+def _compiling() -> _Compiling:
+    """What compiling a template uses, imported by the first template compiled and kept, as
+    `_builtins` keeps what an environment uses."""
+    global _COMPILING
+    if _COMPILING is None:
+        from .compile.compiler import Compiler
+        from .run.frames import Frame, RenderState
+        from .syntax.parser import parse
+
+        _COMPILING = _Compiling(Compiler, Frame, RenderState, parse)
+    return _COMPILING
+
+
 # Limits are immutable: environments made without any share one (see compile/compiler.py).
 _DEFAULT_LIMITS = Limits()
 
@@ -252,10 +300,7 @@ class Template:
     def _compile(
         cls, environment: Environment, source: str, globals: Mapping[str, Any] | None
     ) -> Template:
-        from .compile.compiler import Compiler
-        from .run.frames import Frame, RenderState
-        from .syntax.parser import parse
-
+        Compiler, Frame, RenderState, parse = _compiling()
         limit = environment.limits.max_source
         if isinstance(source, str) and len(source) > limit:
             # Refused before the lexer reads it: compiling takes time linear in the source,
@@ -511,8 +556,6 @@ def raise_exception(message: Any) -> None:
     """`raise_exception(message)`: abort rendering with a TemplateError carrying `message`."""
     # The error makes bounded text of the message at once (errors.bounded_text); the value is
     # still measured and counted as printing it would be, and refused past max_string.
-    from .sandbox.measure import check_printable
-
     check_printable(message)
     raise TemplateError(message)
 
@@ -524,8 +567,6 @@ _STRFTIME_WIDTH = 32
 def _strftime_now(format: str) -> str:
     """`strftime_now(format)`: the current local time, formatted by `datetime.strftime`."""
     from datetime import datetime
-
-    from .sandbox.budget import charge_memory, current_limits
 
     if isinstance(format, str):
         size = len(format) * _STRFTIME_WIDTH
@@ -607,9 +648,7 @@ def chat_environment(limits: Limits | None = None) -> Environment:
         extensions=("loopcontrols", "generation"),
         limits=limits,
     )
-    from .builtins.filters import chat_tojson
-
-    environment.filters["tojson"] = chat_tojson
+    environment.filters["tojson"] = _builtins().chat_tojson
     environment.globals.update(
         raise_exception=raise_exception,
         strftime_now=_strftime_now,
