@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -206,22 +207,17 @@ class _Builtins(NamedTuple):
     lex_options: type[LexOptions]
 
 
-_BUILTINS: _Builtins | None = None
-
-
+@functools.cache
 def _builtins() -> _Builtins:
     """The filters, tests and lexer options, imported when the first environment is made and
     kept: an import statement in a function costs microseconds at every call (two thirds of
     what making an environment cost)."""
-    global _BUILTINS
-    if _BUILTINS is None:
-        from .builtins.filters import FILTERS, chat_tojson, use_environment
-        from .builtins.tests import TESTS
-        from .syntax.lexer import LexOptions
+    from .builtins.filters import FILTERS, chat_tojson, use_environment
+    from .builtins.tests import TESTS
+    from .syntax.lexer import LexOptions
 
-        use_environment(Environment)  # (the filters sit below: they learn of it from here)
-        _BUILTINS = _Builtins(FILTERS, TESTS, chat_tojson, LexOptions)
-    return _BUILTINS
+    use_environment(Environment)  # (the filters sit below: they learn of it from here)
+    return _Builtins(FILTERS, TESTS, chat_tojson, LexOptions)
 
 
 class _Compiling(NamedTuple):
@@ -231,20 +227,15 @@ class _Compiling(NamedTuple):
     parse: Callable[[str, LexOptions], tuple[str, TemplateNode]]
 
 
-_COMPILING: _Compiling | None = None
-
-
+@functools.cache
 def _compiling() -> _Compiling:
     """What compiling a template uses, imported by the first template compiled and kept, as
     `_builtins` keeps what an environment uses."""
-    global _COMPILING
-    if _COMPILING is None:
-        from .compile.compiler import Compiler
-        from .run.frames import Frame, RenderState
-        from .syntax.parser import parse
+    from .compile.compiler import Compiler
+    from .run.frames import Frame, RenderState
+    from .syntax.parser import parse
 
-        _COMPILING = _Compiling(Compiler, Frame, RenderState, parse)
-    return _COMPILING
+    return _Compiling(Compiler, Frame, RenderState, parse)
 
 
 # Limits are immutable: environments made without any share one (see compile/compiler.py).
