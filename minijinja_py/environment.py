@@ -27,7 +27,7 @@ from .sandbox.budget import (
 )
 from .sandbox.limits import Limits
 from .sandbox.measure import check_key, check_printable
-from .values.runtime import PLAIN_NAMESPACES, Cycler, Joiner, Undefined
+from .values.runtime import PLAIN_NAMESPACES, Cycler, Joiner, Undefined, wants_environment
 
 if TYPE_CHECKING:
     from .compile.compiler import Compiler
@@ -157,8 +157,6 @@ class Environment:
         args: Iterable[Any],
         kwargs: Mapping[str, Any] | None,
     ) -> Any:
-        from .values.runtime import wants_environment
-
         func = registry.get(check_key(name))
         if func is None:
             raise TemplateRuntimeError(f"No {kind} named {name!r}.")
@@ -318,9 +316,7 @@ class Template:
     @property
     def tree(self) -> TemplateNode:
         """The syntax tree the template was compiled from."""
-        from .syntax.parser import parse
-
-        return parse(self.source, self.environment._lex_options)[1]
+        return _compiling().parse(self.source, self.environment._lex_options)[1]
 
     def render(self, *args: Any, **kwargs: Any) -> str:
         """Render with the variables of a mapping and/or keywords, as Jinja2's `render`.
@@ -441,9 +437,10 @@ class Template:
         run = self.__dict__.get("_provenance_run")
         if run is None:
             from . import provenance
-            from .compile.compiler import Compiler
 
-            compiler = Compiler(self.environment, instrument=provenance.track_operations)
+            compiler = _compiling().compiler(
+                self.environment, instrument=provenance.track_operations
+            )
             run = self._provenance_run = _ProvenanceRun(
                 compiler.template(self.tree), compiler.analysis.names, provenance
             )
