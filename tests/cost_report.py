@@ -442,6 +442,43 @@ def measure(kind: str, name: str, shape: Shape, size: int, string: str) -> Measu
     return Measure(kind, name, input_kind, size, string, steps, charged, best or 0.0, peak, outcome)
 
 
+def _reference_work() -> None:
+    # A fixed piece of interpreter work of the kind builtins do (calls, dict and string
+    # operations), about a millisecond on a quiet machine.
+    table: dict[str, int] = {}
+    for index in range(1500):
+        key = f"k{index}"
+        table[key] = len(key.upper()) + table.get(key[:-1], 0)
+    ",".join(sorted(table))
+
+
+_FASTEST_REFERENCE: list[float] = []
+
+
+def host_slowdown() -> float:
+    """How many times slower than its fastest moment this process runs right now: the CPU time
+    of a fixed piece of work against the least it has taken here.  A busy or oversubscribed
+    machine (a virtual one whose CPU is taken away mid-call, page faults of other processes'
+    memory) inflates CPU time for everything alike for a while; a builtin that walks more than
+    it was charged is slow against this reference too."""
+    if not _FASTEST_REFERENCE:
+        _FASTEST_REFERENCE.append(min(_timed(_reference_work) for _ in range(5)))
+    now = min(_timed(_reference_work) for _ in range(2))
+    _FASTEST_REFERENCE[0] = min(_FASTEST_REFERENCE[0], now)
+    return max(1.0, now / _FASTEST_REFERENCE[0])
+
+
+def _timed(work: Callable[[], Any]) -> float:
+    gc.disable()
+    start = time.process_time()
+    try:
+        work()
+    finally:
+        spent = time.process_time() - start
+        gc.enable()
+    return max(spent, 1e-9)
+
+
 def _charge_only(kind: str, name: str, value: Any, args: tuple[Any, ...]) -> Callable[[], Any]:
     env = environment()
     arguments = list(args)

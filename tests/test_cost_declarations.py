@@ -13,6 +13,8 @@ knows how to call each entry.  Three properties:
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from cost_report import (
     SHAPES,
@@ -20,6 +22,7 @@ from cost_report import (
     STRING_KINDS,
     _charge_only,
     _input,
+    host_slowdown,
     measure,
     reachable,
     warm,
@@ -106,12 +109,19 @@ def test_declared_costs_hold(data):
     )
     warm(kind, name)
     result = measure(kind, name, shape, size, string)
-    # CPU time only grows with noise (a busy machine's caches, the scheduler): a call over the
-    # bound is measured twice more and judged by its fastest run.
-    for _ in range(2):
-        if result.time_ratio <= TIME_FACTOR:
+    judged = result.time_ratio
+    # CPU time only grows with noise: a busy machine's caches, and on a shared virtual machine
+    # CPU taken away mid-call or other processes' page faults, for a second at a time.  A call
+    # over the bound is measured again, up to five times over about three seconds, each time
+    # against a fixed piece of work timed right before it (cost_report.host_slowdown), and
+    # judged by its best run.  An uncharged walk stays over on every run at any moment.
+    for attempt in range(5):
+        if judged <= TIME_FACTOR:
             break
+        time.sleep(0.1 * 2**attempt)
+        slowdown = host_slowdown()
         again = measure(kind, name, shape, size, string)
+        judged = min(judged, again.time_ratio / slowdown)
         result = min(result, again, key=lambda measured: measured.time_ratio)
-    assert result.time_ratio <= TIME_FACTOR, result
+    assert judged <= TIME_FACTOR, result
     assert result.memory_ratio <= MEMORY_FACTOR, result
