@@ -637,9 +637,10 @@ def test_striptags_is_linear() -> None:
     import time
 
     text = "<b>x</b><!-- c -->" * 20000
-    started = time.perf_counter()
+    # (CPU time: a busy machine stretches the wall clock, not the work)
+    started = time.process_time()
     assert F.do_striptags(text) == "x" * 20000
-    assert time.perf_counter() - started < 2
+    assert time.process_time() - started < 2
 
 
 def _python_function(func: Any) -> Any:
