@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast, overload
+from typing import TYPE_CHECKING, Any, NamedTuple, cast, overload
 
 from ..errors import TemplateError
 from ..sandbox.limits import Limits
@@ -35,6 +36,32 @@ if TYPE_CHECKING:  # (provenance, spans, tokens, drop-in: imported where used; t
     from .provenance import ChatProvenance
 
 __all__ = ["ChatTemplate"]
+
+
+class _Tracing(NamedTuple):
+    has_generation_blocks: Callable[[str], bool]
+    chat_spans: Callable[..., Any]
+    traced_render: Callable[..., Any]
+
+
+@functools.cache
+def _tracing() -> _Tracing:
+    """Provenance and spans, imported by the first call that traces a render and kept: an
+    import statement in a method costs microseconds at every call, and a process that only
+    renders text imports neither (tests/test_startup.py)."""
+    from .provenance import has_generation_blocks
+    from .spans import chat_spans, traced_render
+
+    return _Tracing(has_generation_blocks, chat_spans, traced_render)
+
+
+@functools.cache
+def _encode_chat() -> Callable[..., Any]:
+    """The token encoder (and with it `tokenizers`), kept after the first `tokenize` as
+    `_tracing` keeps the spans."""
+    from .tokens import encode_chat
+
+    return encode_chat
 
 
 class ChatTemplate:
@@ -396,13 +423,11 @@ class ChatTemplate:
         template text.  `assistant_spans` are the `{% generation %}` spans when the template
         has such blocks, else inferred by that module's rule.  One conversation per call.
         """
-        from .spans import traced_render
-
         call = prepare_call(
             self, tools, documents, add_generation_prompt, False, False, chat_template, kwargs
         )
         call.traced_names = ["messages", "tools", "documents", *kwargs]
-        return traced_render(self, call, self._single_chat(messages))
+        return _tracing().traced_render(self, call, self._single_chat(messages))
 
     def assistant_spans(
         self,
@@ -441,15 +466,15 @@ class ChatTemplate:
             ValueError: for mask="tagged" on a template neither tagged nor known, or an
                 unknown mode or convention.
         """
-        from .spans import chat_spans
-
         check_mask_mode(mask)
         check_mask_conventions(mask_header, mask_final_eos)
         call = self._prepare_text(
             tools, documents, add_generation_prompt, False, True, chat_template, kwargs
         )
         call.mask_header, call.mask_final_eos = mask_header, mask_final_eos
-        text, spans, source, _ = chat_spans(self, call, self._single_chat(messages), mask, False)
+        text, spans, source, _ = _tracing().chat_spans(
+            self, call, self._single_chat(messages), mask, False
+        )
         return AssistantSpans(text, [(start, end) for start, end in spans], str(source))
 
     # tokens ------------------------------------------------------------------------------------
@@ -668,8 +693,6 @@ class ChatTemplate:
         chat_template: str | None,
         kwargs: Mapping[str, Any],
     ) -> _Call:
-        from .provenance import has_generation_blocks
-
         call = prepare_call(
             self,
             tools,
@@ -681,7 +704,7 @@ class ChatTemplate:
             kwargs,
         )
         call.traced_names = ["messages", "tools", "documents", *kwargs]
-        call.generation = has_generation_blocks(call.source)
+        call.generation = _tracing().has_generation_blocks(call.source)
         return call
 
     def _encode(
@@ -692,12 +715,9 @@ class ChatTemplate:
         protect: bool,
         text_too: bool,
     ) -> ChatEncoding:
-        from .spans import chat_spans
-        from .tokens import encode_chat
-
-        text, spans, source, caller_spans = chat_spans(self, call, chat, mask, protect)
+        text, spans, source, caller_spans = _tracing().chat_spans(self, call, chat, mask, protect)
         masks = mask is not None
-        result = ChatEncoding(encode_chat(self.tokenizer, text, spans, caller_spans, masks))
+        result = ChatEncoding(_encode_chat()(self.tokenizer, text, spans, caller_spans, masks))
         if text_too:
             result["text"] = text
         result.mask_source = source
