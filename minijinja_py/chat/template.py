@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import functools
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, cast, overload
+from typing import TYPE_CHECKING, Any, cast, overload
 
 from ..errors import TemplateError
 from ..sandbox.limits import Limits
@@ -20,6 +19,7 @@ from .calls import (
     prepare_call,
 )
 from .capabilities import ChatCapabilities, probe_capabilities
+from .deferred import encode_chat, tracing
 from .inputs import normalise_conversations, to_template_data
 from .kept import COMPILED_BYTES, PROBES_BYTES, TOOLS_BYTES, KeptBytes, compiled_size
 from .loading import (
@@ -36,32 +36,6 @@ if TYPE_CHECKING:  # (provenance, spans, tokens, drop-in: imported where used; t
     from .provenance import ChatProvenance
 
 __all__ = ["ChatTemplate"]
-
-
-class _Tracing(NamedTuple):
-    has_generation_blocks: Callable[[str], bool]
-    chat_spans: Callable[..., Any]
-    traced_render: Callable[..., Any]
-
-
-@functools.cache
-def _tracing() -> _Tracing:
-    """Provenance and spans, imported by the first call that traces a render and kept: an
-    import statement in a method costs microseconds at every call, and a process that only
-    renders text imports neither (tests/test_startup.py)."""
-    from .provenance import has_generation_blocks
-    from .spans import chat_spans, traced_render
-
-    return _Tracing(has_generation_blocks, chat_spans, traced_render)
-
-
-@functools.cache
-def _encode_chat() -> Callable[..., Any]:
-    """The token encoder (and with it `tokenizers`), kept after the first `tokenize` as
-    `_tracing` keeps the spans."""
-    from .tokens import encode_chat
-
-    return encode_chat
 
 
 class ChatTemplate:
@@ -427,7 +401,7 @@ class ChatTemplate:
             self, tools, documents, add_generation_prompt, False, False, chat_template, kwargs
         )
         call.traced_names = ["messages", "tools", "documents", *kwargs]
-        return _tracing().traced_render(self, call, self._single_chat(messages))
+        return tracing().traced_render(self, call, self._single_chat(messages))
 
     def assistant_spans(
         self,
@@ -472,7 +446,7 @@ class ChatTemplate:
             tools, documents, add_generation_prompt, False, True, chat_template, kwargs
         )
         call.mask_header, call.mask_final_eos = mask_header, mask_final_eos
-        text, spans, source, _ = _tracing().chat_spans(
+        text, spans, source, _ = tracing().chat_spans(
             self, call, self._single_chat(messages), mask, False
         )
         return AssistantSpans(text, [(start, end) for start, end in spans], str(source))
@@ -704,7 +678,7 @@ class ChatTemplate:
             kwargs,
         )
         call.traced_names = ["messages", "tools", "documents", *kwargs]
-        call.generation = _tracing().has_generation_blocks(call.source)
+        call.generation = tracing().has_generation_blocks(call.source)
         return call
 
     def _encode(
@@ -715,9 +689,9 @@ class ChatTemplate:
         protect: bool,
         text_too: bool,
     ) -> ChatEncoding:
-        text, spans, source, caller_spans = _tracing().chat_spans(self, call, chat, mask, protect)
+        text, spans, source, caller_spans = tracing().chat_spans(self, call, chat, mask, protect)
         masks = mask is not None
-        result = ChatEncoding(_encode_chat()(self.tokenizer, text, spans, caller_spans, masks))
+        result = ChatEncoding(encode_chat()(self.tokenizer, text, spans, caller_spans, masks))
         if text_too:
             result["text"] = text
         result.mask_source = source
