@@ -192,14 +192,19 @@ def do_wordwrap(
 
     if wrapstring is None:
         wrapstring = getattr(environment, "newline_sequence", "\n")
-    if isinstance(s, str) and isinstance(wrapstring, str) and isinstance(width, int) and width > 0:
+    lines_width = _wrapped_width(width)
+    if isinstance(s, str) and lines_width:
         # Two consecutive wrapped lines hold more than ``width`` characters together.
-        lines = 2 * len(s) // width + s.count("\n") + 2
-        check_size(len(s) + len(wrapstring) * lines, environment)
-        if break_long_words and len(s) > width:
+        if isinstance(wrapstring, str):
+            lines = 2 * len(s) // lines_width + s.count("\n") + 2
+            check_size(len(s) + len(wrapstring) * lines, environment)
+        if break_long_words and len(s) > lines_width:
             # textwrap cuts a long word one line at a time, copying the rest of it each time:
-            # its cost grows with the square of the word's length.  Charge that up front.
-            charge_work(chars=sum(len(w) * len(w) // width for w in s.split() if len(w) > width))
+            # its cost grows with the square of the word's length.  Charge that up front
+            # (before a wrapstring that is not text fails the join: the wrapping runs first).
+            charge_work(
+                chars=sum(len(w) * len(w) // lines_width for w in s.split() if len(w) > lines_width)
+            )
     # Each existing line is a paragraph of its own: textwrap alone would ignore the newlines.
     return wrapstring.join(
         [
@@ -216,6 +221,19 @@ def do_wordwrap(
             for line in s.splitlines()
         ]
     )
+
+
+def _wrapped_width(width: Any) -> int:
+    """The line width textwrap really wraps at, for a width of any number type (0 for one it
+    refuses or cannot compare): a float or a bool wraps as its floor, and below 1 as 1 (each
+    character of a long word on a line of its own); NaN as 1 (the worst case)."""
+    if not isinstance(width, (int, float)):
+        return 0
+    if width != width:
+        return 1
+    if width <= 0:
+        return 0
+    return max(1, int(min(width, 1 << 62)))
 
 
 # urlize's patterns, compiled by `re` on first use (and cached there): compiling them when
