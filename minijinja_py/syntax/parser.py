@@ -260,10 +260,15 @@ def _machinery() -> tuple[_Machine, TagScanner]:
     return _Machine(table), scanner
 
 
-def parse(source: str, options: LexOptions) -> tuple[str, n.Template]:
-    """Parse `source`; return the normalised source (offsets refer to it) and the tree."""
+def parse(
+    source: str, options: LexOptions, max_nesting: int | None = None
+) -> tuple[str, n.Template]:
+    """Parse `source`; return the normalised source (offsets refer to it) and the tree.
+
+    `max_nesting`: brackets nested deeper are refused as the lexer reads them (the tree's
+    own depth is checked by the compiler's analysis, after)."""
     machine, scanner = _machinery()
-    lexer = Lexer(scanner, options)
+    lexer = Lexer(scanner, options, max_nesting)
     try:
         normalised, tokens = lexer.tokenize(source)
     except TemplateSyntaxError as error:
