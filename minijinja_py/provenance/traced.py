@@ -410,18 +410,21 @@ def _cut(segments: tuple[tuple, ...], cuts: Iterable[tuple[int, int, int]]) -> I
 
 _START = itemgetter(0)
 # What one sourced piece (a string and its segments, made in Python) is charged, in items of
-# charge_work (ITEMS_PER_STEP of them make a step): a step.  A piece is a str subclass with
-# an instance dict and a tuple, about 1.5 us to make, and as much again for the garbage
-# collector's passes over the many objects a split into 300,000 pieces keeps alive (3.5 us a
-# piece measured in all, on a loaded 2-core machine, where a quarter step let a render spend
-# 15 us per step).
-PIECE_ITEMS = ITEMS_PER_STEP
+# charge_work (ITEMS_PER_STEP of them make a step): about a microsecond, a quarter of a step.
+PIECE_ITEMS = 16
+# Past this many pieces at once each is charged a whole step: the garbage collector's passes
+# over the many objects kept alive double what each costs (3.5 us a piece for a split into
+# 300,000, measured on a loaded 2-core machine, where a quarter step let a render spend 15 us
+# per step).
+MANY_PIECES = 64
 _CHARS_BLOCK = 1024
 
 
 def _pieces(text: Sourced, parts: list[str], starts: list[int]) -> list[Any]:
     # The parts of ``text`` (plain strings found at ``starts``, in order) with their segments.
-    charge_work(items=len(parts) * PIECE_ITEMS)
+    count = len(parts)
+    many = count - MANY_PIECES if count > MANY_PIECES else 0
+    charge_work(items=count * PIECE_ITEMS + many * (ITEMS_PER_STEP - PIECE_ITEMS))
     if len(text.segments) == 1:
         return _one_source_pieces(text.segments[0], parts, starts)
     cuts = ((start, start + len(part), -start) for part, start in zip(parts, starts, strict=True))
