@@ -668,3 +668,16 @@ def test_step_budget_growth_is_capped():
     budget = Budget(Limits())
     budget.scale_to({"messages": [{}] * 100_000})
     assert budget.budget == 200_000 + 3 * 5000**2
+
+
+@pytest.mark.parametrize("size, expected", [(10_000, "0"), (30_000, None)])
+def test_unpacked_arguments_are_charged_per_item(size, expected):
+    # `*big` costs a Python-level walk per item (the callee binds them, the call's charges look
+    # at each): half a step each, 15,000 steps for 30,000 items, over a budget of 10,000
+    env = mj.Environment(limits=mj.Limits(max_steps=10_000, max_steps_growth=0))
+    template = env.from_string("{% for i in range(1) %}{{ loop.cycle(*big) }}{% endfor %}")
+    if expected is not None:
+        assert template.render(big=list(range(size))) == expected
+    else:
+        with pytest.raises(mj.LimitError, match=r"max_steps \(10000\)"):
+            template.render(big=list(range(size)))
