@@ -211,16 +211,7 @@ SANDBOX4_WORK = [
     T(W4, "unary-minus-200000", Make("'{{ ' + '-' * 200000 + '1 }}'"), DEEP),
     T(W4, "not-100000", Make("'{{ ' + 'not ' * 100000 + '1 }}'"), DEEP),
     T(W4, "filters-100000", Make("'{{ x' + '|f' * 100000 + ' }}'"), DEEP),
-    T(
-        W4,
-        "ifs-40000",
-        Make("'{% if a %}' * 40000"),
-        Err(
-            "TemplateSyntaxError",
-            "Unexpected end of template. Jinja was looking for the following tags: 'elif' or"
-            " 'else' or 'endif'. The innermost block that needs to be closed is 'if'.",
-        ),
-    ),
+    T(W4, "ifs-40000", Make("'{% if a %}' * 40000"), DEEP),
     # named templates: compiled at load up to max_source characters, the rest when chosen
     Attack(
         W4,
