@@ -681,3 +681,13 @@ def test_unpacked_arguments_are_charged_per_item(size, expected):
     else:
         with pytest.raises(mj.LimitError, match=r"max_steps \(10000\)"):
             template.render(big=list(range(size)))
+
+
+@pytest.mark.parametrize("chain", ["-", "not ", "{% if a %}"])
+def test_a_parser_stack_past_max_nesting_is_refused_as_it_grows(chain):
+    # (refused at the token that overflows the stack, far before the end of the chain)
+    source = "text\n{{ " + chain * 100_000 + "1 }}" if "%" not in chain else chain * 40_000
+    with pytest.raises(mj.TemplateSyntaxError) as caught:
+        mj.Environment().from_string(source)
+    assert caught.value.message == "the template nests deeper than max_nesting (100)"
+    assert caught.value.offset < 5_000 * len(chain)
