@@ -529,8 +529,9 @@ HARMLESS = [
     ("{{ 10 ** 10 ** 10 }}", "1" + "0" * 100),
     ("{{ 9 ** 9 ** 9 }}", str((9**9) ** 9)),
     ("{{ [1, 2] * -5 }}", "[]"),
-    # parentheses make no node: any number of them is harmless
-    ("{{ " + "(" * 5000 + "1" + ")" * 5000 + " }}", "1"),
+    # parentheses make no node, but the lexer counts them as nesting: max_nesting of them
+    # still render (Jinja2 itself fails past 74, in Python's recursion limit)
+    ("{{ " + "(" * 100 + "1" + ")" * 100 + " }}", "1"),
     ("{{ 2 ** -10000 }}", "0.0"),
     ("{{ 1e308 * 10 }}", "inf"),
     ("{{ range(100000)|list|length }}", "100000"),
@@ -541,6 +542,17 @@ HARMLESS = [
 @pytest.mark.parametrize("source, expected", HARMLESS, ids=[c[0][:60] for c in HARMLESS])
 def test_harmless(source, expected):
     assert mj.chat_environment().from_string(source).render() == expected
+
+
+@pytest.mark.parametrize("opener", ["(", "[", "{"])
+def test_brackets_past_max_nesting_are_refused_where_the_lexer_meets_them(opener):
+    # (the error names the first bracket too many, on its line, before the rest is read)
+    source = "text\n{{ x + " + opener * 100_000 + " }}"
+    with pytest.raises(mj.TemplateSyntaxError) as caught:
+        mj.Environment().from_string(source)
+    error = caught.value
+    assert error.message == "the template nests deeper than max_nesting (100)"
+    assert (error.lineno, error.colno) == (2, len("{{ x + ") + 101)
 
 
 # ------------------------------------------------------------------ limits are configurable
@@ -656,3 +668,26 @@ def test_step_budget_growth_is_capped():
     budget = Budget(Limits())
     budget.scale_to({"messages": [{}] * 100_000})
     assert budget.budget == 200_000 + 3 * 5000**2
+
+
+@pytest.mark.parametrize("size, expected", [(10_000, "0"), (30_000, None)])
+def test_unpacked_arguments_are_charged_per_item(size, expected):
+    # `*big` costs a Python-level walk per item (the callee binds them, the call's charges look
+    # at each): half a step each, 15,000 steps for 30,000 items, over a budget of 10,000
+    env = mj.Environment(limits=mj.Limits(max_steps=10_000, max_steps_growth=0))
+    template = env.from_string("{% for i in range(1) %}{{ loop.cycle(*big) }}{% endfor %}")
+    if expected is not None:
+        assert template.render(big=list(range(size))) == expected
+    else:
+        with pytest.raises(mj.LimitError, match=r"max_steps \(10000\)"):
+            template.render(big=list(range(size)))
+
+
+@pytest.mark.parametrize("chain", ["-", "not ", "{% if a %}"])
+def test_a_parser_stack_past_max_nesting_is_refused_as_it_grows(chain):
+    # (refused at the token that overflows the stack, far before the end of the chain)
+    source = "text\n{{ " + chain * 100_000 + "1 }}" if "%" not in chain else chain * 40_000
+    with pytest.raises(mj.TemplateSyntaxError) as caught:
+        mj.Environment().from_string(source)
+    assert caught.value.message == "the template nests deeper than max_nesting (100)"
+    assert caught.value.offset < 5_000 * len(chain)

@@ -96,7 +96,12 @@ class ChatTemplate:
         self.folder: Path | None = None
         self._compiled: dict[str, Any] = {}  # (the model's own templates)
         self._kept_caches()
-        for source in self.sources.values():
+        # Compiled now (a mistake shows here) up to max_source characters in all, the chosen
+        # first; the rest when chosen: a thousand named sources are not all compiled at load.
+        room = (limits or Limits()).max_source
+        for _, source in sorted(self.sources.items(), key=lambda item: item[0] != name):
+            if (room := room - len(source)) < 0:
+                break
             self._compile(source)
 
     # construction ------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from .catalog import ATTACKS
-from .harness import run_attacks
+from .harness import over_cpu_bound, run_attacks
 from .pending import PENDING
 
 
@@ -31,3 +31,10 @@ def test_attack_holds(results, attack):
     outcome = results[attack.id]["outcome"]
     expected = " | ".join(map(str, attack.expectations()))
     assert attack.judge(outcome), f"expected {expected}; got {outcome[0]}: {str(outcome[1])[:500]}"
+
+
+@pytest.mark.parametrize("attack", [pytest.param(a, id=a.id) for a in ATTACKS])
+def test_attack_cpu_within_its_steps(results, attack):
+    # SECURITY.md, "The CPU bound": compiling and rendering take at most CPU_PER_STEP per
+    # step charged (plus the floor and the start-up allowance), whatever the outcome.
+    assert over_cpu_bound(results[attack.id]) is None, over_cpu_bound(results[attack.id])
