@@ -95,6 +95,9 @@ class Environment:
             keep_trailing_newline=keep_trailing_newline,
             disabled_tags=frozenset(_OPTIONAL_TAGS - enabled),
         )
+        if limits is not None and not isinstance(limits, Limits):
+            # (a dict or a number here would fail only at the first render, inside it)
+            raise TypeError(f"limits must be a Limits or None, not {type(limits).__name__}")
         self.limits = limits if limits is not None else _DEFAULT_LIMITS
         self.filters: dict[str, Callable[..., Any]] = dict(builtins.filters)
         self.tests: dict[str, Callable[..., Any]] = dict(builtins.tests)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import sys
 import threading
 import time
 from datetime import datetime
@@ -16,7 +17,11 @@ import pytest
 import minijinja_py as mj
 from minijinja_py import ChatTemplate, IsolatedRenderer, IsolationError
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "chat-templates"
+# (appended: the compiled build's suite imports minijinja_py from where it is installed)
+sys.path.append(str(Path(__file__).resolve().parents[1]))
+from conformance.corpus import corpus_dir  # noqa: E402
+
+CORPUS = corpus_dir()
 CAP = 1 << 30
 # Time bounds are the worker's CPU time, which a busy machine does not stretch; the wall-clock
 # timeout is only the backstop for a render that waits without working, twenty times larger

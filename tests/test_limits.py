@@ -21,6 +21,10 @@ import minijinja_py as mj
 from minijinja_py import Limits
 
 ROOT = Path(__file__).resolve().parents[1]
+# (appended: the compiled build's suite imports minijinja_py from where it is installed)
+sys.path.append(str(ROOT))
+from conformance.corpus import corpus_dir  # noqa: E402
+
 MEMORY_CAP = 1 << 30
 # CPU seconds of the whole subprocess (starting Python included), enforced by the kernel with
 # RLIMIT_CPU: a busy machine stretches wall-clock time, not this.  The wall clock is only the
@@ -625,7 +629,7 @@ def test_context_data_unchanged_by_limit_errors():
     assert ctx == {"messages": [{"role": "user", "content": "x"}]}
 
 
-CORPUS = ROOT.parent / "shared" / "chat-templates" / "templates"
+CORPUS = corpus_dir() / "templates"
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"chat-template corpus not found at {CORPUS}")
@@ -651,15 +655,15 @@ def test_two_thousand_messages_render(name):
 
 
 def test_security_md_lists_every_limit_with_its_default():
-    import dataclasses
     import re
 
     text = (ROOT / "SECURITY.md").read_text(encoding="utf-8")
     rows = dict(re.findall(r"^\| `(\w+)` \| ([^|]+) \|", text, re.MULTILINE))
-    for field in dataclasses.fields(Limits):
-        assert field.name in rows, f"SECURITY.md does not list {field.name}"
-        documented = rows[field.name].strip().replace(",", "").strip("`")
-        assert documented == str(field.default), (field.name, documented, field.default)
+    defaults = Limits()
+    for name in Limits.__slots__:
+        assert name in rows, f"SECURITY.md does not list {name}"
+        documented = rows[name].strip().replace(",", "").strip("`")
+        assert documented == str(getattr(defaults, name)), (name, documented)
 
 
 def test_step_budget_growth_is_capped():
@@ -691,3 +695,105 @@ def test_a_parser_stack_past_max_nesting_is_refused_as_it_grows(chain):
         mj.Environment().from_string(source)
     assert caught.value.message == "the template nests deeper than max_nesting (100)"
     assert caught.value.offset < 5_000 * len(chain)
+
+
+@pytest.mark.parametrize(
+    ("fields", "error", "message"),
+    [
+        (
+            {"max_steps": None},
+            TypeError,
+            "Limits(max_steps=None): max_steps must be an int, not NoneType",
+        ),
+        (
+            {"max_steps": "10"},
+            TypeError,
+            "Limits(max_steps='10'): max_steps must be an int, not str",
+        ),
+        (
+            {"max_output": 1.5},
+            TypeError,
+            "Limits(max_output=1.5): max_output must be an int, not float",
+        ),
+        (
+            {"max_recursion": True},
+            TypeError,
+            "Limits(max_recursion=True): max_recursion must be an int, not bool",
+        ),
+        ({"max_range": -5}, ValueError, "Limits(max_range=-5): max_range must be at least 1"),
+        ({"max_source": 0}, ValueError, "Limits(max_source=0): max_source must be at least 1"),
+        (
+            {"max_steps_growth": -1},
+            ValueError,
+            "Limits(max_steps_growth=-1): max_steps_growth must be at least 0",
+        ),
+        (
+            {"max_seconds": "1"},
+            TypeError,
+            "Limits(max_seconds='1'): max_seconds must be a number of seconds or None (no deadline), not str",
+        ),
+        (
+            {"max_seconds": False},
+            TypeError,
+            "Limits(max_seconds=False): max_seconds must be a number of seconds or None (no deadline), not bool",
+        ),
+        (
+            {"max_seconds": 0},
+            ValueError,
+            "Limits(max_seconds=0): max_seconds must be a positive, finite number of seconds, or None for no deadline",
+        ),
+        (
+            {"max_seconds": float("nan")},
+            ValueError,
+            "Limits(max_seconds=nan): max_seconds must be a positive, finite number of seconds, or None for no deadline",
+        ),
+    ],
+)
+def test_a_wrong_limit_is_refused_when_the_limits_are_made(fields, error, message):
+    with pytest.raises(error) as raised:
+        Limits(**fields)
+    assert str(raised.value) == message
+    with pytest.raises(error):
+        Limits().replace(**fields)
+
+
+def test_every_field_is_checked():
+    for name in Limits.__slots__:
+        with pytest.raises(TypeError, match=f"^Limits\\({name}='1'\\): {name} must be"):
+            Limits(**{name: "1"})
+
+
+def test_limits_keep_the_behaviour_of_a_frozen_value():
+    import copy
+    import enum
+    import pickle
+
+    class Steps(enum.IntEnum):
+        FEW = 50
+
+    limits = Limits(max_steps=Steps.FEW, max_seconds=2, max_steps_growth=0)
+    assert type(limits.max_steps) is int  # an int subclass stands for its plain value
+    assert repr(limits) == (
+        "Limits(max_steps=50, max_steps_growth=0, max_output=50000000, max_recursion=100,"
+        " max_nesting=100, max_string=10000000, max_items=1000000, max_int_bits=65536,"
+        " max_range=100000, max_seconds=2, max_memory=256000000, max_memory_growth=256,"
+        " max_source=500000)"
+    )
+    same = Limits(max_steps=50, max_seconds=2, max_steps_growth=0)
+    assert limits == same and hash(limits) == hash(same) and limits != Limits()
+    assert {limits: 1}[same] == 1
+    assert pickle.loads(pickle.dumps(limits)) == limits == copy.deepcopy(limits)
+    assert limits.replace(max_steps=7) == Limits(max_steps=7, max_seconds=2, max_steps_growth=0)
+    with pytest.raises(TypeError, match="^Limits has no field 'max_stpes'$"):
+        limits.replace(max_stpes=7)
+    with pytest.raises(AttributeError, match="^cannot assign to field 'max_steps'"):
+        limits.max_steps = 10  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        Limits(max_stpes=7)  # type: ignore[call-arg]
+
+
+def test_limits_of_another_type_are_refused_by_their_users():
+    with pytest.raises(TypeError, match="^limits must be a Limits or None, not dict$"):
+        mj.Environment(limits={"max_steps": 10})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="^limits must be a Limits or None, not int$"):
+        mj.ChatTemplate("{{ 1 }}", limits=10)  # type: ignore[arg-type]

@@ -86,6 +86,8 @@ class ChatTemplate:
         }
         self.offer_reasoning = offer_reasoning
         self.origin = origin
+        if limits is not None and not isinstance(limits, Limits):
+            raise TypeError(f"limits must be a Limits or None, not {type(limits).__name__}")
         self.limits = limits
         if now is not None and not isinstance(now, datetime):
             raise TypeError(f"now must be a datetime.datetime, not {type(now).__name__}")
