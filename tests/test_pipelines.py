@@ -34,12 +34,18 @@ def ok(text):
     return {"text": text, "error": None}
 
 
-def failed(kind, message, line=None, column=None):
-    return {"text": None, "error": error(kind, message, line, column)}
+def failed(kind, message, line=None, column=None, input_line=None):
+    return {"text": None, "error": error(kind, message, line, column, input_line)}
 
 
-def error(kind, message, line=None, column=None):
-    return {"kind": kind, "message": message, "line": line, "column": column}
+def error(kind, message, line=None, column=None, input_line=None):
+    return {
+        "kind": kind,
+        "message": message,
+        "line": line,
+        "column": column,
+        "input_line": input_line,
+    }
 
 
 def test_parse_json_refuses_deep_nesting_and_long_integers():
@@ -62,7 +68,15 @@ def test_error_record_of_each_kind():
     assert error_record(caught.value) == error("UndefinedError", "'x' is undefined", 2, 8)
     with pytest.raises(json.JSONDecodeError) as decode:
         json.loads('{"a" 1}')
-    assert error_record(decode.value) == error("JSONDecodeError", "Expecting ':' delimiter", 1, 6)
+    # (a position in the JSON text is no template position: it is said in the message)
+    assert error_record(decode.value) == error(
+        "JSONDecodeError", "Expecting ':' delimiter: column 6 of the JSON text"
+    )
+    with pytest.raises(json.JSONDecodeError) as decode:
+        json.loads('{"a":\n 1 2}')
+    assert error_record(decode.value) == error(
+        "JSONDecodeError", "Expecting ',' delimiter: line 2 column 4 of the JSON text"
+    )
     assert error_record(KeyError("k")) == error("KeyError", "missing key 'k'")
     assert error_record(ValueError("bad \ud800")) == error("ValueError", "bad \\ud800")
 
@@ -159,6 +173,7 @@ def test_arrow_json_and_struct_columns_agree_row_for_row():
                         ("message", pa.string()),
                         ("line", pa.int64()),
                         ("column", pa.int64()),
+                        ("input_line", pa.int64()),
                     ]
                 ),
             ),
@@ -208,7 +223,7 @@ def test_parquet_batch_streams_by_row_group_with_ids_and_errors(tmp_path):
         assert out.column("id").to_pylist() == list(range(rows))
         errors = out.column("error").to_pylist()
         assert [i for i, e in enumerate(errors) if e] == list(range(2, rows, 3))
-        assert errors[2] == error("TemplateError", "boom!", 1, 42)
+        assert errors[2] == error("TemplateError", "boom!", 1, 42, input_line=3)
         assert out.column("text").to_pylist()[:3] == ["1", "1", None]
         # the output is written a chunk at a time: one row group per chunk of 5 rows
         assert pq.ParquetFile(target).metadata.num_row_groups == 10
@@ -252,7 +267,9 @@ def test_jsonl_to_parquet(tmp_path):
     out = pq.read_table(target).to_pylist()
     assert [row["id"] for row in out] == [f"r{i}" for i in range(7)] + [None]
     assert out[7]["error"] == error(
-        "JSONDecodeError", "Expecting property name enclosed in double quotes", 1, 2
+        "JSONDecodeError",
+        "Expecting property name enclosed in double quotes: column 2 of the JSON text",
+        input_line=8,
     )
     assert [row["error"] is None for row in out] == [True, True, False] * 2 + [True, False]
 

@@ -12,8 +12,8 @@ cannot keep each row's key order (Arrow orders a struct's fields by the schema):
 `KeyOrderWarning` says so once per column; JSON text columns are exact.
 
 The output holds the pass-through columns, then `text`, `assistant_spans` (when the renderer
-asks for spans) and `error` (a struct of `kind`, `message`, `line`, `column`; null for a
-row that rendered). `pyarrow` (the `arrow` extra) is imported by this module only.
+asks for spans) and `error` (a struct of `kind`, `message`, `line`, `column`, `input_line`;
+null for a row that rendered). `pyarrow` (the `arrow` extra) is imported by this module only.
 """
 
 from __future__ import annotations
@@ -41,13 +41,15 @@ def render_columns(
     renderer: RowRenderer,
     columns: Mapping[str, Sequence[Any]],
     decoders: Mapping[str, Callable[[Any], Any]] | None = None,
+    first_line: int | None = None,
 ) -> dict[str, list[Any]]:
     """The result columns of a dict of equally long columns (pass-through columns first).
 
     Nulls are Arrow's filling: a null field or column is an absent key. `decoders` (column name
     to function) turn a column's stored form back into what was written, after the nulls are
     dropped (a JSON null inside a `datasets` `Json` value is the writer's own, and stays); a
-    value that fails to decode fails its own row.
+    value that fails to decode fails its own row.  `first_line` is the number of the first row
+    in its input file (from 1), which error records carry as `input_line`; `None` where unknown.
     """
     names = list(columns)
     count = len(columns[names[0]]) if names else 0
@@ -64,8 +66,10 @@ def render_columns(
             }
         except Exception as exc:  # a stored JSON text that does not parse: this row's error
             results.append(renderer.failed_row(exc))
-            continue
-        results.append(renderer.render_row(cleaned))
+        else:
+            results.append(renderer.render_row(cleaned))
+        if first_line is not None and results[-1]["error"] is not None:
+            results[-1]["error"]["input_line"] = first_line + len(results) - 1
     out: dict[str, list[Any]] = {}
     for name in renderer.passthrough:
         out[name] = list(columns[name]) if name in columns else [None] * count
@@ -183,15 +187,16 @@ def result_schema(renderer: RowRenderer) -> Any:
                 ("message", pa.string()),
                 ("line", pa.int64()),
                 ("column", pa.int64()),
+                ("input_line", pa.int64()),
             ]
         ),
     }
     return pa.schema([pa.field(name, types[name]) for name in renderer.columns])
 
 
-def render_arrow(renderer: RowRenderer, data: Any) -> Any:
+def render_arrow(renderer: RowRenderer, data: Any, first_line: int | None = None) -> Any:
     """The results of an Arrow `RecordBatch` or `Table` (the same kind comes back), with the
-    pass-through columns copied as they are."""
+    pass-through columns copied as they are; `first_line`: see `render_columns`."""
     import pyarrow as pa
 
     inputs = [name for name in data.schema.names if name not in renderer.passthrough]
@@ -204,7 +209,7 @@ def render_arrow(renderer: RowRenderer, data: Any) -> Any:
         if _reorders_keys(arrow_type):
             _warn_key_order(name)
     results = render_columns(
-        renderer, {name: data.column(name).to_pylist() for name in inputs}, decoders
+        renderer, {name: data.column(name).to_pylist() for name in inputs}, decoders, first_line
     )
     if not inputs:  # no columns to render, yet as many rows as the input
         results = {column: [None] * data.num_rows for column in renderer.columns}
@@ -262,7 +267,7 @@ class JsonLineRenderer:
     """A picklable callable for Ray Data `map_batches` over raw JSON lines: an Arrow table whose
     `column` holds one input line per row (bytes or text) in, the result table out, each line
     rendered exactly as `minijinja-py batch` renders it (the pass-through keys read from the
-    line's object)."""
+    line's object); a blank line is skipped."""
 
     def __init__(self, renderer: RowRenderer, column: str = "line") -> None:
         self.renderer = renderer
@@ -274,8 +279,7 @@ class JsonLineRenderer:
         from .jsonl import render_line
 
         lines = batch.column(self.column).to_pylist()
-        records = [
-            render_line(self.renderer, line if isinstance(line, bytes) else line.encode())
-            for line in lines
-        ]
+        raw = [line if isinstance(line, bytes) else line.encode() for line in lines]
+        # a blank line is no row, as in `minijinja-py batch`
+        records = [render_line(self.renderer, line) for line in raw if line.strip(b" \t\r\n")]
         return pa.Table.from_batches([records_to_arrow(self.renderer, records)])
