@@ -47,14 +47,19 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if args.json:
         _write_stdout(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
         return status
-    lines = [f"{'ok' if report['ok'] else 'fails to render'}: {path}"]
+    verdicts = {caps["renders"] for caps in report["templates"].values()}
+    verdict = (
+        "ok" if report["ok"] else "fails to render" if False in verdicts else "stopped by a limit"
+    )
+    lines = [f"{verdict}: {path}"]
     for name, caps in report["templates"].items():
         prefix = "" if len(report["templates"]) == 1 else f"[{name}] "
         variables = ", ".join(caps.pop("variables")) or "(none)"
         lines.append(f"{prefix}variables: {variables}")
         lines.append(f"{prefix}capabilities:")
+        known = caps["renders"] is True
         for key, value in caps.items():
-            if value is None and key not in _MAY_BE_NONE:
+            if not known and key not in _KNOWN_ANYWAY or key == "renders" and value is None:
                 shown = "unknown"
             elif isinstance(value, bool):
                 shown = "yes" if value else "no"
@@ -65,8 +70,6 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return status
 
 
-# Capabilities whose value may be None when known (no reasoning field, no prefix change, no error).
-_MAY_BE_NONE = frozenset({"reasoning_field", "prefix_changed_at", "render_error"})
 # What the probe renders establish; the rest (the variables, the error) is known regardless.
 _KNOWN_ANYWAY = frozenset({"variables", "renders", "render_error"})
 

@@ -576,7 +576,14 @@ class _Pool:
         )
 
     def submit(self, chunk: Any) -> Any:
-        return self.pool.submit(_render_in_worker, chunk)
+        from concurrent.futures import Future
+
+        try:
+            return self.pool.submit(_render_in_worker, chunk)
+        except Exception as exc:  # noqa: BLE001 - a pool broken since: this chunk's outcome
+            failed: Future[Any] = Future()
+            failed.set_exception(exc)
+            return failed
 
     def renew(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
@@ -635,20 +642,20 @@ def render_stream(
     pool = _Pool(workers, (renderer, output_format, budget))
     window: deque[list[Any]] = deque()
 
-    def resubmit() -> None:
-        pool.renew()
-        for entry in window:
-            entry[1] = pool.submit(entry[0])
-
     def rescue(chunk: Lines | Rows) -> None:
+        # Each row alone in a fresh pool, nothing else running beside it: a row is given up
+        # only when it fails by itself.
+        pool.renew()
         for index in range(len(chunk)):
             one = chunk.slice(index, index + 1)
             try:
                 done = pool.submit(one).result()
             except Exception as exc:  # noqa: BLE001 - it failed alone: its error row
-                resubmit()
+                pool.renew()
                 done = _dead_rows(renderer, one, output_format, exc)
             deliver(done)
+        for entry in window:  # (the chunks in flight were cancelled with the pool)
+            entry[1] = pool.submit(entry[0])
 
     def next_result() -> None:
         chunk, future = window[0]
@@ -656,7 +663,6 @@ def render_stream(
             done = future.result()
         except Exception:  # noqa: BLE001 - a dead worker or a failure outside the rows
             window.popleft()
-            resubmit()
             rescue(chunk)
             return
         window.popleft()

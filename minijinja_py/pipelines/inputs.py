@@ -53,7 +53,10 @@ def open_regular(path: str | os.PathLike[str]) -> IO[bytes]:
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise ValueError(f"{where}: {_kind(mode)}, not a regular file: refused")
+            raise ValueError(
+                f"{where}: {_kind(mode)}, not a regular file: refused (read standard input "
+                "with '-')"
+            )
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
