@@ -398,3 +398,49 @@ def test_parquet_parts_split_by_row_groups(tmp_path):
     ]
     ids = [i for part in parts for i in _read_parquet_part(part).column("id").to_pylist()]
     assert ids == list(range(100))
+
+
+def test_an_output_folder_with_anything_in_it_is_refused(tmp_path):
+    from minijinja_py.pipelines.files import prepare_output_folder
+
+    out = tmp_path / "rendered"
+    prepare_output_folder(out)  # absent: fine
+    out.mkdir()
+    prepare_output_folder(out)  # empty: fine
+    (out / "0_000000.parquet").write_bytes(b"PAR1")
+    (out / "_SUCCESS").write_bytes(b"")
+    with pytest.raises(FileExistsError) as caught:
+        prepare_output_folder(out)
+    assert str(caught.value) == (
+        f"{out}: the output folder is not empty (2 entries): rendering into it would mix this "
+        "run's rows with what is there; choose an empty folder, or pass overwrite=True to "
+        "replace a previous run's Parquet files"
+    )
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(FileExistsError, match=r"also holds 'notes.txt': nothing was deleted$"):
+        prepare_output_folder(out, overwrite=True)
+    assert sorted(p.name for p in out.iterdir()) == ["0_000000.parquet", "_SUCCESS", "notes.txt"]
+    (out / "notes.txt").unlink()
+    prepare_output_folder(out, overwrite=True)
+    assert list(out.iterdir()) == []
+    (out / "in.parquet").write_bytes(b"PAR1")
+    with pytest.raises(FileExistsError, match=r"the output folder holds an input"):
+        prepare_output_folder(out, [str(out / "in.parquet")], overwrite=True)
+    with pytest.raises(FileExistsError, match=r"a file, not a folder"):
+        prepare_output_folder(out / "in.parquet")
+
+
+def test_render_files_refuses_a_used_output_folder_before_any_work(tmp_path):
+    pytest.importorskip("ray")
+    import ray
+
+    from minijinja_py.pipelines.ray_data import render_files
+
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"messages": MESSAGES[0]}) + "\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "0_000000.parquet").write_bytes(b"PAR1")
+    with pytest.raises(FileExistsError, match=r"the output folder is not empty \(1 entry\)"):
+        render_files(str(source), out, RowRenderer(chat()))
+    assert not ray.is_initialized()  # refused before a cluster was started

@@ -39,6 +39,7 @@ __all__ = [
     "input_files",
     "open_source",
     "open_sink",
+    "prepare_output_folder",
     "render_stream",
 ]
 
@@ -154,6 +155,58 @@ class RowSizeError(ValueError):
 
 class WorkerError(RuntimeError):
     """A row whose worker process died or failed while rendering it, alone."""
+
+
+def prepare_output_folder(
+    path: str | os.PathLike[str], inputs: Sequence[str] = (), *, overwrite: bool = False
+) -> None:
+    """Make sure the folder `path` (local or a URI) may receive a run's Parquet files: absent
+    or empty, or with `overwrite` holding only Parquet files (and `_`/`.` files beside them),
+    which are deleted.  Anything else is refused with `FileExistsError` before any work: files
+    written beside a previous run's would mix the two (2,000 rows for 1,000), and deleting files
+    that are not output, or the inputs, would lose data."""
+    from pyarrow import fs
+
+    where = os.fspath(path)
+    filesystem, inner, _ = _filesystem(where)
+    info = filesystem.get_file_info(inner)
+    if info.type == fs.FileType.NotFound:
+        return
+    if info.type != fs.FileType.Directory:
+        raise FileExistsError(
+            f"{where}: a file, not a folder: the output is a folder of Parquet files"
+        )
+    inside = inner.rstrip("/") + "/"
+    for name in inputs:
+        if _filesystem(name)[1].startswith(inside):
+            raise FileExistsError(
+                f"{where}: the output folder holds an input ({name}): choose another"
+            )
+    entries = filesystem.get_file_info(fs.FileSelector(inner, recursive=False))
+    if not entries:
+        return
+    if not overwrite:
+        raise FileExistsError(
+            f"{where}: the output folder is not empty ({len(entries)} "
+            f"{'entry' if len(entries) == 1 else 'entries'}): rendering into it "
+            "would mix this run's rows with what is there; choose an empty folder, or pass "
+            "overwrite=True to replace a previous run's Parquet files"
+        )
+    others = [
+        entry.base_name
+        for entry in entries
+        if entry.type != fs.FileType.File
+        or not (_hidden(entry.base_name) or entry.base_name.lower().endswith(PARQUET_SUFFIXES))
+    ]
+    if others:
+        raise FileExistsError(
+            f"{where}: overwrite=True replaces only a previous run's Parquet files, and the "
+            f"folder also holds {others[0]!r}"
+            + (f" and {len(others) - 1} more" if len(others) > 1 else "")
+            + ": nothing was deleted"
+        )
+    for entry in entries:
+        filesystem.delete_file(entry.path)
 
 
 @dataclass

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .arrow import ColumnRenderer, JsonLineRenderer
-from .files import input_files
+from .files import input_files, prepare_output_folder
 from .rows import RowRenderer
 
 __all__ = [
@@ -330,6 +330,7 @@ def render_files(
     preserve_order: bool = True,
     stall_timeout_s: float | None = DEFAULT_STALL_TIMEOUT_S,
     concurrency: int | None = None,
+    overwrite: bool = False,
 ) -> None:
     """Render Parquet or JSONL `inputs` (files, folders or globs; local paths or URIs that
     pyarrow reads: `s3://`, `gs://`, `hdfs://`) into Parquet files in the folder `output`.
@@ -347,10 +348,16 @@ def render_files(
     placed, a cluster taken by other jobs) stops with a `ClusterError` that says why
     (`None`: wait for ever). Call `ray.init(...)` first to choose the cluster
     (`ray.init(address="auto")` joins a running one); otherwise Ray starts a local one.
+
+    `output` must be absent or empty: a folder that holds anything is refused with
+    `FileExistsError` before any work (a second run's files beside the first's would double the
+    rows). `overwrite=True` deletes a previous run's Parquet files first (a folder holding
+    anything else, or the inputs, is still refused).
     """
     import ray
 
     fmt, files = input_files(inputs)
+    prepare_output_folder(output, files, overwrite=overwrite)
     compute = _compute(compute, concurrency)
     if not ray.is_initialized():
         ray.init()
