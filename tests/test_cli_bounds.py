@@ -407,3 +407,37 @@ def test_a_chunk_that_fails_in_process_is_rendered_a_row_at_a_time(monkeypatch):
         "column": None,
         "input_line": 2,
     }
+
+
+# -- missing extras, said in the command line's terms -------------------------------------------
+
+
+def test_tokens_without_a_tokenizer_names_the_option_to_give(capsys, tmp_path):
+    source = write(tmp_path / "in.jsonl", HI + "\n")
+    argv = ["batch", "--template", CHATML, source, str(tmp_path / "out.jsonl"), "--tokens"]
+    assert run(capsys, *argv) == (
+        1,
+        "",
+        "error: --tokens needs the model's tokenizer: give --model FOLDER, a model folder "
+        "holding tokenizer.json (--template and --gguf carry none)\n",
+    )
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "chat_template.jinja").write_text("{{ messages[0].content }}")
+    argv = ["batch", "--model", str(model), source, str(tmp_path / "out.jsonl"), "--tokens"]
+    assert run(capsys, *argv)[2] == (
+        "error: --tokens needs the model's tokenizer: give --model FOLDER, a model folder "
+        f"holding tokenizer.json ({model} holds no tokenizer.json)\n"
+    )
+
+
+def test_parquet_without_pyarrow_names_the_extra(capsys, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # (an import of it fails)
+    source = write(tmp_path / "in.jsonl", HI + "\n")
+    message = "error: reading or writing Parquet needs pyarrow: pip install 'minijinja_py[arrow]'\n"
+    argv = ["batch", "--template", CHATML, source, str(tmp_path / "out.parquet")]
+    assert run(capsys, *argv) == (1, "", message)
+    parquet = tmp_path / "in.parquet"
+    parquet.write_bytes(b"PAR1")
+    argv = ["batch", "--template", CHATML, str(parquet), str(tmp_path / "out.jsonl")]
+    assert run(capsys, *argv) == (1, "", message)

@@ -261,6 +261,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     inputs = {"input": args.input, "template": args.template, "--tools file": args.tools}
     refuse_same_file(args.output, {**inputs, "GGUF file": args.gguf})
     chat = _load_chat(args)
+    if args.tokens:
+        _check_tokenizer(chat, args)
     tools = _load_json(args.tools, "--tools") if args.tools else None
     renderer = RowRenderer(
         chat,
@@ -297,6 +299,22 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         )
         return 2
     return 0
+
+
+def _check_tokenizer(chat: Any, args: Any) -> None:
+    """`--tokens` without a tokenizer, said in the command line's terms."""
+    try:
+        chat.tokenizer  # noqa: B018 - loads it, or says why not
+    except ValueError:
+        where = (
+            f"{args.model} holds no tokenizer.json"
+            if args.model is not None
+            else "--template and --gguf carry none"
+        )
+        raise CommandError(
+            f"--tokens needs the model's tokenizer: give --model FOLDER, a model folder holding "
+            f"tokenizer.json ({where})"
+        ) from None
 
 
 # -- completion ---------------------------------------------------------------------------------
