@@ -142,7 +142,7 @@ def test_every_path_gives_the_loops_rows(tmp_path):
     text = pa.Table.from_pylist(mixed_rows.as_json_text(items))
     pq.write_table(nested, tmp_path / "nested.parquet")
     pq.write_table(text, tmp_path / "text.parquet")
-    with pytest.warns(KeyOrderWarning, match="column 'messages' is nested Arrow data"):
+    with pytest.warns(KeyOrderWarning, match="columns 'messages', 'tools' are nested Arrow data"):
         from minijinja_py.pipelines import arrow
 
         arrow._WARNED.clear()
@@ -188,3 +188,25 @@ def test_datasets_json_feature_is_decoded_as_written(tmp_path):
         "<user>w1(x1)"
     )
     assert rendered == mixed_rows.loop(items)
+
+
+def test_render_dataset_warns_of_key_order_once_at_its_caller(tmp_path):
+    import warnings
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from minijinja_py.pipelines import arrow
+    from minijinja_py.pipelines.hf_datasets import render_dataset
+
+    items = mixed_rows.rows(8)
+    pq.write_table(pa.Table.from_struct_array(pa.array(items)), tmp_path / "nested.parquet")
+    dataset = load("parquet", tmp_path / "nested.parquet", tmp_path)
+    arrow._WARNED.clear()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        render_dataset(dataset, mixed_rows.renderer(), batch_size=2)
+    key_order = [w for w in caught if issubclass(w.category, arrow.KeyOrderWarning)]
+    assert [(str(w.message)[:40], w.filename) for w in key_order] == [
+        ("columns 'messages', 'tools' are nested A", __file__)
+    ]

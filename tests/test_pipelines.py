@@ -444,3 +444,39 @@ def test_render_files_refuses_a_used_output_folder_before_any_work(tmp_path):
     with pytest.raises(FileExistsError, match=r"the output folder is not empty \(1 entry\)"):
         render_files(str(source), out, RowRenderer(chat()))
     assert not ray.is_initialized()  # refused before a cluster was started
+
+
+def test_key_order_is_warned_once_a_run_and_only_where_it_can_change_the_output(
+    tmp_path, capsys
+):
+    import warnings
+
+    from minijinja_py.pipelines import arrow
+
+    args = [{"a": 1, "b": 2}, {"b": 3, "a": 4}]
+    rows = [{"id": i, "messages": [{"role": "user", "content": "x", "args": value}]}
+            for i, value in enumerate(args)]
+    nested = pa.Table.from_struct_array(pa.array(rows))
+    by_name = RowRenderer(ChatTemplate.from_string("{{ messages[0].content }}"))
+    arrow._WARNED.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", arrow.KeyOrderWarning)
+        # fields read by name render the same in any key order: no warning
+        assert render_arrow(by_name, nested).column("text").to_pylist() == ["x", "x"]
+    source = tmp_path / "nested.parquet"
+    pq.write_table(nested, source, row_group_size=1)
+    template = tmp_path / "t.jinja"
+    template.write_text("{{ messages[0].args | tojson }}")
+    argv = ["batch", "--template", str(template), str(source), "--id-column", "id", "--quiet"]
+    assert main([*argv, str(tmp_path / "out.jsonl"), "--workers", "2", "--chunk-size", "1"]) == 0
+    err = capsys.readouterr().err
+    assert err == (
+        "warning: column 'messages' is nested Arrow data: its objects' keys reach the template "
+        "in the schema's order, not in the order each row wrote them, so tojson may print them "
+        "in another order than transformers would; store the column as JSON text for exact "
+        "output\n"
+    )
+    argv[2] = str(tmp_path / "t2.jinja")
+    (tmp_path / "t2.jinja").write_text("{{ messages[0].args.a }}")
+    assert main([*argv, str(tmp_path / "out2.jsonl")]) == 0
+    assert capsys.readouterr().err == ""

@@ -276,6 +276,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     )
     source = open_source(args.input, _binary(sys.stdin, "r"))
     try:
+        _note_key_order(renderer, source)
         sink = open_sink(args.output, _binary(sys.stdout, "w"), overwrite=args.overwrite)
         meter = _Progress(None if args.quiet else sys.stderr, source)
         try:
@@ -299,6 +300,19 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         )
         return 2
     return 0
+
+
+def _note_key_order(renderer: Any, source: Any) -> None:
+    """The run's one note on nested Parquet columns, where the template can print key order
+    (its workers warn none)."""
+    schema = getattr(getattr(source, "file", None), "schema_arrow", None)
+    if schema is None:
+        return
+    from ..pipelines.arrow import key_order_columns, key_order_message
+
+    columns = key_order_columns(renderer, schema)
+    if columns:
+        sys.stderr.write(f"warning: {key_order_message(columns)}\n")
 
 
 def _check_tokenizer(chat: Any, args: Any) -> None:

@@ -542,8 +542,11 @@ def _render_rows(renderer: RowRenderer, chunk: Rows, output_format: str, budget:
     pieces: list[Any] = []
     while taken < count:
         stop = min(count, taken + _PIECE_ROWS)
-        batch = render_arrow(
-            renderer, chunk.batch.slice(taken, stop - taken), first_line=chunk.first + taken
+        batch = render_arrow(  # (the driver warned of key order, once: key_order_columns)
+            renderer,
+            chunk.batch.slice(taken, stop - taken),
+            first_line=chunk.first + taken,
+            warn=False,
         )
         first, taken = chunk.first + taken, stop
         if output_format == "jsonl":
