@@ -58,7 +58,8 @@ add_generation_prompt and continue_final_message, and the model's special tokens
 make the row fail. Each output row holds the --id-column values, "text",
 "assistant_spans" (with --spans), "input_ids" and "assistant_masks" (with --tokens)
 and "error": null, or a record of the failure
-{"kind", "message", "line", "column"}; the other rows go on.
+{"kind", "message", "line", "column", "input_line"} ("line" and "column" in the
+template, "input_line" in the input); the other rows go on. A blank line is no row.
 """
 
 
