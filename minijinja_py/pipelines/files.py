@@ -511,6 +511,7 @@ def _sized(
 ) -> tuple[int, Any, int]:
     """The row's size, its output (a JSONL line, or the record for Arrow) and whether it
     failed; a row over `MAX_ROW_BYTES` becomes its error row, with its pass-through values."""
+    line: Any
     if output_format == "jsonl":
         line = encode_record(record)
         size = len(line)
