@@ -225,6 +225,10 @@ def test_check_is_bounded_and_claims_nothing_it_could_not_establish(capsys, tmp_
 # -- batch: one output row per input row, always ----------------------------------------------------
 
 
+def _lines(path: Path) -> list[bytes]:
+    return path.read_bytes().splitlines()
+
+
 def _rows(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_bytes().split(b"\n")[:-1]]
 
@@ -275,12 +279,24 @@ def test_a_row_over_the_output_bound_is_an_error_row(tmp_path, monkeypatch):
             for n in ("10", "5000", "20")
         )
     )
-    for suffix in ("jsonl", "parquet"):
+    inputs = [source]
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        pass
+    else:
+        inputs.append(tmp_path / "in.parquet")
+        pq.write_table(
+            pa.Table.from_pylist([json.loads(line) for line in _lines(source)]), inputs[-1]
+        )
+    cases = [(i, suffix) for i in inputs for suffix in ("jsonl", "parquet")]
+    for number, (given, suffix) in enumerate(cases):
         if suffix == "parquet":
             pytest.importorskip("pyarrow")
-        target = tmp_path / f"out.{suffix}"
-        argv = ["batch", "--template", template, str(source), str(target), "--quiet"]
-        assert main([*argv, "--id-column", "id"]) == 0
+        target = tmp_path / f"out{number}.{suffix}"
+        argv = ["batch", "--template", template, str(given), str(target), "--quiet"]
+        assert main([*argv, "--id-column", "id"]) == 0, (given, suffix)
         if suffix == "jsonl":
             rows = _rows(target)
             size = 5000 + len('{"id":"5000","text":"","error":null}')
