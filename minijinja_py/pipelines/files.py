@@ -22,6 +22,7 @@ exception: the command line's exit status 1.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -314,7 +315,7 @@ class JsonlSource(Source):
     def _reader(self) -> Callable[[], bytes]:
         readline = getattr(self.stream, "readline", None)
         if readline is not None:
-            return lambda: readline(MAX_LINE_BYTES + 1)
+            return functools.partial(readline, MAX_LINE_BYTES + 1)
         lines = iter(self.stream)  # (an iterable of lines: each is whole already)
         return lambda: next(lines, b"")
 
@@ -454,32 +455,44 @@ _BLANK_START = frozenset({b"", b" ", b"\t", b"\r", b"\n"})
 def _render_lines(renderer: RowRenderer, chunk: Lines, output_format: str, budget: int) -> Chunk:
     out: list[Any] = []
     errors = skipped = total = 0
-    taken = len(chunk)
+    taken = count = len(chunk)
+    first, too_long, jsonl = chunk.first, chunk.too_long, output_format == "jsonl"
     for index, raw in enumerate(chunk.lines):
-        number = chunk.first + index
-        if index in chunk.too_long:
+        if too_long and index in too_long:
             failure = RowSizeError(
-                f"the line is {chunk.too_long[index]:,} bytes, longer than the "
+                f"the line is {too_long[index]:,} bytes, longer than the "
                 f"{MAX_LINE_BYTES:,} bytes of a row: not read"
             )
-            record = failed_record(renderer, failure, number)
+            record = failed_record(renderer, failure, first + index)
         elif raw[:1] in _BLANK_START and not raw.strip(_BLANK):
             skipped += 1  # (a blank line is no row, as JSONL readers skip it)
             continue
         else:
-            record = render_line(renderer, raw, number)
-        size, item, failed = _sized(renderer, record, number, output_format)
-        errors += failed
-        out.append(item)
-        total += size
-        if total >= budget and index + 1 < len(chunk):
+            record = render_line(renderer, raw, first + index)
+        if jsonl:
+            line = encode_record(record)
+            if len(line) > MAX_ROW_BYTES:
+                _, line, _ = _sized(renderer, record, first + index, output_format)
+                record = _ERROR_ROW
+            out.append(line)
+            total += len(line)
+        else:
+            size, record, _ = _sized(renderer, record, first + index, output_format)
+            out.append(record)
+            total += size
+        if record["error"] is not None:
+            errors += 1
+        if total >= budget and index + 1 < count:
             taken = index + 1
             break
-    if output_format == "jsonl":
-        return Chunk(b"".join(out), len(out), errors, skipped, taken)
+    if jsonl:
+        return Chunk(b"\n".join(out) + b"\n" if out else b"", len(out), errors, skipped, taken)
     from .arrow import records_to_arrow
 
     return Chunk(records_to_arrow(renderer, out), len(out), errors, skipped, taken)
+
+
+_ERROR_ROW: dict[str, Any] = {"error": True}  # (what a row replaced by its error row counts as)
 
 
 def failed_record(
@@ -540,8 +553,7 @@ def _sized(
         else:
             line = record
         size = len(line) if isinstance(line, bytes) else 0
-    ending = b"\n" if isinstance(line, bytes) else None
-    return size, (line + ending if ending else line), int(record["error"] is not None)
+    return size, line, int(record["error"] is not None)
 
 
 #: Rows of an Arrow batch rendered at once, between two looks at the chunk's output size.
@@ -565,7 +577,7 @@ def _render_rows(renderer: RowRenderer, chunk: Rows, output_format: str, budget:
         if output_format == "jsonl":
             for index, record in enumerate(batch.to_pylist()):
                 size, line, failed = _sized(renderer, record, first + index, "jsonl")
-                pieces.append(line)
+                pieces.append(line + b"\n")
                 errors += failed
                 total += size
         else:
@@ -623,7 +635,9 @@ def _dead_rows(
         kept = None
     record = failed_record(renderer, failure, chunk.first, kept)
     _, item, _ = _sized(renderer, record, chunk.first, output_format)
-    if output_format != "jsonl":
+    if output_format == "jsonl":
+        item += b"\n"
+    else:
         from .arrow import records_to_arrow
 
         item = records_to_arrow(renderer, [item])
