@@ -457,3 +457,15 @@ def test_parquet_without_pyarrow_names_the_extra(capsys, tmp_path, monkeypatch):
     parquet.write_bytes(b"PAR1")
     argv = ["batch", "--template", CHATML, str(parquet), str(tmp_path / "out.jsonl")]
     assert run(capsys, *argv) == (1, "", message)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_model_folder_holding_a_fifo_is_refused(tmp_path):
+    model = tmp_path / "model"
+    model.mkdir()
+    os.mkfifo(model / "chat_template.jinja")
+    done = program("render", "--model", str(model), "--messages", CONVERSATION)
+    assert (done.returncode, done.stderr.decode()) == (
+        1,
+        f"error: {model / 'chat_template.jinja'}: a FIFO, not a regular file: refused\n",
+    )

@@ -109,6 +109,9 @@ def _load_chat(args: argparse.Namespace) -> Any:
                 error.name = args.template
             raise
     if args.model is not None:
+        from ..pipelines.inputs import check_model_folder
+
+        check_model_folder(args.model)
         return ChatTemplate.from_pretrained(args.model, name=name, **options)
     from ..pipelines.inputs import open_regular
 

@@ -16,6 +16,7 @@ from typing import IO, Any
 __all__ = [
     "MAX_JSON_FILE_BYTES",
     "MAX_LINE_BYTES",
+    "check_model_folder",
     "open_regular",
     "read_bounded",
     "refuse_same_file",
@@ -97,3 +98,25 @@ def refuse_same_file(output: str, inputs: dict[str, str | None]) -> None:
                 f"{output}: the output is the same file as the {role} ({path}); writing it "
                 "would destroy the input: choose another output"
             )
+
+
+def check_model_folder(folder: str | os.PathLike[str]) -> None:
+    """Refuse with `ValueError` a model folder where a file a loader reads (`*.json`,
+    `*.jinja`, in it or in `additional_chat_templates/`) is a FIFO, a device or a socket: reading
+    it would wait for ever or never end."""
+    root = os.fspath(folder)
+    for where in (root, os.path.join(root, "additional_chat_templates")):
+        try:
+            names = os.listdir(where)
+        except OSError:
+            continue
+        for name in names:
+            if not name.endswith((".json", ".jinja")):
+                continue
+            path = os.path.join(where, name)
+            try:
+                mode = os.stat(path).st_mode
+            except OSError:
+                continue
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                raise ValueError(f"{path}: {_kind(mode)}, not a regular file: refused")
