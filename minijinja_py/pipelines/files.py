@@ -341,7 +341,12 @@ class ParquetSource(Source):
     def __init__(self, path: str) -> None:
         import pyarrow.parquet as pq
 
-        self.file = pq.ParquetFile(open_regular(path))
+        self._handle = open_regular(path)
+        try:
+            self.file = pq.ParquetFile(self._handle)
+        except BaseException:
+            self._handle.close()
+            raise
         self.total = self.file.metadata.num_rows
 
     def chunks(self, size: int) -> Iterator[Rows]:
@@ -351,6 +356,7 @@ class ParquetSource(Source):
 
     def close(self) -> None:
         self.file.close()
+        self._handle.close()
 
 
 def open_source(path: str, stdin: IO[bytes] | None = None) -> Source:
