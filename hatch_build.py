@@ -13,7 +13,7 @@ subclass of most builtin types), and `LoopContext` keeps there what a template p
 by name (a compiled method prints as a built-in one); the filter, test and method modules
 rename their functions so that errors and printed functions read as Jinja2's do (a compiled
 function's name is fixed);
-sandbox/limits.py is a frozen dataclass that must pickle as one (read, not run: nothing to gain).
+sandbox/limits.py is read, not run, by a render: nothing to gain.
 
 What compiling a template runs is compiled too: the lexer and the parser's driver (syntax/) and
 the compiler (compile/). The syntax tree's classes (syntax/nodes.py) stay interpreted: they make

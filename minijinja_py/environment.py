@@ -95,6 +95,9 @@ class Environment:
             keep_trailing_newline=keep_trailing_newline,
             disabled_tags=frozenset(_OPTIONAL_TAGS - enabled),
         )
+        if limits is not None and not isinstance(limits, Limits):
+            # (a dict or a number here would fail only at the first render, inside it)
+            raise TypeError(f"limits must be a Limits or None, not {type(limits).__name__}")
         self.limits = limits if limits is not None else _DEFAULT_LIMITS
         self.filters: dict[str, Callable[..., Any]] = dict(builtins.filters)
         self.tests: dict[str, Callable[..., Any]] = dict(builtins.tests)
@@ -222,7 +225,7 @@ class _Compiling(NamedTuple):
     compiler: type[Compiler]
     frame: type[Frame]
     render_state: type[RenderState]
-    parse: Callable[[str, LexOptions], tuple[str, TemplateNode]]
+    parse: Callable[[str, LexOptions, int | None], tuple[str, TemplateNode]]
 
 
 @functools.cache
@@ -302,7 +305,7 @@ class Template:
         self.environment = environment
         self.source = source
         self.globals = dict(globals or {})
-        normalised, tree = parse(source, environment._lex_options)
+        normalised, tree = parse(source, environment._lex_options, environment.limits.max_nesting)
         try:
             self._run = Compiler(environment).template(tree)
         except TemplateError as error:
@@ -316,7 +319,10 @@ class Template:
     @property
     def tree(self) -> TemplateNode:
         """The syntax tree the template was compiled from."""
-        return _compiling().parse(self.source, self.environment._lex_options)[1]
+        environment = self.environment
+        return _compiling().parse(
+            self.source, environment._lex_options, environment.limits.max_nesting
+        )[1]
 
     def render(self, *args: Any, **kwargs: Any) -> str:
         """Render with the variables of a mapping and/or keywords, as Jinja2's `render`.

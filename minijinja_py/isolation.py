@@ -31,6 +31,9 @@ from .errors import TemplateRuntimeError, bounded_text
 __all__ = ["IsolatedRenderer", "IsolatedTemplate", "IsolationError"]
 
 DEFAULT_MEMORY = 1 << 30
+#: The smallest address-space cap a worker is started under: an interpreter with the engine
+#: imported maps about 20 MiB, the compiled build more, and a render needs room beside it.
+MIN_MEMORY = 64 << 20
 DEFAULT_TIMEOUT = 10.0
 # Compiled templates a worker keeps (least recently used first out).
 WORKER_CACHE = 64
@@ -61,6 +64,10 @@ class IsolationError(TemplateRuntimeError):
         super().__init__(message)
         self.reason = reason
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # (a worker sends its own IsolationError back: the reason travels with the message)
+        return (IsolationError, (self.message, self.reason))
+
 
 # -- the worker side ---------------------------------------------------------------------------
 
@@ -87,6 +94,20 @@ def _ran_out_of_memory(error: BaseException) -> bool:
     return False
 
 
+def _load(payload: bytes, max_memory_bytes: int | None) -> Any:
+    try:
+        return pickle.loads(payload)
+    except (MemoryError, ImportError, OSError) as error:
+        # Unpickling imports the target's modules and builds it under the cap: what fails here
+        # is the worker's room, not the template.
+        described = bounded_text(error, 1000)
+        raise IsolationError(
+            f"the worker could not load the template within its address-space cap of "
+            f"{max_memory_bytes} bytes: {type(error).__name__}: {described}",
+            "memory",
+        ) from error
+
+
 def _worker_main(read_fd: int, write_fd: int, max_memory_bytes: int | None) -> None:
     # The parent's Ctrl-C is the parent's business: a worker is stopped by its pipe closing.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -106,7 +127,7 @@ def _worker_main(read_fd: int, write_fd: int, max_memory_bytes: int | None) -> N
             signal.setitimer(signal.ITIMER_PROF, cpu_limit)
         try:
             if payload is not None:
-                target = pickle.loads(payload)
+                target = _load(payload, max_memory_bytes)
                 if key != _UNCACHED:
                     targets[key] = target
                     while len(targets) > WORKER_CACHE:
@@ -256,7 +277,8 @@ class IsolatedRenderer:
     `timeout` seconds of wall-clock time or past `cpu_timeout` seconds of its own CPU time
     raises `IsolationError` and is replaced.  A CPU-time limit holds the same on a busy
     machine as on an idle one; give it a far larger wall-clock `timeout` as the backstop for a
-    render that waits without working.  Thread-safe: up to `workers` renders run at once, the
+    render that waits without working.  `max_memory_bytes` is at least `MIN_MEMORY` (64 MiB;
+    a smaller cap is an `IsolationError` here, since no worker could start under it) or `None`.  Thread-safe: up to `workers` renders run at once, the
     others wait for a worker; `close` ends the renders under way and the waits with an
     error.
     """
@@ -271,6 +293,7 @@ class IsolatedRenderer:
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be at least 1")
+        _check_memory(max_memory_bytes)
         self.max_memory_bytes = max_memory_bytes
         self.timeout = timeout
         self.cpu_timeout = cpu_timeout
@@ -453,6 +476,24 @@ class IsolatedRenderer:
         """The process ids of the current workers."""
         with self._lock:
             return [w.process.pid for w in self._workers]
+
+
+def _check_memory(max_memory_bytes: Any) -> None:
+    # Under the minimum a worker fails wherever its next allocation falls (a bare MemoryError,
+    # OSError or ImportError of the compiled build): refused here, with the number to use.
+    if max_memory_bytes is None:
+        return
+    if isinstance(max_memory_bytes, bool) or not isinstance(max_memory_bytes, int):
+        raise TypeError(
+            "max_memory_bytes must be an int (bytes) or None, not "
+            f"{type(max_memory_bytes).__name__}"
+        )
+    if max_memory_bytes < MIN_MEMORY:
+        raise IsolationError(
+            f"max_memory_bytes={max_memory_bytes} is too small to start a worker: the address "
+            f"space of a worker needs at least {MIN_MEMORY} bytes ({MIN_MEMORY >> 20} MiB)",
+            "memory",
+        )
 
 
 class _CompiledInWorker:

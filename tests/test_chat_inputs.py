@@ -182,5 +182,6 @@ def test_a_data_row_holding_a_batch_is_an_error_row():
             "message": "messages must be one conversation here, not a batch of them",
             "line": None,
             "column": None,
+            "input_line": None,
         },
     }

@@ -284,6 +284,7 @@ def test_check_json_reports_errors_as_json(capsys, tmp_path):
             "message": "unexpected '}'",
             "line": 2,
             "column": 14,
+            "input_line": None,
         },
     }
     missing = str(tmp_path / "none.jinja")
@@ -297,6 +298,7 @@ def test_check_json_reports_errors_as_json(capsys, tmp_path):
             "message": f"no such file: {missing}",
             "line": None,
             "column": None,
+            "input_line": None,
         },
     }
 
@@ -356,11 +358,20 @@ def test_check_json_of_named_templates(capsys, tmp_path):
 # -- batch --------------------------------------------------------------------------------------
 
 
-def _error(kind, message, line=None, column=None):
-    return {
-        "text": None,
-        "error": {"kind": kind, "message": message, "line": line, "column": column},
-    }
+def _error(kind, message, line=None, column=None, input_line=None):
+    error = {"kind": kind, "message": message, "line": line, "column": column}
+    return {"text": None, "error": {**error, "input_line": input_line}}
+
+
+def numbered(records, first=1, step=1):
+    """`records` with the error records' `input_line` set: first, first + step, ..."""
+    out = []
+    for index, record in enumerate(records):
+        record = json.loads(json.dumps(record))
+        if record["error"] is not None:
+            record["error"]["input_line"] = first + index * step
+        out.append(record)
+    return out
 
 
 def _text(text):
@@ -380,11 +391,23 @@ BATCH_OUT = [
     _error(
         "InputError", "'add_generation_prompt' is an option of the run, not a template variable"
     ),
-    _error("JSONDecodeError", "Expecting property name enclosed in double quotes", 1, 2),
+    _error(
+        "JSONDecodeError",
+        "Expecting property name enclosed in double quotes: column 2 of the JSON text",
+    ),
     _error("InputError", 'the row has no "messages"'),
     _error("TemplateRuntimeError", 'can only concatenate str (not "int") to str', 18, 50),
-    _error("JSONDecodeError", "Expecting value", 1, 1),
+    # (the blank last line of BATCH_LINES is no row)
 ]
+
+
+def batch_out(repeats):
+    """BATCH_OUT for BATCH_LINES written `repeats` times: its error records name their line."""
+    return [
+        record
+        for block in range(repeats)
+        for record in numbered(BATCH_OUT, 1 + block * len(BATCH_LINES))
+    ]
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
@@ -394,10 +417,10 @@ def test_batch(capsys, tmp_path, workers):
     argv = ["batch", "--template", CHATML, source, str(target), "--workers", workers]
     status, out, err = run(capsys, *argv, "--chunk-size", "7")
     assert (status, out) == (0, "")
-    assert err.startswith("batch: 120 conversations (100 errors) in ")
+    assert err.startswith("batch: 100 conversations (80 errors, 20 blank lines skipped) in ")
     lines = target.read_text(encoding="utf-8").split("\n")
     assert lines[-1] == ""
-    assert [json.loads(line) for line in lines[:-1]] == BATCH_OUT * 20
+    assert [json.loads(line) for line in lines[:-1]] == batch_out(20)
 
 
 # Each hostile line fails alone, in its own slot; the lines around it render.
@@ -417,9 +440,9 @@ HOSTILE = [
     (b"[" * 100_000, _error("InputError", "JSON nested deeper than 100 levels")),
     (
         b'{"messages": [{"role": "user", "content": "a\rb"}]}',
-        _error("JSONDecodeError", "Invalid control character at", 1, 45),
+        _error("JSONDecodeError", "Invalid control character at: column 45 of the JSON text"),
     ),
-    (b"not json", _error("JSONDecodeError", "Expecting value", 1, 1)),
+    (b"not json", _error("JSONDecodeError", "Expecting value: column 1 of the JSON text")),
     (
         b"42",
         _error(
@@ -480,6 +503,7 @@ def test_batch_hostile_lines_fail_alone(capsys, tmp_path, workers):
     assert (status, out) == (0, "")
     assert err.startswith(f"batch: 29 conversations ({len(HOSTILE)} errors) in ")
     expected = [record for _, want in HOSTILE for record in (GOOD_OUT, want)] + [GOOD_OUT]
+    expected = numbered(expected)
     lines = target.read_bytes().split(b"\n")
     assert lines[-1] == b""
     assert [json.loads(line) for line in lines[:-1]] == expected
@@ -536,10 +560,11 @@ def test_batch_id_column_spans_and_fail_on_error(capsys, tmp_path):
                 "message": 'can only concatenate str (not "int") to str',
                 "line": 18,
                 "column": 50,
+                "input_line": 3,
             },
         },
     ]
-    assert run(capsys, *argv[:-1], "--quiet") == (0, "", "")
+    assert run(capsys, *argv[:-1], "--quiet", "--overwrite") == (0, "", "")
 
 
 def test_batch_singular_summary_and_unreadable_input(capsys, tmp_path):
@@ -629,11 +654,11 @@ def test_a_pool_renders_the_lines_one_process_renders(tmp_path):
             workers=workers,
             chunk_size=3,
         )
-        assert done == (4, 2)  # (a raw "\r" is not valid inside a JSON string)
-        outputs.append(out.getvalue())
+        assert done == (3, 1)  # (a raw "\r" is not valid inside a JSON string; a blank line
+        outputs.append(out.getvalue())  # is no row)
     assert outputs[0] == outputs[1]
     texts = [json.loads(line)["text"] for line in outputs[0].splitlines()]
-    assert texts == ["a", None, None, "a"]
+    assert texts == ["a", None, "a"]
 
 
 def test_batch_bad_workers(capsys, tmp_path):
@@ -662,7 +687,7 @@ def test_batch_auto_workers_is_one_per_usable_cpu(capsys, tmp_path, monkeypatch)
     assert run(capsys, *argv, "--workers", "auto") == (0, "", "")
     assert asked == [2]
     lines = target.read_text(encoding="utf-8").splitlines()
-    assert [json.loads(line) for line in lines] == BATCH_OUT * 5
+    assert [json.loads(line) for line in lines] == batch_out(5)
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no affinity mask here")
@@ -759,9 +784,9 @@ def test_batch_progress_bar_on_a_terminal(monkeypatch):
     terminal = _Terminal()
     meter = cli._Progress(terminal, source)
     source.done = 250
-    meter.add(SimpleNamespace(rows=300, errors=2))
+    meter.add(SimpleNamespace(rows=300, errors=2, skipped=0))
     source.done = 1000
-    meter.add(SimpleNamespace(rows=900, errors=0))
+    meter.add(SimpleNamespace(rows=900, errors=0, skipped=0))
     meter.finish()
     assert terminal.getvalue() == (
         "\rbatch: [#######-----------------------]  25% 300 conversations, 2 failed, 300/s, "
@@ -774,7 +799,7 @@ def test_batch_progress_bar_on_a_terminal(monkeypatch):
     clock = iter([0.0, 1.0, 2.0])
     plain = io.StringIO()
     meter = cli._Progress(plain, SimpleNamespace(total=None, done=0))
-    meter.add(SimpleNamespace(rows=1, errors=1))
+    meter.add(SimpleNamespace(rows=1, errors=1, skipped=0))
     meter.finish()
     assert plain.getvalue() == "batch: 1 conversation (1 error) in 2.00 s, 0.5/s\n"
 
@@ -789,9 +814,10 @@ def test_module_batch_stdin_splits_on_newline_only():
             "text": None,
             "error": {
                 "kind": "JSONDecodeError",
-                "message": "Invalid control character at",
-                "line": 1,
-                "column": 16,
+                "message": "Invalid control character at: column 16 of the JSON text",
+                "line": None,
+                "column": None,
+                "input_line": 2,
             },
         },
         {"text": "<|im_start|>user\nb<|im_end|>\n", "error": None},
@@ -818,17 +844,17 @@ def test_batch_hostile_rows_never_lose_the_other_rows(capsys, tmp_path):
     argv = ["batch", "--template", template, source, str(target), "--quiet"]
     assert run(capsys, *argv) == (0, "", "")
 
-    def failed(message, call="raise_exception(c)"):
+    def failed(message, number, call="raise_exception(c)"):
         column = RAISING.index(call) + 1
         error = {"kind": "TemplateError", "message": message, "line": 1, "column": column}
-        return {"text": None, "error": error}
+        return {"text": None, "error": {**error, "input_line": number}}
 
     lines = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
     assert lines == [
-        failed("[1, 2]"),
+        failed("[1, 2]", 1),
         {"text": "ok", "error": None},
-        failed("1"),
-        failed("<int of 5001 digits>", "raise_exception(10"),
+        failed("1", 3),
+        failed("<int of 5001 digits>", 4, "raise_exception(10"),
     ]
 
 

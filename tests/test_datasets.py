@@ -84,15 +84,24 @@ def test_map_rows_fingerprint_and_cache(tmp_path):
     output, rows, errors = render_lines(renderer, [line.encode() for line in lines])
     assert (rows, errors) == (60, 9)
     expected = [json.loads(line) for line in output.decode().splitlines()]
-    assert first["rows"] == second["rows"] == expected
+    assert first["rows"] == second["rows"] == without_input_line(expected)
     assert expected[3]["error"] == {
         "kind": "TemplateError",
         "message": "boom",
         "line": 1,
         "column": 55,
+        "input_line": 4,
     }
     assert expected[1]["text"] == "<user>q1"
     assert expected[0]["text"] == "<user>q0<assistant>[calls]"
+
+
+def without_input_line(rows):
+    """`rows` with no `input_line` in their error records: the loop over rows knows none."""
+    return [
+        {**row, "error": {**row["error"], "input_line": None}} if row["error"] else row
+        for row in rows
+    ]
 
 
 def load(kind: str, path: Path, tmp_path: Path):
@@ -133,7 +142,7 @@ def test_every_path_gives_the_loops_rows(tmp_path):
     text = pa.Table.from_pylist(mixed_rows.as_json_text(items))
     pq.write_table(nested, tmp_path / "nested.parquet")
     pq.write_table(text, tmp_path / "text.parquet")
-    with pytest.warns(KeyOrderWarning, match="column 'messages' is nested Arrow data"):
+    with pytest.warns(KeyOrderWarning, match="columns 'messages', 'tools' are nested Arrow data"):
         from minijinja_py.pipelines import arrow
 
         arrow._WARNED.clear()
@@ -149,8 +158,13 @@ def test_every_path_gives_the_loops_rows(tmp_path):
     for kind, path in (("json", source), ("parquet", tmp_path / "nested.parquet")):
         dataset = load(kind, path, tmp_path)
         paths[f"datasets {kind}"] = render_dataset(dataset, render).to_list()
+    # (a reader that knows a row's place in its file says it: JSONL lines, Parquet rows)
+    failing = [number for number, row in enumerate(expected, 1) if row["error"] is not None]
+    for name in ("jsonl", "batch nested parquet", "batch text parquet"):
+        numbers = [row["error"]["input_line"] for row in paths[name] if row["error"] is not None]
+        assert numbers == failing, name
     for name, got in paths.items():
-        assert got == expected, name
+        assert without_input_line(got) == expected, name
 
 
 def test_datasets_json_feature_is_decoded_as_written(tmp_path):
@@ -174,3 +188,25 @@ def test_datasets_json_feature_is_decoded_as_written(tmp_path):
         "<user>w1(x1)"
     )
     assert rendered == mixed_rows.loop(items)
+
+
+def test_render_dataset_warns_of_key_order_once_at_its_caller(tmp_path):
+    import warnings
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from minijinja_py.pipelines import arrow
+    from minijinja_py.pipelines.hf_datasets import render_dataset
+
+    items = mixed_rows.rows(8)
+    pq.write_table(pa.Table.from_struct_array(pa.array(items)), tmp_path / "nested.parquet")
+    dataset = load("parquet", tmp_path / "nested.parquet", tmp_path)
+    arrow._WARNED.clear()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        render_dataset(dataset, mixed_rows.renderer(), batch_size=2)
+    key_order = [w for w in caught if issubclass(w.category, arrow.KeyOrderWarning)]
+    assert [(str(w.message)[:40], w.filename) for w in key_order] == [
+        ("columns 'messages', 'tools' are nested A", __file__)
+    ]

@@ -293,3 +293,53 @@ def test_pt_tensors_are_made_by_torch_tensor(tokenizer, monkeypatch):
     assert got["input_ids"] == [ids]
     assert got["attention_mask"] == [[1] * len(ids)]
     assert _masked_text(tokenizer, {k: v[0] for k, v in got.items()}) == "Hello there<|im_end|>"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            {"padding": "max_length", "max_length": 10**9},
+            "max_length (1000000000) with padding='max_length' is more than the longest padded "
+            "sequence allowed (16777216)",
+        ),
+        (
+            {"padding": True, "tokenizer_kwargs": {"pad_to_multiple_of": 10**9}},
+            "pad_to_multiple_of (1000000000) is more than the longest padded sequence allowed "
+            "(16777216)",
+        ),
+        (
+            {"padding": True, "tokenizer_kwargs": {"pad_to_multiple_of": 0}},
+            "pad_to_multiple_of must be 1 or more, not 0",
+        ),
+        ({"truncation": True, "max_length": -1}, "max_length must be 0 or more, not -1"),
+        (
+            {"truncation": True, "max_length": 10**30},
+            f"max_length ({10**30}) is more than {1 << 62}",
+        ),
+        ({"truncation": True, "max_length": 2.5}, "max_length must be an int, not float"),
+    ],
+)
+def test_sizes_that_would_abort_the_tokenizers_library_are_refused(tokenizer, options, message):
+    # (10**9 padded tokens made the library attempt a 4 GB allocation and abort the process)
+    chat = ChatTemplate.from_string(TAGGED, {"pad_token": "<|im_end|>"}, tokenizer=tokenizer)
+    with pytest.raises(ValueError) as raised:
+        chat.apply_chat_template(MESSAGES, **options)
+    assert str(raised.value) == message
+
+
+def test_a_render_limit_bounds_the_padded_length(tokenizer):
+    chat = ChatTemplate.from_string(
+        TAGGED,
+        {"pad_token": "<|im_end|>"},
+        tokenizer=tokenizer,
+        limits=minijinja_py.Limits(max_output=1000),
+    )
+    with pytest.raises(ValueError) as raised:
+        chat.apply_chat_template(MESSAGES, padding="max_length", max_length=1001)
+    assert str(raised.value) == (
+        "max_length (1001) with padding='max_length' is more than the longest padded "
+        "sequence allowed (1000)"
+    )
+    got = chat.apply_chat_template(MESSAGES, padding="max_length", max_length=1000)
+    assert len(got["input_ids"]) == 1000

@@ -896,7 +896,13 @@ def test_render_row_returns_a_record_whatever_was_raised(content, message):
     row = {"messages": [{"role": "user", "content": content}]}
     assert renderer.render_row(row) == {
         "text": None,
-        "error": {"kind": "TemplateError", "message": message, "line": 1, "column": 4},
+        "error": {
+            "kind": "TemplateError",
+            "message": message,
+            "line": 1,
+            "column": 4,
+            "input_line": None,
+        },
     }
 
 
@@ -931,6 +937,7 @@ def test_an_error_record_that_cannot_be_made_names_the_class(monkeypatch):
         "message": "<the error of this row could not be described (ValueError)>",
         "line": None,
         "column": None,
+        "input_line": None,
     }
 
 

@@ -3,8 +3,6 @@ same errors, same steps charged to the budget."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -709,7 +707,7 @@ def test_a_chain_read_once_is_charged_as_its_tests_in_turn(role, provenance, swi
     def render(source):
         def run(limits):
             # (no growth with the context: the least max_steps is then the steps taken)
-            template = ChatTemplate(source, limits=replace(limits, max_steps_growth=0))
+            template = ChatTemplate(source, limits=limits.replace(max_steps_growth=0))
             if provenance:
                 return template.render_with_provenance(messages).text
             return template.render(messages)

@@ -1,10 +1,11 @@
 """Fuzzing: whatever text arrives as a template, and however it renders, only TemplateError
 subclasses come out, quickly.  Random bytes, random token soups, and mutations of the real
-chat templates (from ../shared/chat-templates; skipped when absent)."""
+chat templates (from ../shared/chat-templates or MINIJINJA_PY_CORPUS; skipped when absent)."""
 
 from __future__ import annotations
 
 import signal
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -15,7 +16,11 @@ from hypothesis import strategies as st
 import minijinja_py as mj
 from minijinja_py import Limits
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "chat-templates" / "templates"
+# (appended: the compiled build's suite imports minijinja_py from where it is installed)
+sys.path.append(str(Path(__file__).resolve().parents[1]))
+from conformance.corpus import corpus_dir  # noqa: E402
+
+CORPUS = corpus_dir() / "templates"
 # Small limits keep every example fast; the point is the kind of error, not the size.
 LIMITS = Limits(max_steps=20_000, max_string=200_000, max_items=20_000, max_output=500_000)
 EXAMPLE_SECONDS = 5  # a hang, not a slow example: most take a millisecond

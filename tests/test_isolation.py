@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import sys
 import threading
 import time
 from datetime import datetime
@@ -16,7 +17,11 @@ import pytest
 import minijinja_py as mj
 from minijinja_py import ChatTemplate, IsolatedRenderer, IsolationError
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "chat-templates"
+# (appended: the compiled build's suite imports minijinja_py from where it is installed)
+sys.path.append(str(Path(__file__).resolve().parents[1]))
+from conformance.corpus import corpus_dir  # noqa: E402
+
+CORPUS = corpus_dir()
 CAP = 1 << 30
 # Time bounds are the worker's CPU time, which a busy machine does not stretch; the wall-clock
 # timeout is only the backstop for a render that waits without working, twenty times larger
@@ -307,3 +312,35 @@ def test_close_wakes_every_waiter():
     for thread in threads:
         _bounded_join(thread)
     assert sorted(errors) == ["IsolationError"] + ["RuntimeError"] * 4
+
+
+def test_a_cap_too_small_to_start_a_worker_is_refused_with_the_minimum():
+    from minijinja_py.isolation import MIN_MEMORY
+
+    with pytest.raises(IsolationError) as caught:
+        IsolatedRenderer(workers=1, max_memory_bytes=1 << 20)
+    assert str(caught.value) == (
+        "max_memory_bytes=1048576 is too small to start a worker: the address space of a "
+        "worker needs at least 67108864 bytes (64 MiB)"
+    )
+    assert (caught.value.reason, MIN_MEMORY) == ("memory", 1 << 26)
+    with pytest.raises(TypeError, match="max_memory_bytes must be an int"):
+        IsolatedRenderer(workers=1, max_memory_bytes=1.5e9)
+
+
+class _HugeOnLoad:
+    """Unpickles into a 4 GiB buffer: past any cap the tests set."""
+
+    def __reduce__(self):
+        return (bytearray, (4 << 30,))
+
+
+def test_a_target_that_cannot_load_under_the_cap_is_an_isolation_error(iso):
+    with pytest.raises(IsolationError) as caught:
+        iso.call(_HugeOnLoad(), "decode")
+    assert caught.value.reason == "memory"
+    assert str(caught.value) == (
+        f"the worker could not load the template within its address-space cap of {CAP} "
+        "bytes: MemoryError: "
+    )
+    assert iso.render(mj.Template("{{ 6 * 7 }}")) == "42"

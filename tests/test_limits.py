@@ -21,6 +21,10 @@ import minijinja_py as mj
 from minijinja_py import Limits
 
 ROOT = Path(__file__).resolve().parents[1]
+# (appended: the compiled build's suite imports minijinja_py from where it is installed)
+sys.path.append(str(ROOT))
+from conformance.corpus import corpus_dir  # noqa: E402
+
 MEMORY_CAP = 1 << 30
 # CPU seconds of the whole subprocess (starting Python included), enforced by the kernel with
 # RLIMIT_CPU: a busy machine stretches wall-clock time, not this.  The wall clock is only the
@@ -529,8 +533,9 @@ HARMLESS = [
     ("{{ 10 ** 10 ** 10 }}", "1" + "0" * 100),
     ("{{ 9 ** 9 ** 9 }}", str((9**9) ** 9)),
     ("{{ [1, 2] * -5 }}", "[]"),
-    # parentheses make no node: any number of them is harmless
-    ("{{ " + "(" * 5000 + "1" + ")" * 5000 + " }}", "1"),
+    # parentheses make no node, but the lexer counts them as nesting: max_nesting of them
+    # still render (Jinja2 itself fails past 74, in Python's recursion limit)
+    ("{{ " + "(" * 100 + "1" + ")" * 100 + " }}", "1"),
     ("{{ 2 ** -10000 }}", "0.0"),
     ("{{ 1e308 * 10 }}", "inf"),
     ("{{ range(100000)|list|length }}", "100000"),
@@ -541,6 +546,17 @@ HARMLESS = [
 @pytest.mark.parametrize("source, expected", HARMLESS, ids=[c[0][:60] for c in HARMLESS])
 def test_harmless(source, expected):
     assert mj.chat_environment().from_string(source).render() == expected
+
+
+@pytest.mark.parametrize("opener", ["(", "[", "{"])
+def test_brackets_past_max_nesting_are_refused_where_the_lexer_meets_them(opener):
+    # (the error names the first bracket too many, on its line, before the rest is read)
+    source = "text\n{{ x + " + opener * 100_000 + " }}"
+    with pytest.raises(mj.TemplateSyntaxError) as caught:
+        mj.Environment().from_string(source)
+    error = caught.value
+    assert error.message == "the template nests deeper than max_nesting (100)"
+    assert (error.lineno, error.colno) == (2, len("{{ x + ") + 101)
 
 
 # ------------------------------------------------------------------ limits are configurable
@@ -613,7 +629,7 @@ def test_context_data_unchanged_by_limit_errors():
     assert ctx == {"messages": [{"role": "user", "content": "x"}]}
 
 
-CORPUS = ROOT.parent / "shared" / "chat-templates" / "templates"
+CORPUS = corpus_dir() / "templates"
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"chat-template corpus not found at {CORPUS}")
@@ -639,15 +655,15 @@ def test_two_thousand_messages_render(name):
 
 
 def test_security_md_lists_every_limit_with_its_default():
-    import dataclasses
     import re
 
     text = (ROOT / "SECURITY.md").read_text(encoding="utf-8")
     rows = dict(re.findall(r"^\| `(\w+)` \| ([^|]+) \|", text, re.MULTILINE))
-    for field in dataclasses.fields(Limits):
-        assert field.name in rows, f"SECURITY.md does not list {field.name}"
-        documented = rows[field.name].strip().replace(",", "").strip("`")
-        assert documented == str(field.default), (field.name, documented, field.default)
+    defaults = Limits()
+    for name in Limits.__slots__:
+        assert name in rows, f"SECURITY.md does not list {name}"
+        documented = rows[name].strip().replace(",", "").strip("`")
+        assert documented == str(getattr(defaults, name)), (name, documented)
 
 
 def test_step_budget_growth_is_capped():
@@ -656,3 +672,128 @@ def test_step_budget_growth_is_capped():
     budget = Budget(Limits())
     budget.scale_to({"messages": [{}] * 100_000})
     assert budget.budget == 200_000 + 3 * 5000**2
+
+
+@pytest.mark.parametrize("size, expected", [(10_000, "0"), (30_000, None)])
+def test_unpacked_arguments_are_charged_per_item(size, expected):
+    # `*big` costs a Python-level walk per item (the callee binds them, the call's charges look
+    # at each): half a step each, 15,000 steps for 30,000 items, over a budget of 10,000
+    env = mj.Environment(limits=mj.Limits(max_steps=10_000, max_steps_growth=0))
+    template = env.from_string("{% for i in range(1) %}{{ loop.cycle(*big) }}{% endfor %}")
+    if expected is not None:
+        assert template.render(big=list(range(size))) == expected
+    else:
+        with pytest.raises(mj.LimitError, match=r"max_steps \(10000\)"):
+            template.render(big=list(range(size)))
+
+
+@pytest.mark.parametrize("chain", ["-", "not ", "{% if a %}"])
+def test_a_parser_stack_past_max_nesting_is_refused_as_it_grows(chain):
+    # (refused at the token that overflows the stack, far before the end of the chain)
+    source = "text\n{{ " + chain * 100_000 + "1 }}" if "%" not in chain else chain * 40_000
+    with pytest.raises(mj.TemplateSyntaxError) as caught:
+        mj.Environment().from_string(source)
+    assert caught.value.message == "the template nests deeper than max_nesting (100)"
+    assert caught.value.offset < 5_000 * len(chain)
+
+
+@pytest.mark.parametrize(
+    ("fields", "error", "message"),
+    [
+        (
+            {"max_steps": None},
+            TypeError,
+            "Limits(max_steps=None): max_steps must be an int, not NoneType",
+        ),
+        (
+            {"max_steps": "10"},
+            TypeError,
+            "Limits(max_steps='10'): max_steps must be an int, not str",
+        ),
+        (
+            {"max_output": 1.5},
+            TypeError,
+            "Limits(max_output=1.5): max_output must be an int, not float",
+        ),
+        (
+            {"max_recursion": True},
+            TypeError,
+            "Limits(max_recursion=True): max_recursion must be an int, not bool",
+        ),
+        ({"max_range": -5}, ValueError, "Limits(max_range=-5): max_range must be at least 1"),
+        ({"max_source": 0}, ValueError, "Limits(max_source=0): max_source must be at least 1"),
+        (
+            {"max_steps_growth": -1},
+            ValueError,
+            "Limits(max_steps_growth=-1): max_steps_growth must be at least 0",
+        ),
+        (
+            {"max_seconds": "1"},
+            TypeError,
+            "Limits(max_seconds='1'): max_seconds must be a number of seconds or None (no deadline), not str",
+        ),
+        (
+            {"max_seconds": False},
+            TypeError,
+            "Limits(max_seconds=False): max_seconds must be a number of seconds or None (no deadline), not bool",
+        ),
+        (
+            {"max_seconds": 0},
+            ValueError,
+            "Limits(max_seconds=0): max_seconds must be a positive, finite number of seconds, or None for no deadline",
+        ),
+        (
+            {"max_seconds": float("nan")},
+            ValueError,
+            "Limits(max_seconds=nan): max_seconds must be a positive, finite number of seconds, or None for no deadline",
+        ),
+    ],
+)
+def test_a_wrong_limit_is_refused_when_the_limits_are_made(fields, error, message):
+    with pytest.raises(error) as raised:
+        Limits(**fields)
+    assert str(raised.value) == message
+    with pytest.raises(error):
+        Limits().replace(**fields)
+
+
+def test_every_field_is_checked():
+    for name in Limits.__slots__:
+        with pytest.raises(TypeError, match=f"^Limits\\({name}='1'\\): {name} must be"):
+            Limits(**{name: "1"})
+
+
+def test_limits_keep_the_behaviour_of_a_frozen_value():
+    import copy
+    import enum
+    import pickle
+
+    class Steps(enum.IntEnum):
+        FEW = 50
+
+    limits = Limits(max_steps=Steps.FEW, max_seconds=2, max_steps_growth=0)
+    assert type(limits.max_steps) is int  # an int subclass stands for its plain value
+    assert repr(limits) == (
+        "Limits(max_steps=50, max_steps_growth=0, max_output=50000000, max_recursion=100,"
+        " max_nesting=100, max_string=10000000, max_items=1000000, max_int_bits=65536,"
+        " max_range=100000, max_seconds=2, max_memory=256000000, max_memory_growth=256,"
+        " max_source=500000)"
+    )
+    same = Limits(max_steps=50, max_seconds=2, max_steps_growth=0)
+    assert limits == same and hash(limits) == hash(same) and limits != Limits()
+    assert {limits: 1}[same] == 1
+    assert pickle.loads(pickle.dumps(limits)) == limits == copy.deepcopy(limits)
+    assert limits.replace(max_steps=7) == Limits(max_steps=7, max_seconds=2, max_steps_growth=0)
+    with pytest.raises(TypeError, match="^Limits has no field 'max_stpes'$"):
+        limits.replace(max_stpes=7)
+    with pytest.raises(AttributeError, match="^cannot assign to field 'max_steps'"):
+        limits.max_steps = 10  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        Limits(max_stpes=7)  # type: ignore[call-arg]
+
+
+def test_limits_of_another_type_are_refused_by_their_users():
+    with pytest.raises(TypeError, match="^limits must be a Limits or None, not dict$"):
+        mj.Environment(limits={"max_steps": 10})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="^limits must be a Limits or None, not int$"):
+        mj.ChatTemplate("{{ 1 }}", limits=10)  # type: ignore[arg-type]

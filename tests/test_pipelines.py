@@ -34,12 +34,18 @@ def ok(text):
     return {"text": text, "error": None}
 
 
-def failed(kind, message, line=None, column=None):
-    return {"text": None, "error": error(kind, message, line, column)}
+def failed(kind, message, line=None, column=None, input_line=None):
+    return {"text": None, "error": error(kind, message, line, column, input_line)}
 
 
-def error(kind, message, line=None, column=None):
-    return {"kind": kind, "message": message, "line": line, "column": column}
+def error(kind, message, line=None, column=None, input_line=None):
+    return {
+        "kind": kind,
+        "message": message,
+        "line": line,
+        "column": column,
+        "input_line": input_line,
+    }
 
 
 def test_parse_json_refuses_deep_nesting_and_long_integers():
@@ -62,7 +68,15 @@ def test_error_record_of_each_kind():
     assert error_record(caught.value) == error("UndefinedError", "'x' is undefined", 2, 8)
     with pytest.raises(json.JSONDecodeError) as decode:
         json.loads('{"a" 1}')
-    assert error_record(decode.value) == error("JSONDecodeError", "Expecting ':' delimiter", 1, 6)
+    # (a position in the JSON text is no template position: it is said in the message)
+    assert error_record(decode.value) == error(
+        "JSONDecodeError", "Expecting ':' delimiter: column 6 of the JSON text"
+    )
+    with pytest.raises(json.JSONDecodeError) as decode:
+        json.loads('{"a":\n 1 2}')
+    assert error_record(decode.value) == error(
+        "JSONDecodeError", "Expecting ',' delimiter: line 2 column 4 of the JSON text"
+    )
     assert error_record(KeyError("k")) == error("KeyError", "missing key 'k'")
     assert error_record(ValueError("bad \ud800")) == error("ValueError", "bad \\ud800")
 
@@ -159,6 +173,7 @@ def test_arrow_json_and_struct_columns_agree_row_for_row():
                         ("message", pa.string()),
                         ("line", pa.int64()),
                         ("column", pa.int64()),
+                        ("input_line", pa.int64()),
                     ]
                 ),
             ),
@@ -208,7 +223,7 @@ def test_parquet_batch_streams_by_row_group_with_ids_and_errors(tmp_path):
         assert out.column("id").to_pylist() == list(range(rows))
         errors = out.column("error").to_pylist()
         assert [i for i, e in enumerate(errors) if e] == list(range(2, rows, 3))
-        assert errors[2] == error("TemplateError", "boom!", 1, 42)
+        assert errors[2] == error("TemplateError", "boom!", 1, 42, input_line=3)
         assert out.column("text").to_pylist()[:3] == ["1", "1", None]
         # the output is written a chunk at a time: one row group per chunk of 5 rows
         assert pq.ParquetFile(target).metadata.num_row_groups == 10
@@ -252,7 +267,9 @@ def test_jsonl_to_parquet(tmp_path):
     out = pq.read_table(target).to_pylist()
     assert [row["id"] for row in out] == [f"r{i}" for i in range(7)] + [None]
     assert out[7]["error"] == error(
-        "JSONDecodeError", "Expecting property name enclosed in double quotes", 1, 2
+        "JSONDecodeError",
+        "Expecting property name enclosed in double quotes: column 2 of the JSON text",
+        input_line=8,
     )
     assert [row["error"] is None for row in out] == [True, True, False] * 2 + [True, False]
 
@@ -381,3 +398,85 @@ def test_parquet_parts_split_by_row_groups(tmp_path):
     ]
     ids = [i for part in parts for i in _read_parquet_part(part).column("id").to_pylist()]
     assert ids == list(range(100))
+
+
+def test_an_output_folder_with_anything_in_it_is_refused(tmp_path):
+    from minijinja_py.pipelines.files import prepare_output_folder
+
+    out = tmp_path / "rendered"
+    prepare_output_folder(out)  # absent: fine
+    out.mkdir()
+    prepare_output_folder(out)  # empty: fine
+    (out / "0_000000.parquet").write_bytes(b"PAR1")
+    (out / "_SUCCESS").write_bytes(b"")
+    with pytest.raises(FileExistsError) as caught:
+        prepare_output_folder(out)
+    assert str(caught.value) == (
+        f"{out}: the output folder is not empty (2 entries): rendering into it would mix this "
+        "run's rows with what is there; choose an empty folder, or pass overwrite=True to "
+        "replace a previous run's Parquet files"
+    )
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(FileExistsError, match=r"also holds 'notes.txt': nothing was deleted$"):
+        prepare_output_folder(out, overwrite=True)
+    assert sorted(p.name for p in out.iterdir()) == ["0_000000.parquet", "_SUCCESS", "notes.txt"]
+    (out / "notes.txt").unlink()
+    prepare_output_folder(out, overwrite=True)
+    assert list(out.iterdir()) == []
+    (out / "in.parquet").write_bytes(b"PAR1")
+    with pytest.raises(FileExistsError, match=r"the output folder holds an input"):
+        prepare_output_folder(out, [str(out / "in.parquet")], overwrite=True)
+    with pytest.raises(FileExistsError, match=r"a file, not a folder"):
+        prepare_output_folder(out / "in.parquet")
+
+
+def test_render_files_refuses_a_used_output_folder_before_any_work(tmp_path):
+    pytest.importorskip("ray")
+    import ray
+
+    from minijinja_py.pipelines.ray_data import render_files
+
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"messages": MESSAGES[0]}) + "\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "0_000000.parquet").write_bytes(b"PAR1")
+    with pytest.raises(FileExistsError, match=r"the output folder is not empty \(1 entry\)"):
+        render_files(str(source), out, RowRenderer(chat()))
+    assert not ray.is_initialized()  # refused before a cluster was started
+
+
+def test_key_order_is_warned_once_a_run_and_only_where_it_can_change_the_output(
+    tmp_path, capsys
+):
+    import warnings
+
+    from minijinja_py.pipelines import arrow
+
+    args = [{"a": 1, "b": 2}, {"b": 3, "a": 4}]
+    rows = [{"id": i, "messages": [{"role": "user", "content": "x", "args": value}]}
+            for i, value in enumerate(args)]
+    nested = pa.Table.from_struct_array(pa.array(rows))
+    by_name = RowRenderer(ChatTemplate.from_string("{{ messages[0].content }}"))
+    arrow._WARNED.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", arrow.KeyOrderWarning)
+        # fields read by name render the same in any key order: no warning
+        assert render_arrow(by_name, nested).column("text").to_pylist() == ["x", "x"]
+    source = tmp_path / "nested.parquet"
+    pq.write_table(nested, source, row_group_size=1)
+    template = tmp_path / "t.jinja"
+    template.write_text("{{ messages[0].args | tojson }}")
+    argv = ["batch", "--template", str(template), str(source), "--id-column", "id", "--quiet"]
+    assert main([*argv, str(tmp_path / "out.jsonl"), "--workers", "2", "--chunk-size", "1"]) == 0
+    err = capsys.readouterr().err
+    assert err == (
+        "warning: column 'messages' is nested Arrow data: its objects' keys reach the template "
+        "in the schema's order, not in the order each row wrote them, so tojson may print them "
+        "in another order than transformers would; store the column as JSON text for exact "
+        "output\n"
+    )
+    argv[2] = str(tmp_path / "t2.jinja")
+    (tmp_path / "t2.jinja").write_text("{{ messages[0].args.a }}")
+    assert main([*argv, str(tmp_path / "out2.jsonl")]) == 0
+    assert capsys.readouterr().err == ""

@@ -65,7 +65,7 @@ def test_rendering_text_imports_none_of_the_deferred_modules() -> None:
         "print(RowRenderer(chat).render_value({'messages': messages}))"
     )
     assert printed == (
-        "'<|user|>\"hi\"\\n<|assistant|>\"hello\"\\n<|assistant|>'\n"
+        '\'<|user|>"hi"\\n<|assistant|>"hello"\\n<|assistant|>\'\n'
         "{'text': '<|user|>\"hi\"\\n<|assistant|>\"hello\"\\n', 'error': None}"
     )
     assert modules == []
@@ -105,3 +105,31 @@ def test_an_unknown_name_of_the_chat_package_is_an_attribute_error() -> None:
         assert str(error) == "module 'minijinja_py.chat' has no attribute 'NoSuchName'"
     else:
         raise AssertionError("no AttributeError")
+
+
+# Heavy standard-library modules that a plain `import minijinja_py` and a first render of a
+# template must not load (`dataclasses` brings `inspect`, which brings `ast`, `dis` and
+# `tokenize`: a fifth of the package's import time).
+HEAVY = ("dataclasses", "inspect", "ast", "dis", "tokenize", "linecache", "hashlib", "logging")
+
+
+def test_importing_and_rendering_loads_no_heavy_module() -> None:
+    probe = (
+        "import sys, json\n"
+        "import minijinja_py\n"
+        "after_import = sorted(m for m in " + repr(HEAVY) + " if m in sys.modules)\n"
+        "print(minijinja_py.Environment().from_string('{{ x|upper }}').render(x='a'))\n"
+        "after_render = sorted(m for m in " + repr(HEAVY) + " if m in sys.modules)\n"
+        "print(json.dumps([after_import, after_render]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+        timeout=120,
+    )
+    printed, modules = done.stdout.splitlines()
+    assert printed == "A"
+    assert json.loads(modules) == [[], []]

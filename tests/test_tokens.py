@@ -174,7 +174,10 @@ def test_batch_command_writes_token_columns(tokenizer, tmp_path, capsys):
     (bare / "tokenizer_config.json").write_text(json.dumps({"chat_template": CHATML}))
     capsys.readouterr()
     assert main(["batch", "--model", str(bare), "--tokens", str(source), str(out)]) == 1
-    assert capsys.readouterr().err.startswith("error: this chat template has no tokenizer")
+    assert capsys.readouterr().err == (
+        "error: --tokens needs the model's tokenizer: give --model FOLDER, a model folder "
+        f"holding tokenizer.json ({bare} holds no tokenizer.json)\n"
+    )
 
 
 # -- where the tokenizer comes from --------------------------------------------------------------

@@ -180,8 +180,9 @@ def _check_json_bound(value: Any, kwargs: dict[str, Any], env: Any = None, html:
 
 
 # json.dumps's compact encoder with chat_tojson's other defaults (its C accelerator writes it;
-# an indent is written by indented_json).
-_CHAT_ENCODERS: dict[int | None, Any] = {}
+# an indent is written by indented_json, and any other arguments by json.dumps): one, made
+# once, never one per argument a template passes.
+_CHAT_ENCODER: list[Any] = []
 
 
 @_jinja_name("tojson")
@@ -205,12 +206,11 @@ def chat_tojson(
             _check_json_bound(value, {"indent": indent, "ensure_ascii": False})
         if indent is not None:
             return indented_json(value, indent)
-        encoder = _CHAT_ENCODERS.get(indent)
-        if encoder is None:
+        if not _CHAT_ENCODER:
             import json
 
-            encoder = _CHAT_ENCODERS[indent] = json.JSONEncoder(ensure_ascii=False, indent=indent)
-        return encoder.encode(value)
+            _CHAT_ENCODER.append(json.JSONEncoder(ensure_ascii=False))
+        return _CHAT_ENCODER[0].encode(value)
     import json
 
     kwargs = {

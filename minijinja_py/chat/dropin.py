@@ -41,6 +41,13 @@ _WARNED: set[str] = set()
 _LARGE_INTEGER = int(1e20)
 _VERY_LARGE_INTEGER = int(1e30)
 
+# The longest sequence padding may make: above any model's context (10M tokens at most today),
+# below what the tokenizers library allocates without aborting the process (a Rust panic on a
+# 4 GB request).  A render's `Limits.max_output` bounds it further when smaller.
+MAX_PADDED_LENGTH = 1 << 24
+# Truncation allocates nothing by its length, but the tokenizers library takes a usize.
+_MAX_TRUNCATION = 1 << 62
+
 _PADDING = ("longest", "max_length", "do_not_pad")
 _TRUNCATION = ("only_first", "only_second", "longest_first", "do_not_truncate")
 _TENSORS = ("pt", "np", "mlx")
@@ -138,7 +145,9 @@ def apply_to_template(
         return texts if batched else texts[0]
     sources = [source for _, _, source, _ in rendered]
     settings = _Settings.of(chat)
-    strategy = _strategies(settings, padding, truncation, max_length, options)
+    limits = chat.limits
+    most = MAX_PADDED_LENGTH if limits is None else min(MAX_PADDED_LENGTH, limits.max_output)
+    strategy = _strategies(settings, padding, truncation, max_length, options, most)
     if sanitize_control_tokens:
         out = _encode_sanitized(chat, rendered, strategy, settings, options, batched)
         encodings = None
@@ -244,8 +253,10 @@ def _strategies(
     truncation: Any,
     max_length: int | None,
     options: dict[str, Any],
+    most: int = MAX_PADDED_LENGTH,
 ) -> _Strategy:
-    """transformers' padding and truncation strategies from the call's arguments."""
+    """transformers' padding and truncation strategies from the call's arguments; `most` is
+    the longest padded sequence allowed."""
     if padding is True:
         pad = "longest"
     elif padding is False or padding is None:
@@ -276,6 +287,7 @@ def _strategies(
             "new pad token via `tokenizer.add_special_tokens({'pad_token': '[PAD]'})`."
         )
     multiple = options.get("pad_to_multiple_of")
+    _check_sizes(pad, cut, max_length, multiple, most)
     if (
         cut != "do_not_truncate"
         and pad != "do_not_pad"
@@ -288,6 +300,37 @@ def _strategies(
             f"({max_length}) is not a multiple of pad_to_multiple_of ({multiple})."
         )
     return _Strategy(pad, cut, max_length, multiple)
+
+
+def _check_sizes(pad: str, cut: str, max_length: Any, multiple: Any, most: int) -> None:
+    # Checked before the tokenizers library sees them: a huge padded length aborts the
+    # interpreter there, a negative or 0 one gives a bare OverflowError/ZeroDivisionError.
+    # Values that transformers takes and that allocate nothing stay as they are.
+    def size(name: str, value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"{name} must be an int, not {type(value).__name__}")
+        return int(value)
+
+    if max_length is not None:
+        length = size("max_length", max_length)
+        if length < 0:
+            raise ValueError(f"max_length must be 0 or more, not {length}")
+        if pad == "max_length" and length > most:
+            raise ValueError(
+                f"max_length ({length}) with padding='max_length' is more than the longest "
+                f"padded sequence allowed ({most})"
+            )
+        if cut != "do_not_truncate" and length > _MAX_TRUNCATION:
+            raise ValueError(f"max_length ({length}) is more than {_MAX_TRUNCATION}")
+    if multiple is not None:
+        step = size("pad_to_multiple_of", multiple)
+        if step < 1:
+            raise ValueError(f"pad_to_multiple_of must be 1 or more, not {step}")
+        if pad != "do_not_pad" and step > most:
+            raise ValueError(
+                f"pad_to_multiple_of ({step}) is more than the longest padded sequence allowed "
+                f"({most})"
+            )
 
 
 def _enum_value(value: Any, enum_name: str, allowed: tuple[str, ...]) -> str:

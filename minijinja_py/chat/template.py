@@ -30,6 +30,7 @@ from .loading import (
     resolve_model_folder,
 )
 from .masks import AssistantSpans, ChatEncoding, check_mask_conventions, check_mask_mode
+from .sources import compiled_at_load, named_sources
 from .types import TokenizedBatch, TokenizedChat
 
 if TYPE_CHECKING:  # (provenance, spans, tokens, drop-in: imported where used; text needs none)
@@ -66,19 +67,7 @@ class ChatTemplate:
         `tokenizer` (a `tokenizers.Tokenizer`, or the path of a `tokenizer.json` or of its
         folder, read when first needed) is what `tokenize` encodes with.
         """
-        if isinstance(template, str):
-            self._templates: dict[str, str] = {}
-            self._single: str | None = template
-        elif isinstance(template, Mapping) and template:
-            self._templates = {str(k): str(v) for k, v in template.items()}
-            self._single = None
-        else:
-            raise ValueError("a chat template must be a string or a non-empty mapping of names")
-        if name is not None and name not in self.sources:
-            raise ValueError(
-                f"no chat template named {name!r}; available template names are "
-                f"{sorted(self.sources)}"
-            )
+        self._templates, self._single = named_sources(template, name)
         self.name: str | None = name if self._single is None else None
         self.special_tokens: dict[str, Any] = {
             str(key): to_template_data(value, f"special token {key!r}")
@@ -86,6 +75,8 @@ class ChatTemplate:
         }
         self.offer_reasoning = offer_reasoning
         self.origin = origin
+        if limits is not None and not isinstance(limits, Limits):
+            raise TypeError(f"limits must be a Limits or None, not {type(limits).__name__}")
         self.limits = limits
         if now is not None and not isinstance(now, datetime):
             raise TypeError(f"now must be a datetime.datetime, not {type(now).__name__}")
@@ -96,7 +87,7 @@ class ChatTemplate:
         self.folder: Path | None = None
         self._compiled: dict[str, Any] = {}  # (the model's own templates)
         self._kept_caches()
-        for source in self.sources.values():
+        for source in compiled_at_load(self.sources, name, limits or Limits()):
             self._compile(source)
 
     # construction ------------------------------------------------------------------------------

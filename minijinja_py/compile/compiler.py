@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import replace
 from functools import lru_cache
 from threading import RLock
 from typing import Any
@@ -569,7 +568,7 @@ class Compiler:
         # also make only ``room`` bytes of big values (see _fold).
         if self.fold_state is None:
             steps = max(1000, self.limits.max_steps // 10)
-            self.fold_state = RenderState(replace(self.limits, max_steps=steps), [])
+            self.fold_state = RenderState(self.limits.replace(max_steps=steps), [])
         state = self.fold_state
         if room is not None:
             state.memory = 0

@@ -9,16 +9,18 @@ message lacks with nulls: a message without `tool_calls` must stay without them.
 the JSON extension type (how `datasets` 5 stores free-form objects, its `Json` feature) is
 decoded back into the objects that were written, key order included. A nested column of structs
 cannot keep each row's key order (Arrow orders a struct's fields by the schema): a
-`KeyOrderWarning` says so once per column; JSON text columns are exact.
+`KeyOrderWarning` says so once per run, where the template can print key order (`tojson`,
+`items`, ...); JSON text columns are exact.
 
 The output holds the pass-through columns, then `text`, `assistant_spans` (when the renderer
-asks for spans) and `error` (a struct of `kind`, `message`, `line`, `column`; null for a
-row that rendered). `pyarrow` (the `arrow` extra) is imported by this module only.
+asks for spans) and `error` (a struct of `kind`, `message`, `line`, `column`, `input_line`;
+null for a row that rendered). `pyarrow` (the `arrow` extra) is imported by this module only.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -30,6 +32,7 @@ __all__ = [
     "KeyOrderWarning",
     "JsonLineRenderer",
     "json_decoder",
+    "key_order_columns",
     "records_to_arrow",
     "render_arrow",
     "render_columns",
@@ -41,13 +44,15 @@ def render_columns(
     renderer: RowRenderer,
     columns: Mapping[str, Sequence[Any]],
     decoders: Mapping[str, Callable[[Any], Any]] | None = None,
+    first_line: int | None = None,
 ) -> dict[str, list[Any]]:
     """The result columns of a dict of equally long columns (pass-through columns first).
 
     Nulls are Arrow's filling: a null field or column is an absent key. `decoders` (column name
     to function) turn a column's stored form back into what was written, after the nulls are
     dropped (a JSON null inside a `datasets` `Json` value is the writer's own, and stays); a
-    value that fails to decode fails its own row.
+    value that fails to decode fails its own row.  `first_line` is the number of the first row
+    in its input file (from 1), which error records carry as `input_line`; `None` where unknown.
     """
     names = list(columns)
     count = len(columns[names[0]]) if names else 0
@@ -64,8 +69,10 @@ def render_columns(
             }
         except Exception as exc:  # a stored JSON text that does not parse: this row's error
             results.append(renderer.failed_row(exc))
-            continue
-        results.append(renderer.render_row(cleaned))
+        else:
+            results.append(renderer.render_row(cleaned))
+        if first_line is not None and results[-1]["error"] is not None:
+            results[-1]["error"]["input_line"] = first_line + len(results) - 1
     out: dict[str, list[Any]] = {}
     for name in renderer.passthrough:
         out[name] = list(columns[name]) if name in columns else [None] * count
@@ -154,17 +161,49 @@ def _reorders_keys(arrow_type: Any) -> bool:
     return any(_reorders_keys(child) for _, child in _children(arrow_type))
 
 
-def _warn_key_order(name: str) -> None:
-    if name in _WARNED:
-        return
-    _WARNED.add(name)
-    warnings.warn(
-        f"column {name!r} is nested Arrow data: its objects' keys reach the template in the "
-        "schema's order, not in the order each row wrote them, so tojson may print them in "
-        "another order than transformers would; store the column as JSON text for exact output",
-        KeyOrderWarning,
-        stacklevel=3,
+# What lets a template see the order of an object's keys: printing it as JSON or as text, or
+# walking its keys, values or items.  A template that only reads fields by name (m.role,
+# m.content) renders the same whatever the order, and is not warned about.
+_KEY_ORDER_READERS = re.compile(r"\b(?:tojson|items|keys|values|list|string|pprint)\b")
+
+
+def reads_key_order(renderer: RowRenderer) -> bool:
+    """Whether one of the renderer's templates can print the order of an object's keys
+    (`tojson`, `items`, `keys`, `values`, `list`, `string`, `pprint`; a plain `for` over an
+    object, which the source does not tell apart from one over a list, is not seen)."""
+    return any(_KEY_ORDER_READERS.search(source) for source in renderer.chat.sources.values())
+
+
+def key_order_columns(renderer: RowRenderer, schema: Any) -> list[str]:
+    """The columns of `schema` (an Arrow schema) that give the template objects in the schema's
+    key order rather than the rows', where the renderer's template can print that order."""
+    names = [
+        field.name
+        for field in schema
+        if field.name not in renderer.passthrough and _reorders_keys(field.type)
+    ]
+    return names if names and reads_key_order(renderer) else []
+
+
+def key_order_message(columns: Sequence[str]) -> str:
+    """The one-line text of the `KeyOrderWarning` about `columns`."""
+    named = ", ".join(repr(name) for name in columns)
+    return (
+        f"column{'s' if len(columns) > 1 else ''} {named} {'are' if len(columns) > 1 else 'is'} "
+        "nested Arrow data: its objects' keys reach the template in the schema's order, not in "
+        "the order each row wrote them, so tojson may print them in another order than "
+        "transformers would; store the column as JSON text for exact output"
     )
+
+
+def warn_key_order(columns: Sequence[str], stacklevel: int = 2) -> None:
+    """One `KeyOrderWarning` about `columns` per process (whatever the number of batches),
+    pointing at the caller's `stacklevel`."""
+    key = ",".join(columns)
+    if not columns or key in _WARNED:
+        return
+    _WARNED.add(key)
+    warnings.warn(key_order_message(columns), KeyOrderWarning, stacklevel=stacklevel + 1)
 
 
 def result_schema(renderer: RowRenderer) -> Any:
@@ -183,28 +222,32 @@ def result_schema(renderer: RowRenderer) -> Any:
                 ("message", pa.string()),
                 ("line", pa.int64()),
                 ("column", pa.int64()),
+                ("input_line", pa.int64()),
             ]
         ),
     }
     return pa.schema([pa.field(name, types[name]) for name in renderer.columns])
 
 
-def render_arrow(renderer: RowRenderer, data: Any) -> Any:
+def render_arrow(
+    renderer: RowRenderer, data: Any, first_line: int | None = None, *, warn: bool = True
+) -> Any:
     """The results of an Arrow `RecordBatch` or `Table` (the same kind comes back), with the
-    pass-through columns copied as they are."""
+    pass-through columns copied as they are; `first_line`: see `render_columns`.  With `warn`,
+    a `KeyOrderWarning` (once per process) where nested columns can change the output; a
+    driver that checked the schema itself passes `warn=False` to its workers."""
     import pyarrow as pa
 
     inputs = [name for name in data.schema.names if name not in renderer.passthrough]
     decoders = {}
     for name in inputs:
-        arrow_type = data.schema.field(name).type
-        decode = json_decoder(arrow_type)
+        decode = json_decoder(data.schema.field(name).type)
         if decode is not None:
             decoders[name] = decode
-        if _reorders_keys(arrow_type):
-            _warn_key_order(name)
+    if warn:
+        warn_key_order(key_order_columns(renderer, data.schema), stacklevel=2)
     results = render_columns(
-        renderer, {name: data.column(name).to_pylist() for name in inputs}, decoders
+        renderer, {name: data.column(name).to_pylist() for name in inputs}, decoders, first_line
     )
     if not inputs:  # no columns to render, yet as many rows as the input
         results = {column: [None] * data.num_rows for column in renderer.columns}
@@ -249,20 +292,25 @@ class ColumnRenderer:
     identically and reuses its cache.
     """
 
-    def __init__(self, renderer: RowRenderer) -> None:
+    def __init__(self, renderer: RowRenderer, warn: bool = True) -> None:
         self.renderer = renderer
+        #: whether each process warns of key order itself (False: the driver warned once)
+        self.warn = warn
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update({"warn": True, **state})  # (pickles without the flag)
 
     def __call__(self, batch: Any) -> Any:
         if isinstance(batch, Mapping):
             return render_columns(self.renderer, batch)
-        return render_arrow(self.renderer, batch)
+        return render_arrow(self.renderer, batch, warn=self.warn)
 
 
 class JsonLineRenderer:
     """A picklable callable for Ray Data `map_batches` over raw JSON lines: an Arrow table whose
     `column` holds one input line per row (bytes or text) in, the result table out, each line
     rendered exactly as `minijinja-py batch` renders it (the pass-through keys read from the
-    line's object)."""
+    line's object); a blank line is skipped."""
 
     def __init__(self, renderer: RowRenderer, column: str = "line") -> None:
         self.renderer = renderer
@@ -274,8 +322,7 @@ class JsonLineRenderer:
         from .jsonl import render_line
 
         lines = batch.column(self.column).to_pylist()
-        records = [
-            render_line(self.renderer, line if isinstance(line, bytes) else line.encode())
-            for line in lines
-        ]
+        raw = [line if isinstance(line, bytes) else line.encode() for line in lines]
+        # a blank line is no row, as in `minijinja-py batch`
+        records = [render_line(self.renderer, line) for line in raw if line.strip(b" \t\r\n")]
         return pa.Table.from_batches([records_to_arrow(self.renderer, records)])

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .arrow import ColumnRenderer
+from .arrow import ColumnRenderer, key_order_columns, warn_key_order
 from .rows import RowRenderer
 
 __all__ = ["render_dataset"]
@@ -39,8 +39,13 @@ def render_dataset(
     first batch holds no error. `map_options` go to `Dataset.map` (`desc`,
     `load_from_cache_file`, `cache_file_name`, ...).
     """
+    # Key order is checked here, once, on the dataset's schema: a warning from each batch of
+    # each process would repeat it num_proc times, pointing inside this package.
+    schema = getattr(getattr(dataset, "features", None), "arrow_schema", None)
+    if schema is not None:
+        warn_key_order(key_order_columns(renderer, schema), stacklevel=2)
     rendered = dataset.with_format("arrow").map(
-        ColumnRenderer(renderer),
+        ColumnRenderer(renderer, warn=schema is None),
         batched=True,
         batch_size=batch_size,
         num_proc=num_proc,

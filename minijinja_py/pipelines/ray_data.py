@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .arrow import ColumnRenderer, JsonLineRenderer
-from .files import input_files
+from .files import input_files, prepare_output_folder
 from .rows import RowRenderer
 
 __all__ = [
@@ -162,6 +162,19 @@ def _read_line(stream: Any) -> bytes:
         out += block
 
 
+def _warn_key_order(name: str, renderer: RowRenderer) -> None:
+    """The one KeyOrderWarning of a run, from the first file's schema (its tasks warn none)."""
+    import pyarrow.parquet as pq
+
+    from .arrow import key_order_columns, warn_key_order
+    from .files import _filesystem
+
+    filesystem, inner, _ = _filesystem(name)
+    with filesystem.open_input_file(inner) as stream:
+        schema = pq.ParquetFile(stream).schema_arrow
+    warn_key_order(key_order_columns(renderer, schema), stacklevel=3)
+
+
 def _from_parts(parts: list[dict[str, Any]]) -> Any:
     import ray
 
@@ -188,14 +201,14 @@ def read_json_lines(
 _COMPILED: dict[bytes, Any] = {}
 
 
-def _render_block(batch: Any, renderer: RowRenderer, json_lines: bool) -> Any:
+def _render_block(batch: Any, renderer: RowRenderer, json_lines: bool, warn: bool = True) -> Any:
     from ray import cloudpickle  # the worker's own: it pickles a class defined by value too
 
-    key = hashlib.sha256(cloudpickle.dumps((renderer, json_lines))).digest()
+    key = hashlib.sha256(cloudpickle.dumps((renderer, json_lines, warn))).digest()
     function = _COMPILED.get(key)
     if function is None:
         # a worker process runs many tasks: the first one compiles, the others reuse it
-        function = JsonLineRenderer(renderer) if json_lines else ColumnRenderer(renderer)
+        function = JsonLineRenderer(renderer) if json_lines else ColumnRenderer(renderer, warn)
         _COMPILED.clear()
         _COMPILED[key] = function
     return function(batch)
@@ -214,8 +227,8 @@ def _render_parts(parts: Any, fmt: str, renderer: RowRenderer, batch_size: int |
     """Read each part and render it, `batch_size` rows at a time: one task does both, so
     that no CPU is held by one half of the job while the other half waits for it."""
     table = _read_parts(parts, fmt)
-    return _render_table(
-        lambda piece: _render_block(piece, renderer, fmt == "jsonl"), table, batch_size
+    return _render_table(  # (render_files warned of key order, once)
+        lambda piece: _render_block(piece, renderer, fmt == "jsonl", False), table, batch_size
     )
 
 
@@ -223,7 +236,9 @@ class PartRenderer:
     """The actor form of `_render_parts`, for `compute=ActorPoolStrategy(...)`."""
 
     def __init__(self, renderer: RowRenderer, fmt: str, batch_size: int | None) -> None:
-        self.function = JsonLineRenderer(renderer) if fmt == "jsonl" else ColumnRenderer(renderer)
+        self.function = (
+            JsonLineRenderer(renderer) if fmt == "jsonl" else ColumnRenderer(renderer, False)
+        )
         self.fmt = fmt
         self.batch_size = batch_size
 
@@ -330,6 +345,7 @@ def render_files(
     preserve_order: bool = True,
     stall_timeout_s: float | None = DEFAULT_STALL_TIMEOUT_S,
     concurrency: int | None = None,
+    overwrite: bool = False,
 ) -> None:
     """Render Parquet or JSONL `inputs` (files, folders or globs; local paths or URIs that
     pyarrow reads: `s3://`, `gs://`, `hdfs://`) into Parquet files in the folder `output`.
@@ -347,10 +363,16 @@ def render_files(
     placed, a cluster taken by other jobs) stops with a `ClusterError` that says why
     (`None`: wait for ever). Call `ray.init(...)` first to choose the cluster
     (`ray.init(address="auto")` joins a running one); otherwise Ray starts a local one.
+
+    `output` must be absent or empty: a folder that holds anything is refused with
+    `FileExistsError` before any work (a second run's files beside the first's would double the
+    rows). `overwrite=True` deletes a previous run's Parquet files first (a folder holding
+    anything else, or the inputs, is still refused).
     """
     import ray
 
     fmt, files = input_files(inputs)
+    prepare_output_folder(output, files, overwrite=overwrite)
     compute = _compute(compute, concurrency)
     if not ray.is_initialized():
         ray.init()
@@ -367,6 +389,7 @@ def render_files(
         parts = _jsonl_parts(files, part_bytes)
     else:
         parts = _parquet_parts(files, blocks)
+        _warn_key_order(files[0], renderer)
     dataset = _from_parts(parts)
     context = dataset.context
     context.execution_options.preserve_order = preserve_order

@@ -16,7 +16,10 @@ line cannot replace the configured template, turn on the generation prompt or ch
 
 The result row holds `text` (`None` on failure), `assistant_spans` (when asked for: the
 `[start, end)` character spans of the `{% generation %}` blocks) and `error`: `None`, or
-`error_record` of the failure: `{"kind", "message", "line", "column"}`.
+`error_record` of the failure: `{"kind", "message", "line", "column", "input_line"}`, where
+`line` and `column` are a position in the template (a template error's; `None` otherwise) and
+`input_line` the row's number in its input file, from 1 (its line in JSONL, its row in
+Parquet), where the reader knows it (`None` otherwise).
 """
 
 from __future__ import annotations
@@ -127,14 +130,15 @@ def _encodable(text: str) -> str:
 
 def error_record(exc: BaseException) -> dict[str, Any]:
     """The error record of a failed row: the exception's class name as `kind`, its message,
-    and the line and column it points at (of the template for a template error, of the JSON text
-    for a `JSONDecodeError`; `None` otherwise).  The message is bounded text
+    the line and column of the template it points at (a template error's; `None` otherwise:
+    a `JSONDecodeError` says its column in the message) and `input_line`, the row's place in
+    its input, which the reader fills in (`None` here).  The message is bounded text
     (`MAX_MESSAGE`), whatever the exception holds, and the record
     never fails to be made nor to be written as JSON: should describing the error fail, the
     record names only its class.  One row's failure never ends the run.
 
     >>> error_record(InputError("no messages"))
-    {'kind': 'InputError', 'message': 'no messages', 'line': None, 'column': None}
+    {'kind': 'InputError', 'message': 'no messages', 'line': None, 'column': None, 'input_line': None}
     >>> error_record(ValueError(10**5000))["message"]
     '<int of 5001 digits>'
     """
@@ -145,7 +149,13 @@ def error_record(exc: BaseException) -> dict[str, Any]:
     except Exception:  # noqa: BLE001 - the record of last resort
         kind = _encodable(bounded_text(type(exc).__name__))
         message = f"<the error of this row could not be described ({kind})>"
-        return {"kind": kind, "message": message, "line": None, "column": None}
+        return {
+            "kind": kind,
+            "message": message,
+            "line": None,
+            "column": None,
+            "input_line": None,
+        }
 
 
 def _record(exc: BaseException) -> dict[str, Any]:
@@ -154,7 +164,11 @@ def _record(exc: BaseException) -> dict[str, Any]:
         message = exc.message
         line, column = exc.lineno, exc.colno
     elif isinstance(exc, json.JSONDecodeError):
-        message, line, column = bounded_text(exc.msg), exc.lineno, exc.colno
+        # (a position in the JSON text, not in the template: said in the message)
+        where = (
+            f"column {exc.colno}" if exc.lineno == 1 else f"line {exc.lineno} column {exc.colno}"
+        )
+        message = f"{bounded_text(exc.msg)}: {where} of the JSON text"
     else:
         message = _describe(exc)
     return {
@@ -162,6 +176,7 @@ def _record(exc: BaseException) -> dict[str, Any]:
         "message": _encodable(message),
         "line": line,
         "column": column,
+        "input_line": None,
     }
 
 
@@ -218,6 +233,7 @@ class RowRenderer:
         >>> renderer.render_row({"messages": [], "chat_template": "{{ 1 }}"})["error"]["message"]
         "'chat_template' is an option of the run, not a template variable"
     """
+
     passthrough: tuple[str, ...]
     variables: dict[str, Any]
 

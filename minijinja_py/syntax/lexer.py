@@ -151,9 +151,16 @@ class TagScanner:
 class Lexer:
     """One template's worth of scanning; `tokenize` is the entry point."""
 
-    def __init__(self, scanner: TagScanner, options: LexOptions) -> None:
+    def __init__(
+        self, scanner: TagScanner, options: LexOptions, max_nesting: int | None = None
+    ) -> None:
         self.scanner = scanner
         self.options = options
+        # Brackets nested deeper than this are refused where the lexer meets the first one too
+        # many: a hundred thousand of them would otherwise be read, parsed and walked before
+        # the analysis of the tree found the template too deep.  (A bracket is at least one
+        # level of the tree: Jinja's own parser recurses a dozen Python frames per bracket.)
+        self.max_nesting = max_nesting if max_nesting is not None else _UNBOUNDED
         self.var_end = scanner.with_end("var")
         self.tag_end = scanner.with_end("block_trim" if options.trim_blocks else "block")
         # The terminal of each tag name this environment takes.
@@ -310,6 +317,12 @@ class Lexer:
             if group == "OP":
                 if value in _CLOSERS:
                     balance.append(_CLOSERS[value])
+                    if len(balance) > self.max_nesting:
+                        raise _syntax_error(
+                            f"the template nests deeper than max_nesting ({self.max_nesting})",
+                            source,
+                            start,
+                        )
                 elif value in _OPENERS_CLOSED:
                     if not balance:
                         raise _syntax_error(f"unexpected {value!r}", source, start)
@@ -363,6 +376,9 @@ _CLOSING = {
     "block": r"\+%\}|-%\}\s*|%\}",
     "block_trim": r"\+%\}|-%\}\s*|%\}\n?",
 }
+
+
+_UNBOUNDED = 1 << 62
 
 
 def _syntax_error(message: str, source: str, offset: int) -> TemplateSyntaxError:

@@ -150,8 +150,15 @@ class _Machine:
             return "NAME"
         return kind
 
-    def run(self, tokens: list[Token], source_length: int) -> n.Template:
+    def run(
+        self, tokens: list[Token], source_length: int, max_nesting: int | None = None
+    ) -> n.Template:
         self.builder.in_parentheses.clear()
+        # Every construct left open on the stack holds less than the longest rule (a `for` tag,
+        # 11 symbols) and is a level of the tree or a bracket: a stack deeper than this holds
+        # more levels than max_nesting allows, and is refused as it grows (`- - - ... x` of a
+        # hundred thousand signs stops at the 2,265th), not after the whole tree is built.
+        deepest = _LONGEST_RULE * 2 * max_nesting + 64 if max_nesting is not None else -1
         states = self.states
         rules = self.rules
         top_chains = self.top_chains
@@ -184,6 +191,12 @@ class _Machine:
                     state_stack.append(action)
                     value_stack.append(token)
                     top = action
+                    if len(state_stack) == deepest:
+                        error = TemplateSyntaxError(
+                            f"the template nests deeper than max_nesting ({max_nesting})"
+                        )
+                        error.offset = token.start_pos
+                        raise error
                     break
                 origin, size, reduce, unit = rules[-1 - action]
                 if size == 1:
@@ -253,6 +266,9 @@ def _after_test_name(tokens: list[Token], index: int) -> bool:
     return i >= 0 and tokens[i].type == "_IS"
 
 
+_LONGEST_RULE = 11
+
+
 @functools.lru_cache(maxsize=1)
 def _machinery() -> tuple[_Machine, TagScanner]:
     table = load_table()
@@ -260,16 +276,22 @@ def _machinery() -> tuple[_Machine, TagScanner]:
     return _Machine(table), scanner
 
 
-def parse(source: str, options: LexOptions) -> tuple[str, n.Template]:
-    """Parse `source`; return the normalised source (offsets refer to it) and the tree."""
+def parse(
+    source: str, options: LexOptions, max_nesting: int | None = None
+) -> tuple[str, n.Template]:
+    """Parse `source`; return the normalised source (offsets refer to it) and the tree.
+
+    `max_nesting`: brackets nested deeper are refused as the lexer reads them, and a parser
+    stack deeper than that many levels can hold as it grows (the tree's own depth is checked
+    by the compiler's analysis, after)."""
     machine, scanner = _machinery()
-    lexer = Lexer(scanner, options)
+    lexer = Lexer(scanner, options, max_nesting)
     try:
         normalised, tokens = lexer.tokenize(source)
     except TemplateSyntaxError as error:
         raise _earlier_parse_error(machine, lexer.tokens, error) from None
     try:
-        return normalised, machine.run(tokens, len(normalised))
+        return normalised, machine.run(tokens, len(normalised), max_nesting)
     except TemplateSyntaxError as error:
         if error.source is None:
             error.source = normalised

@@ -8,7 +8,7 @@ import sys
 import time
 
 from .catalog import ATTACKS
-from .harness import run_attacks, table, verdicts
+from .harness import over_cpu_bound, run_attacks, table, verdicts
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,6 +36,9 @@ def main(argv: list[str] | None = None) -> int:
                     f"FAILED {attack.id}\n  expected: {' | '.join(map(str, attack.expectations()))}"
                     f"\n  got:      {outcome[0]}: {str(outcome[1])[:300]!r}"
                 )
+                over = over_cpu_bound(results[attack.id])
+                if over:
+                    print(f"  over the CPU bound: {over}")
     return 0 if all(held.values()) else 1
 
 

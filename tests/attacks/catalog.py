@@ -8,6 +8,8 @@ from .cases_crashes import CRASHES
 from .cases_errors import ERRORS
 from .cases_escapes import ESCAPES, MUTATIONS
 from .cases_python import PYTHON
+from .cases_sandbox4_chat import SANDBOX4_CHAT
+from .cases_sandbox4_work import SANDBOX4_WORK
 from .cases_shared import SHARED
 from .cases_subclass import SUBCLASS
 from .cases_training import TRAINING
@@ -30,6 +32,8 @@ ATTACKS: list[Attack] = [
     *ERRORS,
     *BARE_EXCEPTIONS,
     *TRAINING,
+    *SANDBOX4_WORK,
+    *SANDBOX4_CHAT,
 ]
 
 _ids = [a.id for a in ATTACKS]

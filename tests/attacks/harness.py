@@ -9,7 +9,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from .model import MEMORY_CAP, SECONDS, Attack
+from .model import MEMORY_CAP, SECONDS, Attack, cpu_allowed
 from .worker import AttackRunner
 
 RUNNER = AttackRunner()
@@ -77,8 +77,24 @@ def run_attacks(
     return results
 
 
+def over_cpu_bound(result: dict[str, Any]) -> str | None:
+    """Why an attack's result breaks the CPU bound (model.cpu_allowed), or None: its engine
+    CPU time against the steps it was charged.  A killed worker reports neither: its outcome
+    already fails."""
+    engine, steps = result.get("engine"), result.get("steps")
+    if engine is None or steps is None:
+        return None
+    allowed = cpu_allowed(steps)
+    if engine <= allowed:
+        return None
+    return f"{engine:.2f} s of CPU for {steps} steps charged (allowed {allowed:.2f} s)"
+
+
 def verdicts(attacks: list[Attack], results: dict[str, dict[str, Any]]) -> dict[str, bool]:
-    return {a.id: a.judge(results[a.id]["outcome"]) for a in attacks}
+    return {
+        a.id: a.judge(results[a.id]["outcome"]) and over_cpu_bound(results[a.id]) is None
+        for a in attacks
+    }
 
 
 def table(attacks: list[Attack], results: dict[str, dict[str, Any]]) -> str:

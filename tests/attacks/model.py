@@ -13,6 +13,24 @@ from typing import Any
 # twice the slowest.
 SECONDS = 7.0
 MEMORY_CAP = 1 << 30
+# The CPU bound every attack is held to (SECURITY.md, "The CPU bound"): the CPU time of its
+# compiling and rendering is at most CPU_PER_STEP x max(steps, STEP_FLOOR) + STARTUP_CPU, where
+# steps are those its renders were charged plus one per COMPILE_CHARS_PER_STEP characters of
+# each source it compiled (compiling is charged to no render: its time is linear in the
+# source, which max_source bounds).  STARTUP_CPU is what a first use imports (the chat layer,
+# provenance, a tokenizer) in a worker that has imported only the package, and the work of a
+# Python-level attack outside any render (reading a GGUF file: 1.0 s at most, measured).
+# Measured on 28 November 2026 on a 2-core machine shared by seven busy processes: the worst
+# attack charged over 50,000 steps spent 12.7 us per step (CPU_PER_STEP is twice that).
+CPU_PER_STEP = 25e-6
+STEP_FLOOR = 10_000
+STARTUP_CPU = 1.5
+COMPILE_CHARS_PER_STEP = 1
+
+
+def cpu_allowed(steps: int) -> float:
+    """The CPU seconds an attack charged ``steps`` steps may take."""
+    return CPU_PER_STEP * max(steps, STEP_FLOOR) + STARTUP_CPU
 
 
 @dataclass(frozen=True)

@@ -19,15 +19,34 @@ format it cannot read or write (`out.csv`): JSONL is `.jsonl`, `.ndjson`, `.json
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any, NoReturn
+from typing import IO, Any
 
-__all__ = ["main", "build_parser"]
+from .check import _cmd_check
+from .options import (
+    LIMIT_OPTIONS,
+    CommandError,
+    _add_limit_options,
+    _add_render_options,
+    _add_source,
+    _binary,
+    _describe,
+    _limits,
+    _load_chat,
+    _load_json,
+    _now,
+    _parse_vars,
+    _Parser,
+    _pinned_clock,
+    _read_template,
+    _write_stdout,
+)
+
+__all__ = ["LIMIT_OPTIONS", "CommandError", "build_parser", "main"]
 
 BATCH_DESCRIPTION = """\
 Render one conversation per input row; output row N answers input row N.
@@ -39,120 +58,9 @@ add_generation_prompt and continue_final_message, and the model's special tokens
 make the row fail. Each output row holds the --id-column values, "text",
 "assistant_spans" (with --spans), "input_ids" and "assistant_masks" (with --tokens)
 and "error": null, or a record of the failure
-{"kind", "message", "line", "column"}; the other rows go on.
+{"kind", "message", "line", "column", "input_line"} ("line" and "column" in the
+template, "input_line" in the input); the other rows go on. A blank line is no row.
 """
-
-
-class CommandError(Exception):
-    """A usage or input problem reported as `error: <message>`."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(1, f"error: {message}\n")
-
-
-# -- shared helpers -----------------------------------------------------------------------------
-
-
-def _describe(exc: BaseException) -> str:
-    from .errors import bounded_repr, bounded_text
-
-    # str() of what was raised may itself raise (an int past the digit limit) or be a 45 MB
-    # render: the text is bounded, made by the engine's own walk.
-    if isinstance(exc, KeyError) and len(exc.args) == 1:
-        return f"missing key {bounded_repr(exc.args[0])}"
-    return bounded_text(exc) or type(exc).__name__
-
-
-def _read_input(path: str) -> str:
-    if path == "-":
-        buffer = getattr(sys.stdin, "buffer", None)
-        return buffer.read().decode("utf-8") if buffer is not None else sys.stdin.read()
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()
-
-
-def _load_json(path: str, what: str) -> Any:
-    try:
-        return json.loads(_read_input(path))
-    except json.JSONDecodeError as exc:
-        raise CommandError(f"{path}: invalid JSON in {what}: {exc}") from None
-
-
-def _parse_vars(items: Sequence[str] | None) -> dict[str, Any]:
-    """`key=value` pairs; a value that parses as JSON is used as that JSON value."""
-    out: dict[str, Any] = {}
-    for item in items or ():
-        key, sep, raw = item.partition("=")
-        if not sep or not key:
-            raise CommandError(f"--var expects key=value, got {item!r}")
-        try:
-            out[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            out[key] = raw
-    return out
-
-
-def _write_stdout(text: str) -> None:
-    buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    sys.stdout.flush()
-    buffer.write(text.encode("utf-8"))
-    buffer.flush()
-
-
-def _load_chat(args: argparse.Namespace) -> Any:
-    from .chat import ChatTemplate
-
-    name = getattr(args, "name", None)
-    if args.template is not None:
-        if name is not None:
-            raise CommandError("--name applies to --model and --gguf only")
-        return ChatTemplate.from_file(args.template)
-    if args.model is not None:
-        return ChatTemplate.from_pretrained(args.model, name=name)
-    return ChatTemplate.from_gguf(args.gguf, name=name)
-
-
-def _add_source(parser: argparse.ArgumentParser, gguf: bool = True) -> None:
-    group = parser.add_mutually_exclusive_group(required=True)
-    group.add_argument("--template", metavar="FILE", help="a chat template file (.jinja)")
-    group.add_argument(
-        "--model", metavar="FOLDER", help="a model folder (or a Hub repo id in the local cache)"
-    )
-    if gguf:
-        group.add_argument("--gguf", metavar="FILE", help="a GGUF model file")
-    else:
-        parser.set_defaults(gguf=None)
-    parser.add_argument(
-        "--name", metavar="NAME", help="which of the model's named templates (e.g. tool_use)"
-    )
-
-
-def _add_render_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--tools", metavar="FILE", help="a JSON list of tool schemas")
-    parser.add_argument(
-        "--add-generation-prompt", action="store_true", help="end with the assistant header"
-    )
-    parser.add_argument(
-        "--continue-final-message",
-        nargs="?",
-        const=True,
-        default=None,
-        metavar="FIELD",
-        help="end the text inside the final message (its 'content', or FIELD) to continue it",
-    )
-    parser.add_argument(
-        "--var",
-        action="append",
-        metavar="KEY=VALUE",
-        help="an extra template variable (VALUE is parsed as JSON when it is valid JSON)",
-    )
 
 
 # -- render -------------------------------------------------------------------------------------
@@ -199,89 +107,40 @@ def _cmd_render(args: argparse.Namespace) -> int:
         context = _load_json(args.context, "--context")
         if not isinstance(context, dict):
             raise CommandError(f"{args.context}: --context must hold a JSON object")
+    limits = _limits(args)
     if args.template is not None:
         if args.name is not None:
             raise CommandError("--name applies to --model and --gguf only")
-        from .chat.loading import read_text as _read_text
-
-        source = _read_text(Path(args.template))
+        source = _read_template(args.template, limits)
         defaults: dict[str, Any] = {}
     else:
         chat = _load_chat(args)
         source = chat.select(tools, args.name)
         defaults = dict(chat.special_tokens)
     context = {**defaults, **context}
+    now = _now(args)
+    if now is not None:
+        context["strftime_now"] = _pinned_clock(now)
     if tools is not None:
         context["tools"] = tools
     if args.add_generation_prompt:
         context["add_generation_prompt"] = True
     context.update(variables)
-    env = _plain_environment() if args.plain else _chat_environment()
+    env = _plain_environment(limits) if args.plain else _chat_environment(limits)
     _write_stdout(env.from_string(source).render(context))
     return 0
 
 
-def _chat_environment() -> Any:
-    from . import chat_environment
+def _chat_environment(limits: Any = None) -> Any:
+    from .. import chat_environment
 
-    return chat_environment()
-
-
-def _plain_environment() -> Any:
-    from . import Environment
-
-    return Environment()
+    return chat_environment(limits)
 
 
-# -- check --------------------------------------------------------------------------------------
+def _plain_environment(limits: Any = None) -> Any:
+    from .. import Environment
 
-
-def _cmd_check(args: argparse.Namespace) -> int:
-    from . import TemplateSyntaxError
-    from .chat import ChatTemplate
-
-    path = args.file
-    try:
-        if os.path.isdir(path):
-            chat = ChatTemplate.from_pretrained(path)
-        elif path.lower().endswith(".gguf"):
-            chat = ChatTemplate.from_gguf(path)
-        else:
-            chat = ChatTemplate.from_file(path)
-    except Exception as exc:
-        if args.json:  # the failure as a report too, so that tools read one format
-            from .pipelines.rows import error_record
-
-            record = error_record(exc)
-            if isinstance(exc, FileNotFoundError) and exc.filename is not None:
-                record["message"] = f"no such file: {exc.filename}"
-            failed = {"file": path, "ok": False, "error": record}
-            _write_stdout(json.dumps(failed, indent=2, ensure_ascii=False) + "\n")
-            return 1
-        if isinstance(exc, TemplateSyntaxError) and exc.name is None:
-            exc.name = path
-        raise
-    report: dict[str, Any] = {"file": path, "ok": True, "templates": {}}
-    for name in chat.template_names:
-        caps = chat.capabilities(chat_template=None if len(chat.template_names) == 1 else name)
-        report["templates"][name] = caps.as_dict()
-    # A template that raises on every probe renders nothing: not "ok".
-    report["ok"] = all(caps["renders"] for caps in report["templates"].values())
-    status = 0 if report["ok"] else 1
-    if args.json:
-        _write_stdout(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
-        return status
-    lines = [f"{'ok' if report['ok'] else 'fails to render'}: {path}"]
-    for name, caps in report["templates"].items():
-        prefix = "" if len(report["templates"]) == 1 else f"[{name}] "
-        variables = ", ".join(caps.pop("variables")) or "(none)"
-        lines.append(f"{prefix}variables: {variables}")
-        lines.append(f"{prefix}capabilities:")
-        for key, value in caps.items():
-            shown = ("yes" if value else "no") if isinstance(value, bool) else str(value)
-            lines.append(f"  {key}: {shown}")
-    _write_stdout("\n".join(lines) + "\n")
-    return status
+    return Environment(limits=limits)
 
 
 # -- batch --------------------------------------------------------------------------------------
@@ -302,10 +161,12 @@ class _Progress:
         self.last = 0.0
         self.rows = 0
         self.errors = 0
+        self.skipped = 0
 
     def add(self, chunk: Any) -> None:
         self.rows += chunk.rows
         self.errors += chunk.errors
+        self.skipped += chunk.skipped
         now = time.perf_counter()
         if self.live and now - self.last >= 0.25:
             self.last = now
@@ -331,40 +192,13 @@ class _Progress:
         if self.stream is None:
             return
         elapsed = max(time.perf_counter() - self.start, 1e-9)
+        skipped = f", {_plural(self.skipped, 'blank line')} skipped" if self.skipped else ""
         summary = (
-            f"batch: {_plural(self.rows, 'conversation')} ({_plural(self.errors, 'error')}) "
-            f"in {elapsed:.2f} s, {self.rows / elapsed:.1f}/s"
+            f"batch: {_plural(self.rows, 'conversation')} ({_plural(self.errors, 'error')}"
+            f"{skipped}) in {elapsed:.2f} s, {self.rows / elapsed:.1f}/s"
         )
         self.stream.write(("\r\x1b[K" if self.live else "") + summary + "\n")
         self.stream.flush()
-
-
-def _binary(stream: Any, mode: str) -> Any:
-    buffer = getattr(stream, "buffer", None)
-    if buffer is not None:
-        if mode == "w":
-            stream.flush()  # text already written goes out before the bytes
-        return buffer
-    return _TextAsBinary(stream)
-
-
-class _TextAsBinary:
-    """A replaced standard stream (tests, embedding) seen as bytes."""
-
-    def __init__(self, stream: Any) -> None:
-        self._stream = stream
-
-    def __iter__(self) -> Iterator[bytes]:
-        return (line.encode("utf-8", "surrogateescape") for line in self._stream)
-
-    def write(self, data: bytes) -> int:
-        return self._stream.write(data.decode("utf-8"))
-
-    def flush(self) -> None:
-        self._stream.flush()
-
-    def fileno(self) -> int:
-        raise OSError("no file descriptor")
 
 
 #: File extensions ``batch`` reads and writes as JSONL (a path without one is JSONL too).
@@ -374,7 +208,7 @@ JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonlines", ".json")
 def _check_extension(path: str, role: str) -> None:
     """Refuse, before any work, a path whose extension names a format batch cannot handle
     (`out.csv` would otherwise receive JSONL)."""
-    from .pipelines.files import PARQUET_SUFFIXES
+    from ..pipelines.files import PARQUET_SUFFIXES
 
     if path == "-":
         return
@@ -415,15 +249,21 @@ def _worker_count(text: str) -> int:
 
 
 def _cmd_batch(args: argparse.Namespace) -> int:
-    from .pipelines import RowRenderer
-    from .pipelines.files import file_format, open_sink, open_source, render_stream
+    from ..pipelines import RowRenderer
+    from ..pipelines.files import file_format, open_sink, open_source, render_stream
 
     _check_extension(args.input, "input")
     _check_extension(args.output, "output")
     workers = _worker_count(args.workers)
     if args.chunk_size < 1:
         raise CommandError("--chunk-size must be at least 1")
+    from ..pipelines.inputs import refuse_same_file
+
+    inputs = {"input": args.input, "template": args.template, "--tools file": args.tools}
+    refuse_same_file(args.output, {**inputs, "GGUF file": args.gguf})
     chat = _load_chat(args)
+    if args.tokens:
+        _check_tokenizer(chat, args)
     tools = _load_json(args.tools, "--tools") if args.tools else None
     renderer = RowRenderer(
         chat,
@@ -437,7 +277,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     )
     source = open_source(args.input, _binary(sys.stdin, "r"))
     try:
-        sink = open_sink(args.output, _binary(sys.stdout, "w"))
+        _note_key_order(renderer, source)
+        sink = open_sink(args.output, _binary(sys.stdout, "w"), overwrite=args.overwrite)
         meter = _Progress(None if args.quiet else sys.stderr, source)
         try:
             render_stream(
@@ -460,6 +301,35 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         )
         return 2
     return 0
+
+
+def _note_key_order(renderer: Any, source: Any) -> None:
+    """The run's one note on nested Parquet columns, where the template can print key order
+    (its workers warn none)."""
+    schema = getattr(getattr(source, "file", None), "schema_arrow", None)
+    if schema is None:
+        return
+    from ..pipelines.arrow import key_order_columns, key_order_message
+
+    columns = key_order_columns(renderer, schema)
+    if columns:
+        sys.stderr.write(f"warning: {key_order_message(columns)}\n")
+
+
+def _check_tokenizer(chat: Any, args: Any) -> None:
+    """`--tokens` without a tokenizer, said in the command line's terms."""
+    try:
+        chat.tokenizer  # noqa: B018 - loads it, or says why not
+    except ValueError:
+        where = (
+            f"{args.model} holds no tokenizer.json"
+            if args.model is not None
+            else "--template and --gguf carry none"
+        )
+        raise CommandError(
+            f"--tokens needs the model's tokenizer: give --model FOLDER, a model folder holding "
+            f"tokenizer.json ({where})"
+        ) from None
 
 
 # -- completion ---------------------------------------------------------------------------------
@@ -516,7 +386,7 @@ def _subcommands(parser: argparse.ArgumentParser) -> dict[str, Any]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from .. import __version__
 
     parser = _Parser(
         prog="minijinja-py",
@@ -541,11 +411,13 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument(
         "--plain", action="store_true", help="with --context: a plain Jinja environment"
     )
+    _add_limit_options(render)
     render.set_defaults(func=_cmd_render)
 
     check = commands.add_parser("check", help="check syntax, list variables and capabilities")
     check.add_argument("file", metavar="FILE", help="a template file, model folder or GGUF file")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
+    _add_limit_options(check)
     check.set_defaults(func=_cmd_check)
 
     batch = commands.add_parser(
@@ -594,6 +466,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit with status 2 when any conversation failed (the output is still complete)",
     )
     batch.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
+    batch.add_argument(
+        "--overwrite", action="store_true", help="replace OUT if it exists and is not empty"
+    )
+    _add_limit_options(batch)
     _add_render_options(batch)
     batch.set_defaults(func=_cmd_batch)
 
@@ -677,7 +553,7 @@ def _explain(exc: BaseException, args: argparse.Namespace) -> str:
         ),
         None,
     )
-    from .errors import TemplateError
+    from ..errors import TemplateError
 
     if isinstance(exc, TemplateError):
         if exc.name is None and where:
