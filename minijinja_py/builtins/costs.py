@@ -42,6 +42,7 @@ from ..sandbox.measure import (
     hand_over,
     nesting_depth,
 )
+from ..sandbox.printing import escaped_size
 from ..values.runtime import Markup
 
 Charge = Callable[[Any, Any], None]
@@ -200,6 +201,22 @@ def charge_words(value: Any, result: Any) -> None:
         charge_scan(None, result)
 
 
+def charge_escaped_words(value: Any, result: Any) -> None:
+    """`charge_words` on the text as escaped for HTML, which is what urlize walks: a `>`
+    is the four characters `&gt;` there (a Markup, escaped already, pays as the plain text
+    would: a subclass never pays less; anything else is charged at five times its printed
+    size, the most escaping makes of it)."""
+    if value is not None:
+        if isinstance(value, str):
+            _charge(escaped_size(value) // FILTER_ITEMS_PER_STEP)
+        else:
+            if isinstance(value, NESTED_TYPES):
+                check_compared(value)
+            _charge(5 * check_printable(value) // FILTER_ITEMS_PER_STEP)
+    if result is not None:
+        charge_scan(None, result)
+
+
 def charge_receiver(value: Any, result: Any) -> None:
     """A method of a string, list, tuple or set that may read its receiver whole (`count`,
     `find`, `split`, `index`): a step per kilobyte or per 64 items."""
@@ -218,6 +235,7 @@ PPRINT = Cost("pprint", charge_pprint)
 TEXT = Cost("text", text_cost(1))
 ESCAPE = Cost("text x8", text_cost(8))
 WORDS = Cost("words", charge_words)
+ESCAPED_WORDS = Cost("escaped words", charge_escaped_words)
 RECEIVER = Cost("receiver", charge_receiver)
 
 

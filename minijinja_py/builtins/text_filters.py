@@ -10,10 +10,12 @@ from ..errors import FilterArgumentError, LimitError
 from ..sandbox.budget import (
     charge_work,
     check_size,
+    max_string,
 )
 from ..values.runtime import Markup, pass_environment
 from ..values.runtime import escape as html_escape
 from .costs import (
+    ESCAPED_WORDS,
     PRINT,
     SCAN,
     TEXT,
@@ -192,14 +194,19 @@ def do_wordwrap(
 
     if wrapstring is None:
         wrapstring = getattr(environment, "newline_sequence", "\n")
-    if isinstance(s, str) and isinstance(wrapstring, str) and isinstance(width, int) and width > 0:
+    lines_width = _wrapped_width(width)
+    if isinstance(s, str) and lines_width:
         # Two consecutive wrapped lines hold more than ``width`` characters together.
-        lines = 2 * len(s) // width + s.count("\n") + 2
-        check_size(len(s) + len(wrapstring) * lines, environment)
-        if break_long_words and len(s) > width:
+        if isinstance(wrapstring, str):
+            lines = 2 * len(s) // lines_width + s.count("\n") + 2
+            check_size(len(s) + len(wrapstring) * lines, environment)
+        if break_long_words and len(s) > lines_width:
             # textwrap cuts a long word one line at a time, copying the rest of it each time:
-            # its cost grows with the square of the word's length.  Charge that up front.
-            charge_work(chars=sum(len(w) * len(w) // width for w in s.split() if len(w) > width))
+            # its cost grows with the square of the word's length.  Charge that up front
+            # (before a wrapstring that is not text fails the join: the wrapping runs first).
+            charge_work(
+                chars=sum(len(w) * len(w) // lines_width for w in s.split() if len(w) > lines_width)
+            )
     # Each existing line is a paragraph of its own: textwrap alone would ignore the newlines.
     return wrapstring.join(
         [
@@ -216,6 +223,19 @@ def do_wordwrap(
             for line in s.splitlines()
         ]
     )
+
+
+def _wrapped_width(width: Any) -> int:
+    """The line width textwrap really wraps at, for a width of any number type (0 for one it
+    refuses or cannot compare): a float or a bool wraps as its floor, and below 1 as 1 (each
+    character of a long word on a line of its own); NaN as 1 (the worst case)."""
+    if not isinstance(width, (int, float)):
+        return 0
+    if width != width:
+        return 1
+    if width <= 0:
+        return 0
+    return max(1, int(min(width, 1 << 62)))
 
 
 # urlize's patterns, compiled by `re` on first use (and cached there): compiling them when
@@ -235,6 +255,55 @@ _EMAIL_PATTERN = r"^\S+@\w[\w.-]*\.\w+$"
 _URI_SCHEME_PATTERN = r"^([\w.+-]{2,}:(/){0,2})$"
 
 
+# What urlize strips off a word's ends: its leading run of `(`, `<`, `&lt;`; its trailing run of
+# `)`, `>`, `.`, `,`, newline, `&gt;`.
+_OPENERS = "(<"
+_CLOSERS = ")>.,\n"
+
+
+def _head_end(word: str) -> int:
+    """Where the leading run of openers ends (`^([(<]|&lt;)+`), in one pass."""
+    at, n = 0, len(word)
+    while at < n:
+        if word[at] in _OPENERS:
+            at += 1
+        elif word.startswith("&lt;", at):
+            at += 4
+        else:
+            break
+    return at
+
+
+def _tail_start(word: str, start: int) -> int:
+    """Where the trailing run of closers of `word[start:]` begins: the leftmost match of
+    `([)>.,\n]|&gt;)+$`, found from the right in one pass (a search from each position,
+    as the pattern does, is quadratic on a word of dots that ends otherwise)."""
+    at = len(word)
+    while at > start:
+        if word[at - 1] in _CLOSERS:
+            at -= 1
+        elif word.endswith("&gt;", start, at):
+            at -= 4
+        else:
+            break
+    return at
+
+
+def _balance(middle: str, tail: str) -> tuple[str, str]:
+    """An unbalanced opening bracket takes its closing partner back from the tail, with what
+    precedes it there: as many partners as the middle has openers, found in one pass."""
+    for opening, closing in ("(", ")"), ("<", ">"), ("&lt;", "&gt;"):
+        opened = middle.count(opening)
+        if opened <= middle.count(closing):
+            continue
+        cut = 0
+        for _ in range(min(opened, tail.count(closing))):
+            cut = tail.index(closing, cut) + len(closing)
+        middle += tail[:cut]
+        tail = tail[cut:]
+    return middle, tail
+
+
 def _urlize_word(
     word: str,
     trim: Callable[[str], str],
@@ -242,25 +311,13 @@ def _urlize_word(
     target_attr: str,
     extra_schemes: Iterable[str],
 ) -> str:
-    head, middle, tail = "", word, ""
-    match = re.match(r"^([(<]|&lt;)+", middle)
-    if match:
-        head = match.group()
-        middle = middle[match.end() :]
-    if middle.endswith((")", ">", ".", ",", "\n", "&gt;")):
-        match = re.search(r"([)>.,\n]|&gt;)+$", middle)
-        if match:
-            tail = match.group()
-            middle = middle[: match.start()]
-    # An unbalanced opening bracket takes its closing partner back from the tail.
-    for opening, closing in ("(", ")"), ("<", ">"), ("&lt;", "&gt;"):
-        opened = middle.count(opening)
-        if opened <= middle.count(closing):
-            continue
-        for _ in range(min(opened, tail.count(closing))):
-            cut = tail.index(closing) + len(closing)
-            middle += tail[:cut]
-            tail = tail[cut:]
+    cut = _head_end(word)
+    head, middle, tail = word[:cut], word[cut:], ""
+    cut = _tail_start(middle, 0)
+    if cut < len(middle):
+        middle, tail = middle[:cut], middle[cut:]
+    if tail:
+        middle, tail = _balance(middle, tail)
     if re.match(_HTTP_PATTERN, middle, _HTTP_FLAGS):
         href = middle if middle.startswith(("https://", "http://")) else f"https://{middle}"
         middle = f'<a href="{href}"{rel_attr}{target_attr}>{trim(middle)}</a>'
@@ -318,18 +375,17 @@ def do_urlize(
     rel_attr = f' rel="{html_escape(rel)}"' if rel else ""
     target_attr = f' target="{html_escape(target)}"' if target else ""
     words = re.split(r"(\s+)", str(html_escape(value)))
+    # A link repeats its word and adds the attributes (the caller's `target` may be long): the
+    # text made so far is held within max_string as it grows, before each piece is kept.
+    most, made = max_string(eval_ctx), 0
+    pieces = []
     for word in words:
-        if len(word) > _URLIZE_LONGEST_WORD:
-            # The URL patterns backtrack: their time grows with the square of a word's length.
-            raise LimitError(
-                f"urlize of a word of {len(word)} characters: words longer than"
-                f" {_URLIZE_LONGEST_WORD} are refused"
-            )
-    return "".join(_urlize_word(word, trim, rel_attr, target_attr, extra_schemes) for word in words)
-
-
-# The longest word urlize matches against its patterns (their time is quadratic in it).
-_URLIZE_LONGEST_WORD = 4096
+        piece = _urlize_word(word, trim, rel_attr, target_attr, extra_schemes)
+        made += len(piece)
+        if made > most:
+            raise LimitError(f"a string of {made} characters exceeds max_string ({most})")
+        pieces.append(piece)
+    return "".join(pieces)
 
 
 # The costs of the string filters (see costs.py and the note in filters.py).
@@ -346,7 +402,7 @@ TEXT_FILTER_COSTS: dict[str, Cost] = {
     "trim": TEXT,
     "truncate": TEXT,
     "upper": TEXT,
-    "urlize": WORDS,
+    "urlize": guarded(ESCAPED_WORDS, "the links made: within max_string"),
     "wordcount": WORDS,
     "wordwrap": guarded(WORDS, "wrapstring times lines: within max_string"),
 }

@@ -1,0 +1,30 @@
+"""Builtins whose real work escaped their declared cost (issue 38): urlize on words built to
+make its patterns backtrack, and on text that escaping makes four or five times longer."""
+
+from __future__ import annotations
+
+from .model import Limit, Ok, T
+
+B4 = "sandbox4-builtins"
+STOP = Limit("max_steps", "max_string", "max_memory")
+
+
+def _words(word: str, times: int) -> str:
+    return f"{{% set w = {word} %}}{{{{ ((w ~ ' ') * {times})|urlize|length }}}}"
+
+
+SANDBOX4_BUILTINS = [
+    # a word of dots that ends otherwise: the trailing-punctuation search was tried from each dot
+    T(B4, "urlize-dots-then-letter", _words("'.' * 4093 ~ 'a.'", 97), Ok("397312")),
+    T(B4, "urlize-dots-long-word", _words("'.' * 200000 ~ 'a.'", 2), STOP),
+    # escaping makes each '>' the four characters '&gt;': charged as escaped
+    T(B4, "urlize-escaped-closers", _words("'>' * 4093 ~ 'a.'", 97), STOP),
+    T(B4, "urlize-escaped-openers", _words("'<' * 50000 ~ 'a'", 4), STOP),
+    T(B4, "urlize-entity-runs", _words("'&lt;' * 20000 ~ 'x' ~ '&gt;' * 20000", 5), STOP),
+    # the address patterns on long words with many candidate split points
+    T(B4, "urlize-many-ats", _words("'a@' * 20000 ~ '!'", 5), Ok("200010")),
+    T(B4, "urlize-dotted-domain", _words("'a@a' ~ '.a' * 20000 ~ '.!'", 5), Ok("200030")),
+    T(B4, "urlize-www-hyphens", _words("'www.' ~ 'a-' * 20000 ~ '.!'", 5), Ok("200035")),
+    T(B4, "urlize-brackets", _words("'http://' ~ '(' * 20000 ~ ')' * 20000", 5), Ok("200040")),
+    T(B4, "urlize-ipv6-colons", _words("'http://[' ~ ':' * 20000 ~ '!'", 5), Ok("100050")),
+]
