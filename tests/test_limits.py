@@ -797,3 +797,18 @@ def test_limits_of_another_type_are_refused_by_their_users():
         mj.Environment(limits={"max_steps": 10})  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="^limits must be a Limits or None, not int$"):
         mj.ChatTemplate("{{ 1 }}", limits=10)  # type: ignore[arg-type]
+
+
+def test_an_int_subclass_from_the_caller_is_held_to_max_int_bits():
+    import enum
+
+    class Power(enum.IntEnum):
+        TEN = 10
+
+    env = mj.Environment()
+    # (before, `type(a) is int` let an IntEnum through: 10 ** 10**8 was computed, for minutes)
+    with pytest.raises(mj.LimitError, match=r"^a power of 100000000 would exceed max_int_bits"):
+        env.from_string("{{ e ** 100000000 }}").render(e=Power.TEN)
+    with pytest.raises(mj.LimitError, match=r"^the product would exceed max_int_bits \(65536\)"):
+        env.from_string("{{ (2 ** 65535) * e }}").render(e=Power.TEN)
+    assert env.from_string("{{ e ** 3 }} {{ e * 3 }} {{ 2 * e }}").render(e=Power.TEN) == "1000 30 20"

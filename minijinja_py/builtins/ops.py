@@ -75,7 +75,8 @@ def make_mul(limits: Limits) -> Callable[[Any, Any], Any]:
         elif isinstance(a, int) and isinstance(b, _SIZED):
             check_length(len(b) * max(a, 0), limits, "string" if isinstance(b, str) else "list")
             return a * b
-        elif type(a) is int and type(b) is int:
+        elif isinstance(a, int) and isinstance(b, int):
+            # (any int subclass too: a caller's IntEnum multiplies as the int it is)
             bits = a.bit_length() + b.bit_length()
             if bits - 1 > limits.max_int_bits:
                 raise LimitError(f"the product would exceed max_int_bits ({limits.max_int_bits})")
@@ -90,7 +91,8 @@ def make_mul(limits: Limits) -> Callable[[Any, Any], Any]:
 
 def make_pow(limits: Limits) -> Callable[[Any, Any], Any]:
     def power(a: Any, b: Any) -> Any:
-        if type(a) is int and type(b) is int and b > 0 and abs(a) > 1:
+        # (any int subclass too: a caller's IntEnum raised to a power is a plain int's power)
+        if isinstance(a, int) and isinstance(b, int) and b > 0 and abs(a) > 1:
             # The result has about bit_length(a) * b bits: refuse before computing it.
             if (abs(a).bit_length() - 1) * b > limits.max_int_bits:
                 # (``a`` is not named: Python refuses to print a huge integer)
