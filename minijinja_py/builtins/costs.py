@@ -126,19 +126,43 @@ def charge_walk(value: Any, result: Any) -> None:
     charge_scan(value, result)
 
 
+def compared_text(value: Any) -> int:
+    """The characters of the strings that comparing `value`'s items reads: its strings, and
+    those of its lists, tuples and dicts one level down (sort and groupby by an attribute, a
+    dict's items).  Two strings that share a long prefix cost that prefix to compare, a
+    string is hashed whole, and a case-insensitive sort copies each one folded: the item count
+    alone does not see any of it."""
+    total = 0
+    items = value.values() if isinstance(value, dict) else value
+    for item in items:
+        if isinstance(item, str):
+            total += len(item)
+        elif isinstance(item, (list, tuple)):
+            total += sum(len(x) for x in item if isinstance(x, str))
+        elif isinstance(item, dict):
+            total += sum(len(x) for x in item.values() if isinstance(x, str))
+            total += sum(len(x) for x in item if isinstance(x, str))
+    if isinstance(value, dict):
+        total += sum(len(x) for x in value if isinstance(x, str))
+    return total
+
+
 def charge_compare(value: Any, result: Any) -> None:
     """A walk that also compares, hashes or prints the items, recursively in C: their nesting
     is measured and the recursive walk charged (`[x, x]` forty levels deep is a trillion
-    items to compare, not eighty)."""
+    items to compare, not eighty), and the text the comparisons read, a kilobyte a step."""
     if value is not None and not isinstance(value, str) and isinstance(value, NESTED_TYPES):
         check_compared(value)
+        _charge(compared_text(value) // CHARS_PER_STEP)
     charge_walk(value, result)
 
 
 def charge_sort(value: Any, result: Any) -> None:
-    """Sorting: each item compared with about log2(n) others."""
+    """Sorting: each item compared with about log2(n) others, reading their text each time."""
     if value is not None and not isinstance(value, str) and isinstance(value, NESTED_TYPES):
-        check_compared(value, len(value).bit_length())
+        times = len(value).bit_length()
+        check_compared(value, times)
+        _charge(compared_text(value) * times // CHARS_PER_STEP)
     charge_walk(value, result)
 
 

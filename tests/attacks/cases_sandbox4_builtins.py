@@ -1,5 +1,6 @@
 """Builtins whose real work escaped their declared cost (issue 38): urlize on words built to
-make its patterns backtrack, and on text that escaping makes four or five times longer."""
+make its patterns backtrack, and on text that escaping makes four or five times longer; sorting,
+deduplicating and grouping long strings that share a prefix (each comparison reads the prefix)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,12 @@ from .model import Limit, Ok, T
 
 B4 = "sandbox4-builtins"
 STOP = Limit("max_steps", "max_string", "max_memory")
+LONG = "{% set s = 'a' * 100000 %}{% set l = [s ~ 1, s ~ 2, s ~ 3] * 700 %}"
+ROWS = "{% set s = 'a' * 100000 %}{% set l = [{'k': s ~ 1}, {'k': s ~ 2}] * 1000 %}"
+
+
+def _twenty(expression: str) -> str:
+    return f"{{% for i in range(20) %}}{{{{ {expression} }}}}{{% endfor %}}"
 
 
 def _words(word: str, times: int) -> str:
@@ -27,4 +34,11 @@ SANDBOX4_BUILTINS = [
     T(B4, "urlize-www-hyphens", _words("'www.' ~ 'a-' * 20000 ~ '.!'", 5), Ok("200035")),
     T(B4, "urlize-brackets", _words("'http://' ~ '(' * 20000 ~ ')' * 20000", 5), Ok("200040")),
     T(B4, "urlize-ipv6-colons", _words("'http://[' ~ ':' * 20000 ~ '!'", 5), Ok("100050")),
+    # 6 s of CPU within the step budget before: the comparisons read the shared prefix
+    T(B4, "sort-shared-prefix", LONG + _twenty("l|sort|length"), STOP),
+    T(B4, "sort-folded-shared-prefix", LONG + _twenty("l|sort(case_sensitive=false)|length"), STOP),
+    T(B4, "unique-shared-prefix", LONG + _twenty("l|unique|list|length"), STOP),
+    T(B4, "max-shared-prefix", LONG + _twenty("l|max|length"), STOP),
+    T(B4, "groupby-shared-prefix", ROWS + _twenty("l|groupby('k')|length"), STOP),
+    T(B4, "sort-short-strings", "{{ (['b', 'a', 'c'] * 1000)|sort|join|length }}", Ok("3000")),
 ]
