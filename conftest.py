@@ -27,6 +27,8 @@ from collections import defaultdict
 SAMPLED = frozenset(
     {
         "tests/attacks/test_attacks.py::test_attack_holds",
+        # (the same attacks in the same order: the same one in N, so the run covers both)
+        "tests/attacks/test_attacks.py::test_attack_cpu_within_its_steps",
         "tests/test_cost_model.py::test_attack",
         "conformance/test_corpus.py::test_pair",
         "conformance/test_provenance.py::test_provenance_of_pair",

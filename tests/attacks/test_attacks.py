@@ -15,7 +15,8 @@ def results(request):
     chosen = {
         item.callspec.params["attack"].id
         for item in request.session.items
-        if getattr(item, "originalname", None) == "test_attack_holds"
+        if getattr(item, "originalname", None)
+        in ("test_attack_holds", "test_attack_cpu_within_its_steps")
     }
     return run_attacks([a for a in ATTACKS if a.id in chosen], quick=frozenset(PENDING))
 
