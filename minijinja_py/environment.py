@@ -25,6 +25,7 @@ from .sandbox.budget import (
     leave_render,
     recursion_error,
 )
+from .sandbox.iterators import bound_context
 from .sandbox.limits import Limits
 from .sandbox.measure import check_key, check_printable
 from .values.runtime import PLAIN_NAMESPACES, Cycler, Joiner, Undefined, wants_environment
@@ -408,6 +409,8 @@ class Template:
         global_vars = self.environment.globals
         if self.globals:
             global_vars = {**global_vars, **self.globals}
+        # (a caller's iterator is walked at most max_items items: sandbox/iterators.py)
+        context = bound_context(context, state.limits.max_items)
         # Context over globals in one dict: a name the template reads is one lookup away.
         root = Frame({}, Frame({**global_vars, **context}, None, state), state)
         state.root = root

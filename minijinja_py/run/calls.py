@@ -20,6 +20,7 @@ from ..sandbox.budget import (
     check_length,
 )
 from ..sandbox.callguard import GUARDED, call_guarded
+from ..sandbox.iterators import bounded
 from ..sandbox.measure import charge_compared_arguments
 from ..values.runtime import Macro, wants_environment
 from .evaluator import Applier, Expression
@@ -150,6 +151,7 @@ class CallEmpty(Expression):
         kind = type(result)  # (short strings and scalars are free: see costly)
         if not ((kind is str and len(result) < SHORT) or kind in SCALARS):
             charge_built(result)  # what a method built (split, upper, copy) counts
+            result = bounded(result)  # (a caller's generator: walked at most max_items)
         return result
 
 
@@ -198,6 +200,7 @@ class Call(Expression):
         kind = type(result)
         if not ((kind is str and len(result) < SHORT) or kind in SCALARS):
             charge_built(result)
+            result = bounded(result)  # (a caller's generator: walked at most max_items)
         return result
 
 

@@ -4,12 +4,49 @@ deduplicating and grouping long strings that share a prefix (each comparison rea
 
 from __future__ import annotations
 
-from .model import Limit, Ok, T
+from .model import Attack, Limit, Ok, T
 
 B4 = "sandbox4-builtins"
 STOP = Limit("max_steps", "max_string", "max_memory")
 LONG = "{% set s = 'a' * 100000 %}{% set l = [s ~ 1, s ~ 2, s ~ 3] * 700 %}"
 ROWS = "{% set s = 'a' * 100000 %}{% set l = [{'k': s ~ 1}, {'k': s ~ 2}] * 1000 %}"
+
+
+def _fn(name: str) -> str:
+    return f"{__name__}:{name}"
+
+
+ENDLESS_SOURCES = [
+    ("list", "{{ it|list|length }}"),
+    ("sum", "{{ it|sum }}"),
+    ("max", "{{ it|max }}"),
+    ("sort", "{{ it|sort }}"),
+    ("unique", "{{ it|unique|list }}"),
+    ("join", "{{ it|join }}"),
+    ("select", "{{ it|select|list }}"),
+    ("reverse", "{{ it|reverse|first }}"),
+    ("in", "{{ -1 in it }}"),
+    ("slice", "{{ it|slice(3)|list }}"),
+    ("returned", "{{ f()|list }}"),
+    ("first", "{{ it|first }} {{ it|batch(2)|first }}"),
+]
+
+
+def endless_iterators() -> str:
+    import itertools
+
+    import minijinja_py as mj
+
+    env = mj.Environment(limits=mj.Limits(max_items=100_000))
+    outcomes = []
+    for name, source in ENDLESS_SOURCES:
+        try:
+            text = env.from_string(source).render(it=itertools.count(), f=itertools.count)
+        except mj.LimitError as error:
+            expected = "an iterator of more than 100000 items exceeds max_items (100000)"
+            text = "LimitError" if error.message == expected else repr(error.message)
+        outcomes.append(f"{name}: {text}")
+    return "; ".join(outcomes)
 
 
 def _twenty(expression: str) -> str:
@@ -41,4 +78,16 @@ SANDBOX4_BUILTINS = [
     T(B4, "max-shared-prefix", LONG + _twenty("l|max|length"), STOP),
     T(B4, "groupby-shared-prefix", ROWS + _twenty("l|groupby('k')|length"), STOP),
     T(B4, "sort-short-strings", "{{ (['b', 'a', 'c'] * 1000)|sort|join|length }}", Ok("3000")),
+    # a caller's iterator without end, walked by filters and operators in C (rendered by a
+    # function: walking a caller's iterator consumes it, which the data check would flag)
+    Attack(
+        B4,
+        "endless-iterators",
+        call=_fn("endless_iterators"),
+        expect=Ok(
+            "; ".join(
+                [f"{name}: LimitError" for name, _ in ENDLESS_SOURCES[:-1]] + ["first: 0 [1, 2]"]
+            )
+        ),
+    ),
 ]
