@@ -68,3 +68,8 @@ def __getattr__(name: str) -> object:
 
         return getattr(isolation, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    # (the names imported on first use are listed too, as the module's own are)
+    return sorted({*globals(), *__all__})

@@ -965,3 +965,12 @@ def test_public_names():
     }
     assert expected <= set(minijinja_py.__all__)
     assert all(hasattr(minijinja_py, name) for name in expected)
+
+
+def test_dir_lists_the_names_imported_on_first_use():
+    import minijinja_py
+
+    listed = dir(minijinja_py)
+    assert set(minijinja_py.__all__) <= set(listed)
+    assert "ChatTemplate" in listed and "IsolatedRenderer" in listed
+    assert listed == sorted(listed)
