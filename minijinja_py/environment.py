@@ -298,9 +298,10 @@ class Template:
         if isinstance(source, str) and len(source) > limit:
             # Refused before the lexer reads it: compiling takes time linear in the source,
             # but a source of any length would still take any time.
+            # (placed at the source's start: the whole of it is what is refused)
             raise LimitError(
                 f"a template source of {len(source)} characters exceeds max_source ({limit})"
-            )
+            ).with_position(source, 0)
         self = super().__new__(cls)
         self._runtime_types = (Frame, RenderState)
         self.environment = environment
@@ -422,6 +423,10 @@ class Template:
             state.charge(run.cost)  # the template's top-level statements, paid first
             run.run(root, out)
         except TemplateError as error:
+            if error.offset is None and isinstance(error, LimitError):
+                # A limit met outside any statement that places it (the top-level statements'
+                # steps, paid before the first runs): the template as a whole, from its start.
+                error.offset = 0
             raise self._placed(error) from None
         except RecursionError:
             raise self._placed(recursion_error(state.limits)) from None

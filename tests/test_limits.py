@@ -812,3 +812,39 @@ def test_an_int_subclass_from_the_caller_is_held_to_max_int_bits():
     with pytest.raises(mj.LimitError, match=r"^the product would exceed max_int_bits \(65536\)"):
         env.from_string("{{ (2 ** 65535) * e }}").render(e=Power.TEN)
     assert env.from_string("{{ e ** 3 }} {{ e * 3 }} {{ 2 * e }}").render(e=Power.TEN) == "1000 30 20"
+
+
+@pytest.mark.parametrize(
+    ("source", "limits", "message", "where"),
+    [
+        (
+            "{% for i in range(10**5) %}{% for j in range(10**5) %}{% endfor %}{% endfor %}",
+            {},
+            "the render exceeded max_steps (200000)",
+            (1, 28),  # the innermost loop
+        ),
+        (
+            "ab\n{% for i in range(10**5) %}x{% endfor %}",
+            {"max_output": 1000},
+            "the output exceeded max_output (1000)",
+            (2, 1),
+        ),
+        (
+            "{{ 'a' }}\n{{ 'b' * 5000 }}",
+            {"max_output": 1000},
+            "the output exceeded max_output (1000)",
+            (2, 8),  # the printing statement's expression
+        ),
+        (
+            "x" * 100,
+            {"max_source": 10},
+            "a template source of 100 characters exceeds max_source (10)",
+            (1, 1),  # the whole source is refused
+        ),
+    ],
+)
+def test_limit_errors_say_where_the_render_was(source, limits, message, where):
+    with pytest.raises(mj.LimitError) as caught:
+        mj.Environment(limits=mj.Limits(**limits)).from_string(source).render()
+    assert caught.value.message == message
+    assert (caught.value.lineno, caught.value.colno) == where

@@ -91,7 +91,10 @@ class Output(Statement):
         state = frame.state
         state.size += len(value)
         if state.size > self.max_output:
-            state.grow(0)
+            try:
+                state.grow(0)
+            except LimitError as error:
+                raise located(error, self.pos) from None
         out.append(value)
 
 
@@ -389,6 +392,10 @@ class For(Statement):
                 except BreakLoop:
                     break
                 completed = True
+        except LimitError as error:
+            # (steps and time run out at an iteration's charge: placed at the loop, unless a
+            # statement inside it placed the error already)
+            raise located(error, pos) from None
         finally:
             if recursive:
                 state.depth -= 1
