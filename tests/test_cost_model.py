@@ -236,10 +236,10 @@ def test_memory_budget_grows_with_the_context():
 def test_max_source():
     env = mj.Environment(limits=Limits(max_source=100))
     assert env.from_string("x" * 100).render() == "x" * 100
-    with pytest.raises(
-        mj.LimitError, match=r"^a template source of 101 characters exceeds max_source \(100\)$"
-    ):
+    with pytest.raises(mj.LimitError) as caught:
         env.from_string("x" * 101)
+    assert caught.value.message == "a template source of 101 characters exceeds max_source (100)"
+    assert (caught.value.lineno, caught.value.colno) == (1, 1)
 
 
 def test_parsing_a_long_body_is_linear():
