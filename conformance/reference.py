@@ -227,11 +227,25 @@ def classify_exception(exc: BaseException, *, ours: bool = False) -> Outcome:
 
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+>")
+# Python's text of a function, method, class or plain object, as Jinja2 prints it, and the
+# neutral text ours prints instead (minijinja_py/sandbox/opaque.py: no addresses, no modules).
+_NEUTRAL_FORMS = [
+    (re.compile(r"<class '(?:[\w.]+\.)?(\w+)'>"), r"<class '\1'>"),
+    (re.compile(r"<(?:[\w.]+\.)?(\w+) object>"), r"<\1 object>"),
+    (re.compile(r"<built-in method (\w+) of (\w+) object>"), r"<method \1 of \2>"),
+    (re.compile(r"<built-in function (\w+)>"), r"<function \1>"),
+    (re.compile(r"<bound method (\w+)\.(\w+) of <[^<>]*>>"), r"<method \2 of \1>"),
+    (re.compile(r"<(generator|coroutine|async_generator) object (\w+)>"), r"<\1 object \2>"),
+]
 
 
 def normalize(text: str) -> str:
-    """Blank out memory addresses (``<... object at 0x7f...>``), which differ run to run."""
-    return _ADDRESS.sub(" at 0x?>", text)
+    """Drop memory addresses (``<... object at 0x7f...>``), which differ run to run, and read
+    Python's text of a function, method or class as the neutral text ours prints."""
+    text = _ADDRESS.sub(">", text)
+    for pattern, neutral in _NEUTRAL_FORMS:
+        text = pattern.sub(neutral, text)
+    return text
 
 
 def agree(ref: Outcome, got: Outcome) -> bool:

@@ -630,6 +630,11 @@ class ChatDict:
         return dict.fromkeys(keys, value)
 
 
+# Printed (`<TemplateDict object>`, sandbox/opaque.py) and named in Python's type errors as
+# transformers' own object.
+ChatDict.__name__ = ChatDict.__qualname__ = "TemplateDict"
+
+
 def chat_environment(limits: Limits | None = None) -> Environment:
     """An environment configured exactly as transformers configures Jinja2 for chat templates.
 

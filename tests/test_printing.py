@@ -246,20 +246,19 @@ def test_python_values_from_the_context(source, expected):
 
 
 LAZY = [
-    ("{{ range(3) | map('string') }}", "<generator object sync_do_map at 0x@>"),
-    ("{{ [1, 2] | select }}", "<generator object select_or_reject at 0x@>"),
-    ("{{ [1, 2] | reverse }}", "<list_reverseiterator object at 0x@>"),
-    ("{{ {'a': 1} | items }}", "<generator object do_items at 0x@>"),
-    ("{{ [1, 2] | batch(1) }}", "<generator object do_batch at 0x@>"),
+    ("{{ range(3) | map('string') }}", "<generator object sync_do_map>"),
+    ("{{ [1, 2] | select }}", "<generator object select_or_reject>"),
+    ("{{ [1, 2] | reverse }}", "<list_reverseiterator object>"),
+    ("{{ {'a': 1} | items }}", "<generator object do_items>"),
+    ("{{ [1, 2] | batch(1) }}", "<generator object do_batch>"),
 ]
 
 
 @pytest.mark.parametrize(("source", "expected"), LAZY)
-def test_lazy_filter_results_print_like_jinja2s(source, expected):
-    # Jinja2 prints the same reprs, with another address
+def test_lazy_filter_results_print_without_an_address(source, expected):
+    # Jinja2 prints the same text with " at 0x7f..." (sandbox/opaque.py): no address here
     for config in ("plain", "chat"):
-        rendered = ours(config).from_string(source).render()
-        assert re.sub("0x[0-9a-f]+", "0x@", rendered) == expected
+        assert ours(config).from_string(source).render() == expected
 
 
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(SCALARS))

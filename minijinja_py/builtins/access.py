@@ -13,6 +13,7 @@ from typing import Any, Final
 from ..errors import SecurityError
 from ..sandbox.budget import CHARS_PER_STEP, PLAIN_TEXT, charge_size
 from ..sandbox.measure import check_key
+from ..sandbox.opaque import opaque_text
 from ..values.runtime import (
     MISSING,
     PLAIN_NAMESPACES,
@@ -107,7 +108,7 @@ class _KeyGuarded:
         return self._method(*args, **kwargs)
 
     def __repr__(self) -> str:
-        return repr(self._method)
+        return opaque_text(self._method) or repr(self._method)
 
 
 def _guard_keys(obj: Any, name: Any, method: Any) -> Any:

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..sandbox.budget import charge_big_int
 from ..sandbox.measure import check_printable, handed_over, measure_text
+from ..sandbox.opaque import shown_str
 from ..values.runtime import Markup, Undefined
 
 # Jinja2's defaults for the policies a bare environment may not carry.
@@ -61,14 +62,14 @@ def _soft_str(value: Any) -> str:
         charge_big_int(value.bit_length())
     elif not handed_over(value):  # (measured and charged by the filter's cost a moment ago)
         check_printable(value)
-    return str(value)
+    return shown_str(value)
 
 
 def _text(value: Any) -> str:
     # ``str(value)``, measured before it is made (a container prints its items' reprs).
     if not isinstance(value, str):
         measure_text(value)
-    return str(value)
+    return shown_str(value)
 
 
 def _like(original: Any, result: str) -> str:

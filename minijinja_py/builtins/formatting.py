@@ -11,6 +11,7 @@ from typing import Any
 
 from ..sandbox.budget import check_size, max_string
 from ..sandbox.format_spec import escaped_bound, repr_bound, spec_bound
+from ..sandbox.opaque import holds_opaque, shown
 from ..values.runtime import Markup, escape
 
 
@@ -47,6 +48,8 @@ class SandboxedFormatter(string.Formatter):
         if conversion == "r" or conversion == "a":
             limit = max_string(self._env)
             check_size(repr_bound(value, limit, ascii_only=conversion == "a"), self._env)
+            if holds_opaque(value):
+                value = shown(value)
         return super().convert_field(value, conversion)
 
     def get_field(self, field_name: str, args: Any, kwargs: Any) -> tuple[Any, Any]:
@@ -58,6 +61,8 @@ class SandboxedFormatter(string.Formatter):
 
     def format_field(self, value: Any, format_spec: str) -> Any:
         self._count_field(value, format_spec)
+        if holds_opaque(value):
+            value = shown(value)
         return super().format_field(value, format_spec)
 
 
@@ -84,5 +89,7 @@ class SandboxedEscapeFormatter(SandboxedFormatter):
                 )
             rv = value.__html__()
         else:
+            if holds_opaque(value):
+                value = shown(value)
             rv = string.Formatter.format_field(self, value, str(format_spec))
         return str(escape(rv))

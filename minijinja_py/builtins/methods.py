@@ -24,6 +24,7 @@ from ..errors import LimitError, SecurityError
 from ..sandbox.budget import FILTER_ITEMS_PER_STEP, charge_steps, check_size, max_string
 from ..sandbox.format_spec import join_bound, percent_bound
 from ..sandbox.measure import check_printable, measure_text, printed_size
+from ..sandbox.opaque import shown, shown_str
 from ..sandbox.printing import CHUNK, escaped_size
 from ..values.runtime import MISSING, Markup, Undefined, escape, use_markup_mod
 from .costs import FREE, RECEIVER, WORDS, Cost, declare, guarded
@@ -240,7 +241,7 @@ class _EscapeHelper:
         return str(escape(self.obj))
 
     def __repr__(self) -> str:
-        return str(escape(repr(self.obj)))
+        return str(escape(repr(shown(self.obj))))
 
     def __int__(self) -> int:
         return int(self.obj)
@@ -383,7 +384,7 @@ def do_striptags(value: Any) -> str:
         value = value.__html__()
     elif not isinstance(value, str):
         measure_text(value)  # ``str(value)``, measured before it is made
-    text = _strip_markup(str(value))
+    text = _strip_markup(shown_str(value))
     return html.unescape(" ".join(text.split()))
 
 
@@ -404,8 +405,7 @@ def _escape(cls: type, s: Any, /) -> Markup:
 
 
 class _MarkupEscape:
-    """`markup.escape`: markupsafe's classmethod, printed as Jinja2's sandbox prints it
-    (never naming this package's classes or modules)."""
+    """`markup.escape`: markupsafe's classmethod, printed as any method is (sandbox/opaque.py)."""
 
     __slots__ = ()
     __name__ = __qualname__ = "escape"
@@ -415,7 +415,7 @@ class _MarkupEscape:
         return _escape(Markup, *args, **kwargs)
 
     def __repr__(self) -> str:
-        return "<bound method Markup.escape of <class 'markupsafe.Markup'>>"
+        return "<method escape of Markup>"
 
 
 MARKUP_ESCAPE = _MarkupEscape()

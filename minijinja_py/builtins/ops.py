@@ -31,6 +31,7 @@ from ..sandbox.measure import (
     check_compared_pair,
     check_printable,
 )
+from ..sandbox.opaque import holds_opaque, shown, shown_str
 from ..values.runtime import Undefined
 from .costs import Cost, declare, inline
 
@@ -111,7 +112,7 @@ def make_mod(limits: Limits) -> Callable[[Any, Any], Any]:
             # checking and filling each conversion is Python work: a step per two of them
             charge_steps(a.count("%") // 2)
             check_length(percent_bound(a, b, limits.max_string), limits)
-            return a % b
+            return a % (shown(b) if holds_opaque(b) else b)
         return a % b
 
     return modulo
@@ -238,7 +239,8 @@ def to_string(value: Any) -> str:
         check_printable(value)  # the repr of [big] * 1000 is a thousand bigs
     elif type(value) is int:
         charge_big_int(value.bit_length())
-    return str(value)
+        return str(value)
+    return shown_str(value)  # (a method or class prints by its name alone)
 
 
 # Each operator's cost (see costs.py): every operator charges itself inside its function,

@@ -19,6 +19,7 @@ from ..sandbox.budget import (
 )
 from ..sandbox.format_spec import join_bound
 from ..sandbox.measure import PLAIN_TYPES, check_key
+from ..sandbox.opaque import shown_str
 from ..values.runtime import Undefined, pass_environment, wants_environment
 from .costs import (
     COMPARE,
@@ -121,7 +122,7 @@ def do_join(eval_ctx: Any, value: Any, d: Any = "", attribute: Any = None) -> st
     # a thousand times.
     separator, items = _text(d), list(value)
     check_size(join_bound(separator, items, max_string(eval_ctx)), eval_ctx)
-    items = [item if type(item) is str else str(item) for item in items]
+    items = [item if type(item) is str else shown_str(item) for item in items]
     return separator.join(items)
 
 
@@ -284,12 +285,10 @@ class _GroupTuple(NamedTuple):
     grouper: Any
     list: list[Any]
 
-    # Printed like a plain tuple, as in Jinja2.
-    def __repr__(self) -> str:
-        return tuple.__repr__(self)
-
-    def __str__(self) -> str:
-        return tuple.__str__(self)
+    # Printed like a plain tuple, as in Jinja2 (tuple's own methods: sandbox/opaque.py prints
+    # one holding a method as it prints a tuple)
+    __repr__ = tuple.__repr__
+    __str__ = tuple.__str__
 
 
 @_jinja_name("sync_do_groupby")

@@ -13,6 +13,7 @@ from ..sandbox.budget import (
     check_size,
 )
 from ..sandbox.measure import json_within_measure
+from ..sandbox.opaque import holds_opaque, shown
 from ..sandbox.printing import json_layout, layout_bound
 from ..values.runtime import Markup, Undefined, pass_environment
 from ..values.runtime import escape as html_escape
@@ -66,7 +67,7 @@ def do_pprint(value: Any) -> str:
     size, nodes = layout_bound(value, max_string(), "pprint")
     charge_work(items=nodes)
     check_size(size)
-    return pprint.pformat(value)
+    return pprint.pformat(shown(value) if holds_opaque(value) else value)
 
 
 def _url_quote(obj: Any, for_qs: bool = False) -> str:

@@ -14,6 +14,7 @@ from ..sandbox.measure import (
     check_key,
     measure_text,
 )
+from ..sandbox.opaque import shown_str
 from ..values.runtime import Undefined, pass_environment
 from .costs import FREE, SCAN, TEXT, Cost, declare
 
@@ -95,7 +96,7 @@ def _text(value: Any) -> str:
     # list holding one big string a thousand times prints it a thousand times.
     if not isinstance(value, str):
         measure_text(value)
-    return str(value)
+    return shown_str(value)
 
 
 def test_lower(value: Any) -> bool:

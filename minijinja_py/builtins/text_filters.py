@@ -12,6 +12,7 @@ from ..sandbox.budget import (
     check_size,
     max_string,
 )
+from ..sandbox.opaque import holds_opaque, shown
 from ..values.runtime import Markup, pass_environment
 from ..values.runtime import escape as html_escape
 from .costs import (
@@ -123,7 +124,8 @@ def do_format(value: Any, *args: Any, **kwargs: Any) -> str:
     if isinstance(value, Markup):
         return markup_mod(value, kwargs or args)
     check_percent_format(value, kwargs or args)
-    return value % (kwargs or args)
+    values = kwargs or args
+    return value % (shown(values) if holds_opaque(values) else values)
 
 
 def do_indent(s: Any, width: int | str = 4, first: bool = False, blank: bool = False) -> str:

@@ -8,6 +8,7 @@ from typing import Any
 from ..errors import MAX_MESSAGE, TemplateRuntimeError, UndefinedError, bounded_repr
 from ..sandbox.budget import measure_escaped
 from ..sandbox.measure import measure_text
+from ..sandbox.opaque import shown_str
 from ..sandbox.printing import AttributeBag
 from .loops import NO_ITEM, LoopState
 
@@ -317,7 +318,7 @@ def escape(value: Any) -> Markup:
     else:
         if not isinstance(value, str):
             measure_text(value)
-        text = str(value)
+        text = shown_str(value)
     if "&" in text or "<" in text or ">" in text or "'" in text or '"' in text:
         if len(text) >= _MEASURED_ESCAPE:
             measure_escaped(text)
@@ -478,9 +479,6 @@ class BlockReference:
             state.depth -= 1
             state.nested -= _BLOCK_WEIGHT
         return "".join(out)
-
-    def __repr__(self) -> str:
-        return f"<jinja2.runtime.BlockReference object at {id(self):#x}>"
 
 
 class Macro:

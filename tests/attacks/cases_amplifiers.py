@@ -225,7 +225,7 @@ MEMORY_UNCOUNTED = [
         MU,
         "markup-escape-printed",
         "{{ ('x'|safe).escape }}",
-        Ok("<bound method Markup.escape of <class 'markupsafe.Markup'>>"),
+        Ok("<method escape of Markup>"),
     ),
     T(
         MU,
