@@ -9,7 +9,6 @@ Each case runs in the plain and the chat configuration (see engine_cases).
 
 from __future__ import annotations
 
-import re
 from collections import Counter, OrderedDict, defaultdict, namedtuple
 from types import MappingProxyType
 
