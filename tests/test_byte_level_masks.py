@@ -24,9 +24,9 @@ from tokenizers import (  # noqa: E402
 
 from minijinja_py.chat import tokens  # noqa: E402
 from minijinja_py.chat.tokens import (  # noqa: E402
-    _assistant_mask,
     _byte_table,
     _encode_byte_level,
+    assistant_mask,
     encode_chat,
 )
 
@@ -91,7 +91,7 @@ def _expected(tokenizer: Tokenizer, text: str, spans: list[tuple[int, int]]) -> 
     return {
         "input_ids": ids,
         "attention_mask": [1] * len(ids),
-        "assistant_masks": _assistant_mask(len(ids), spans, encoding.char_to_token),
+        "assistant_masks": assistant_mask(len(ids), spans, encoding.char_to_token),
     }
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from minijinja_py import LimitError, Limits, TemplateSyntaxError
 from minijinja_py.chat import ChatTemplate
+from minijinja_py.chat.inputs import normalise_conversations
 
 HI = [{"role": "user", "content": "Hi"}]
 EACH_MESSAGE = "{% for m in messages %}{{ m | tojson }}\n{% endfor %}"
@@ -185,3 +186,15 @@ def test_a_data_row_holding_a_batch_is_an_error_row():
             "input_line": None,
         },
     }
+
+
+def test_a_refused_message_is_quoted_within_the_message_bound():
+    # a caller's value is quoted in an error by its first 2,000 characters, whatever its size
+    huge = "x" * 10_000_000
+    with pytest.raises(TypeError) as caught:
+        normalise_conversations([[huge]])
+    assert str(caught.value) == (
+        "Chat messages should be dicts, dataclasses or pydantic models, but got '"
+        + "x" * 1999
+        + "... (cut at 2000 characters)."
+    )

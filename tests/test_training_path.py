@@ -20,7 +20,7 @@ from minijinja_py.chat import gguf
 from minijinja_py.chat.inputs import to_template_data, to_template_tree
 from minijinja_py.chat.kept import KeptBytes
 from minijinja_py.chat.loading import json_deeper_than, load_pretrained_files
-from minijinja_py.chat.tokens import _assistant_mask, _token_pattern
+from minijinja_py.chat.tokens import _token_pattern, assistant_mask
 from minijinja_py.pipelines.rows import InputError, parse_json
 from minijinja_py.provenance import Segment, paths_of
 
@@ -355,12 +355,12 @@ def test_the_assistant_mask_follows_transformers_quirks():
     tokens = {0: 0, 1: 0, 2: 1, 3: None, 4: 2, 5: 3, 6: 4, 7: None}
     mapped = tokens.get
     # a span whose end maps to no token runs to the end; an end at token 0 does too
-    assert _assistant_mask(5, [(2, 4)], mapped) == [0, 1, 1, 1, 1]
-    assert _assistant_mask(5, [(0, 2)], mapped) == [1, 1, 1, 1, 1]
-    assert _assistant_mask(5, [(4, 6), (6, 7)], mapped) == [0, 0, 1, 1, 1]
+    assert assistant_mask(5, [(2, 4)], mapped) == [0, 1, 1, 1, 1]
+    assert assistant_mask(5, [(0, 2)], mapped) == [1, 1, 1, 1, 1]
+    assert assistant_mask(5, [(4, 6), (6, 7)], mapped) == [0, 0, 1, 1, 1]
     # a span whose start maps to no token ends the marking
-    assert _assistant_mask(5, [(5, 6), (3, 5), (6, 7)], mapped) == [0, 0, 0, 1, 0]
-    assert _assistant_mask(5, [(6, 5)], mapped) == [0, 0, 0, 0, 0]
+    assert assistant_mask(5, [(5, 6), (3, 5), (6, 7)], mapped) == [0, 0, 0, 1, 0]
+    assert assistant_mask(5, [(6, 5)], mapped) == [0, 0, 0, 0, 0]
 
 
 def test_thirty_thousand_generation_blocks_are_masked_in_linear_time(tokenizer):

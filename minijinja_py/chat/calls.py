@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..errors import bounded_text
+from ..errors import bounded_repr, bounded_text
 from ..sandbox.limits import Limits
 from .inputs import REASONING_FIELDS, to_template_data, to_template_tree
 from .schema import tool_to_schema
@@ -60,7 +60,7 @@ def prepare_call(
         context["strftime_now"] = _pinned_clock(template.now)
     context.update(template.special_tokens)
     for key, value in kwargs.items():
-        context[key] = to_template_data(value, f"keyword argument {key!r}")
+        context[key] = to_template_data(value, f"keyword argument {bounded_repr(key)}")
     context.update(
         tools=tool_schemas,
         documents=documents,
@@ -113,7 +113,7 @@ def _refuse_tokenizer_options(method: str, kwargs: Mapping[str, Any]) -> None:
     if given:
         raise TypeError(
             f"{method}() renders text and does not take the tokenizer's option "
-            f"{given[0]!r}; use apply_chat_template() (transformers' signature) or tokenize() "
+            f"{bounded_repr(given[0])}; use apply_chat_template() (transformers' signature) or tokenize() "
             "for token ids"
         )
 

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from .masks import ChatEncoding, check_mask_conventions, check_mask_mode
 from .spans import chat_spans
+from .tokens import assistant_mask
 
 if TYPE_CHECKING:
     from .template import ChatTemplate
@@ -163,7 +164,9 @@ def apply_to_template(
         input_ids = out["input_ids"] if batched or return_tensors else [out["input_ids"]]
         masks = []
         for index, (_, spans, _, _) in enumerate(rendered):
-            masks.append(_mask(encodings[index], len(input_ids[index]), spans))
+            masks.append(
+                assistant_mask(len(input_ids[index]), spans, encodings[index].char_to_token)
+            )
         result["assistant_masks"] = masks if batched or return_tensors else masks[0]
         if return_tensors is not None:
             result["assistant_masks"] = _tensor(
@@ -179,21 +182,6 @@ def _warn_once(message: str) -> None:
     if message not in _WARNED:
         _WARNED.add(message)
         _LOGGER.warning(message)
-
-
-def _mask(encoding: Any, length: int, spans: Sequence[tuple[int, int]]) -> list[int]:
-    # transformers' mapping, its quirks included: a span whose first character has no token
-    # (cut by truncation) ends the marking; an end that maps to no token or to token 0 runs on
-    # to the end of the sequence.
-    mask = [0] * length
-    for start, end in spans:
-        start_token = encoding.char_to_token(start)
-        end_token = encoding.char_to_token(end - 1)
-        if start_token is None:
-            break
-        for index in range(start_token, end_token + 1 if end_token else length):
-            mask[index] = 1
-    return mask
 
 
 class _Settings:

@@ -28,6 +28,8 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..errors import bounded_repr
+
 __all__ = [
     "MAX_DEPTH",
     "REASONING_FIELDS",
@@ -339,7 +341,8 @@ def _message(message: Any) -> dict[str, Any]:
         plain = to_template_data(message, "messages")
         return {key: item for key, item in plain.items() if item is not None}
     raise TypeError(
-        f"Chat messages should be dicts, dataclasses or pydantic models, but got {message!r}."
+        "Chat messages should be dicts, dataclasses or pydantic models, but got "
+        f"{bounded_repr(message)}."
     )
 
 

@@ -24,6 +24,8 @@ import json
 from functools import cache, lru_cache
 from typing import Any, Literal, NamedTuple
 
+from ..errors import bounded_repr
+
 __all__ = [
     "AssistantSpans",
     "ChatEncoding",
@@ -63,7 +65,7 @@ def check_mask_mode(mode: Any) -> str:
         ValueError: for any other value.
     """
     if mode not in MASK_MODES:
-        raise ValueError(f"mask must be one of {list(MASK_MODES)}, not {mode!r}")
+        raise ValueError(f"mask must be one of {list(MASK_MODES)}, not {bounded_repr(mode)}")
     return str(mode)
 
 
@@ -142,7 +144,7 @@ def check_mask_conventions(header: Any, final_eos: Any) -> None:
         TypeError: for a final_eos that is not a bool.
     """
     if header not in HEADER_CONVENTIONS:
-        raise ValueError(f"mask_header must be one of {list(HEADER_CONVENTIONS)}, not {header!r}")
+        raise ValueError(f"mask_header must be one of {list(HEADER_CONVENTIONS)}, not {bounded_repr(header)}")
     if not isinstance(final_eos, bool):
         raise TypeError(f"mask_final_eos must be a bool, not {type(final_eos).__name__}")
 

@@ -74,6 +74,7 @@ from typing import Any, NamedTuple
 from ..provenance import Provenance, Segment
 from .kept import KeptBytes
 from .masks import convention_spans
+from .overlap import longest_start_before, start_ending
 
 __all__ = ["ChatProvenance", "TurnTexts", "chat_source", "infer_assistant_spans"]
 
@@ -420,10 +421,9 @@ def _header_start(text: str, low: int, high: int, header: str, prompt: str) -> i
         if separator and end - len(separator) >= low and text.startswith(separator, end - len(separator)):
             end -= len(separator)
     else:
-        for size in range(min(len(header), high - low), 0, -1):
-            if text.startswith(header[:size], high - size):
-                end = high - size
-                break
+        size = start_ending(text, low, high, header, len(header))
+        if size:
+            end = high - size
     held = text[low:end]
     if any(line.strip() and line.strip() in held for line in header.splitlines()):
         return low
@@ -472,12 +472,8 @@ def _short_header_end(
     # an empty past turn may write less of the header than the prompt does (DeepSeek V3's
     # "<｜Assistant｜><｜end▁of▁sentence｜>" where the prompt is "<｜Assistant｜><think>\n").
     header = _ROLE_HEADER.match(generation_prompt).group().strip()  # type: ignore[union-attr]
-    for length in range(len(header) - 1, 1, -1):
-        for marker in markers:
-            found = text.find(header[:length] + marker, low, high)
-            if found >= 0:
-                return found + length
-    return None
+    found = longest_start_before(text, low, high, header, markers, 2)
+    return None if found is None else found[1]
 
 
 def _after_prompt(text: str, low: int, first: int, generation_prompt: str) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..errors import bounded_repr
 from ..sandbox.limits import Limits
 
 __all__ = ["compiled_at_load", "named_sources"]
@@ -25,7 +26,7 @@ def named_sources(
         raise ValueError("a chat template must be a string or a non-empty mapping of names")
     if name is not None and name not in (templates if single is None else ("default",)):
         names = sorted(templates) if single is None else ["default"]
-        raise ValueError(f"no chat template named {name!r}; available template names are {names}")
+        raise ValueError(f"no chat template named {bounded_repr(name)}; available template names are {names}")
     return templates, single
 
 

@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast, overload
 
-from ..errors import TemplateError
+from ..errors import TemplateError, bounded_repr
 from ..sandbox.limits import Limits
 from .calls import (
     _Call,
@@ -70,7 +70,7 @@ class ChatTemplate:
         self._templates, self._single = named_sources(template, name)
         self.name: str | None = name if self._single is None else None
         self.special_tokens: dict[str, Any] = {
-            str(key): to_template_data(value, f"special token {key!r}")
+            str(key): to_template_data(value, f"special token {bounded_repr(key)}")
             for key, value in (special_tokens or {}).items()
         }
         self.offer_reasoning = offer_reasoning

@@ -147,11 +147,11 @@ def encode_chat(
             char_to_token = encoding.char_to_token
     result: TokenizedChat = {"input_ids": ids, "attention_mask": [1] * len(ids)}
     if masks:
-        result["assistant_masks"] = _assistant_mask(len(ids), spans, char_to_token)
+        result["assistant_masks"] = assistant_mask(len(ids), spans, char_to_token)
     return result
 
 
-def _assistant_mask(count: int, spans: Sequence[tuple[int, int]], char_to_token: Any) -> list[int]:
+def assistant_mask(count: int, spans: Sequence[tuple[int, int]], char_to_token: Any) -> list[int]:
     """The mask of the tokens the spans fall in, by transformers' mapping, quirks included: a
     span whose first character has no token ends the marking; an end that maps to no token
     (or to token 0) runs to the end.

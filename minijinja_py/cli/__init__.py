@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from ..errors import bounded_repr
 from .check import _cmd_check
 from .options import (
     LIMIT_OPTIONS,
@@ -242,7 +243,7 @@ def _worker_count(text: str) -> int:
     try:
         workers = int(text)
     except ValueError:
-        raise CommandError(f"--workers must be a number or 'auto', not {text!r}") from None
+        raise CommandError(f"--workers must be a number or 'auto', not {bounded_repr(text)}") from None
     if workers < 1:
         raise CommandError("--workers must be at least 1")
     return workers

@@ -9,6 +9,8 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, NoReturn
 
+from ..errors import bounded_repr
+
 
 class CommandError(Exception):
     """A usage or input problem reported as `error: <message>`."""
@@ -73,7 +75,7 @@ def _parse_vars(items: Sequence[str] | None) -> dict[str, Any]:
     for item in items or ():
         key, sep, raw = item.partition("=")
         if not sep or not key:
-            raise CommandError(f"--var expects key=value, got {item!r}")
+            raise CommandError(f"--var expects key=value, got {bounded_repr(item)}")
         try:
             out[key] = json.loads(raw)
         except json.JSONDecodeError:
@@ -160,7 +162,7 @@ def _now(args: argparse.Namespace) -> Any:
         return datetime.fromisoformat(text)
     except ValueError:
         raise CommandError(
-            f"--now expects an ISO 8601 date and time (2026-01-15T12:00:00), not {text!r}"
+            f"--now expects an ISO 8601 date and time (2026-01-15T12:00:00), not {bounded_repr(text)}"
         ) from None
 
 

@@ -214,7 +214,7 @@ def _parse_field(text: str, key: str) -> Any:
     try:
         return parse_json(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"{key!r} holds invalid JSON: {exc}") from None
+        raise InputError(f"{bounded_repr(key)} holds invalid JSON: {exc}") from None
 
 
 class RowRenderer:
@@ -325,8 +325,8 @@ class RowRenderer:
                 if value is None:
                     continue
                 if key in RESERVED_KEYS:
-                    raise InputError(f"{key!r} is an option of the run, not a template variable")
-                raise InputError(f"{key!r} is a special token of the model, not a row's variable")
+                    raise InputError(f"{bounded_repr(key)} is an option of the run, not a template variable")
+                raise InputError(f"{bounded_repr(key)} is a special token of the model, not a row's variable")
             if value is None and drop_none:
                 continue
             if key == "messages":

@@ -172,6 +172,26 @@ def inferred_spans_many_turns() -> str:
     return f"{len(result.assistant_spans)} spans, {result.assistant_rule}"
 
 
+def inferred_spans_long_header() -> str:
+    # An empty past turn whose text holds no start of the 100,002-character generation prompt
+    # followed by its marker: each length of the header was tried in turn (10**10 characters).
+    from minijinja_py import ChatTemplate
+
+    chat = ChatTemplate.from_string(
+        "{% for m in messages %}{% if m.role == 'user' %}<u>{{ m.content }}</s>"
+        "{% else %}[{{ 'a' * 100000 }}b{{ m.content }}</s>{% endif %}{% endfor %}"
+        "{% if add_generation_prompt %}[{{ 'a' * 100000 }}]{% endif %}"
+    )
+    messages = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": ""},
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": "ok"},
+    ]
+    result = chat.render_with_provenance(messages)
+    return f"{result.assistant_spans}, {result.assistant_rule}"
+
+
 def lone_surrogate_tokenized() -> str:
     from minijinja_py import ChatTemplate
 
@@ -449,6 +469,12 @@ TRAINING = [
         "inferred-spans-many-turns",
         call=_fn("inferred_spans_many_turns"),
         expect=Ok("20000 spans, inferred"),
+    ),
+    Attack(
+        TRAIN,
+        "inferred-spans-long-header",
+        call=_fn("inferred_spans_long_header"),
+        expect=Ok("[(200025, 200031)], inferred"),
     ),
     Attack(
         TRAIN,
