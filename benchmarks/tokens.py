@@ -15,7 +15,7 @@ figure is conversations per CPU second over the whole corpus (median of the repe
 ``--tagged`` times the training path instead: ``tokenize(return_assistant_tokens_mask=True)``
 against ``apply_chat_template(tokenize=True, return_dict=True,
 return_assistant_tokens_mask=True)`` on the templates with ``{% generation %}`` blocks (the
-hand-tagged copies in minijinja_py/chat/tagged and the corpus templates that ship tags), each
+hand-tagged copies in minijinja_py/chat/spans/tagged and the corpus templates that ship tags), each
 in its model folder, on the pairs where both give the same lists; it prints each template's
 ratio and their median.  ``--against REV`` adds the engine of an earlier commit (imported as
 ``benchmarks.ab`` imports it) to the same rotation: before and after in one process.

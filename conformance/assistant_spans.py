@@ -1,6 +1,6 @@
 """How often the inferred assistant spans equal hand-tagged ``{% generation %}`` spans.
 
-Truth: ``minijinja_py/chat/tagged/*.jinja`` (corpus templates tagged by hand in this project, from the
+Truth: ``minijinja_py/chat/spans/tagged/*.jinja`` (corpus templates tagged by hand in this project, from the
 end of the assistant header through the end-of-turn marker and the line end after it; see
 conformance/FINDINGS.md for the convention) and the corpus templates that ship
 with generation blocks (their tags stripped for the inference).  Inferred: the untagged corpus
@@ -18,7 +18,7 @@ from typing import Any
 
 from .corpus import _conversation, _meta, conversation_names, corpus_dir, template_source
 
-TAGGED_DIR = Path(__file__).resolve().parent.parent / "minijinja_py" / "chat" / "tagged"
+TAGGED_DIR = Path(__file__).resolve().parent.parent / "minijinja_py" / "chat" / "spans" / "tagged"
 SHIPPED_TAGGED = ("smollm-3-3b", "lfm-2.5-8b-a1b", "lfm-2.5-vl-450m", "laguna-v8")
 _TAG = re.compile(r"\{%-?\s*(end)?generation\s*-?%\}")
 
@@ -123,7 +123,7 @@ def conversation_agreement(
 ) -> tuple[int, int, list[str]]:
     """(conversations whose inferred mask equals the tags' mask, conversations rendered, the
     disagreeing ones), the inferred spans under ``mask_options`` (see masks.adjust_spans)."""
-    from minijinja_py.chat.masks import adjust_spans
+    from minijinja_py.chat.spans.conventions import adjust_spans
     from minijinja_py.errors import TemplateError
 
     truth_template, plain_template = _templates(name)

@@ -12,7 +12,7 @@ few templates that ship them, ``lfm2_2_5*.jinja``).  They are not copied into th
 Each template with tags, its tags stripped, is rendered over the 18 corpus conversations with
 provenance; a conversation agrees when the masks made by the inferred spans and by the tags are
 the same (compared as assistant_spans.py compares them: empty spans dropped, touching ones
-joined).  ``mask_options`` (see minijinja_py.chat.masks) may pick a family's convention.
+joined).  ``mask_options`` (see minijinja_py.chat.spans.modes) may pick a family's convention.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def compare(
     root: Path, name: str, conversation: str, mask_options: dict[str, Any] | None = None
 ) -> bool | None:
     """Whether the inferred mask equals the tags' (None: the template refuses the pair)."""
-    from minijinja_py.chat.masks import adjust_spans
+    from minijinja_py.chat.spans.conventions import adjust_spans
     from minijinja_py.errors import TemplateError
 
     truth_template, plain_template = _templates(root, name)

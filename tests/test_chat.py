@@ -709,7 +709,7 @@ def _corpus():
 def test_corpus_through_chat_template(template, monkeypatch):
     """ChatTemplate.render builds the same context as the corpus reference (Jinja2 3.1.6)."""
     corpus, reference = _corpus()
-    import minijinja_py.chat.calls as chat_module
+    import minijinja_py.chat.render as chat_module
 
     monkeypatch.setattr(chat_module, "_ENVIRONMENTS", {None: reference.ours_chat_environment()})
     meta = corpus._meta().get(template, {})

@@ -386,8 +386,8 @@ def test_the_traced_tools_kept_are_bounded():
         chat.render_with_provenance(MESSAGES, tools=[_tool(f"f{index}", {"x" * 100_000: 1})])
     # (each list is its 100 KB repr, two bytes a character, and its three containers and
     # strings as keep_traced counts them: 205,839 bytes, of which 20 fit in 4 MiB)
-    assert [size for _, size in chat._traced_tools._entries.values()] == [205_839] * 20
-    assert chat._traced_tools.size <= TOOLS_BYTES
+    assert [size for _, size in chat.kept.tools._entries.values()] == [205_839] * 20
+    assert chat.kept.tools.size <= TOOLS_BYTES
 
 
 def test_a_header_written_after_every_conversation_is_cut_from_the_markers():

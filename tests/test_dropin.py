@@ -11,7 +11,7 @@ import pytest
 
 import minijinja_py
 from minijinja_py import ChatTemplate
-from minijinja_py.chat.masks import normalised_hash, tagged_names, tagged_source
+from minijinja_py.chat.spans.registry import normalised_hash, tagged_names, tagged_source
 
 tokenizers = pytest.importorskip("tokenizers", reason="needs the 'tokens' extra")
 
@@ -151,7 +151,7 @@ def test_mask_modes_on_a_template_the_registry_does_not_know(tokenizer):
         chat.apply_chat_template(MESSAGES, return_assistant_tokens_mask=True, mask="tagged")
     assert str(caught.value) == (
         "mask='tagged': this template has no {% generation %} blocks and no hand-tagged copy of "
-        "it is known (see minijinja_py.chat.masks); use mask='inferred' or 'auto'"
+        "it is known (see minijinja_py.chat.spans); use mask='inferred' or 'auto'"
     )
     with pytest.raises(ValueError, match="^mask must be one of \\['generation', 'tagged', 'inf"):
         chat.apply_chat_template(MESSAGES, return_assistant_tokens_mask=True, mask="rule")

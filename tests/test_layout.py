@@ -52,14 +52,17 @@ def _type_checking(test: ast.expr) -> bool:
     )
 
 
-def imports_of(source: str, module: str, is_package: bool, known: set[str]) -> set[str]:
-    """The modules of ``known`` that ``source`` (the text of ``module``) imports anywhere."""
+def imports_of(
+    source: str, module: str, is_package: bool, known: set[str], type_checking: bool = False
+) -> set[str]:
+    """The modules of ``known`` that ``source`` (the text of ``module``) imports anywhere
+    (``type_checking``: those under ``if TYPE_CHECKING:`` too)."""
     package = module if is_package else module.rpartition(".")[0]
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _type_checking(child.test):
+            if isinstance(child, ast.If) and _type_checking(child.test) and not type_checking:
                 for other in child.orelse:
                     visit(other)
                 continue
@@ -80,11 +83,13 @@ def imports_of(source: str, module: str, is_package: bool, known: set[str]) -> s
     return {name for name in found if name in known}
 
 
-def package_graph(root: Path = ROOT) -> dict[str, set[str]]:
+def package_graph(root: Path = ROOT, type_checking: bool = False) -> dict[str, set[str]]:
     paths = {module_name(path, root): path for path in root.rglob("*.py")}
     known = set(paths)
     return {
-        name: imports_of(path.read_text(encoding="utf-8"), name, path.name == "__init__.py", known)
+        name: imports_of(
+            path.read_text(encoding="utf-8"), name, path.name == "__init__.py", known, type_checking
+        )
         - {name}
         for name, path in paths.items()
     }
@@ -132,6 +137,44 @@ def upward_imports(graph: dict[str, set[str]]) -> list[str]:
 
 GRAPH = package_graph()
 
+# The chat layer's stages, from the bottom up (ARCHITECTURE.md draws them): a stage takes data
+# and returns data, and imports only the stages below it, not even a type from above (these
+# checks count the imports under ``if TYPE_CHECKING:``).
+CHAT = f"{PACKAGE}.chat"
+CHAT_STAGES: list[tuple[str, ...]] = [
+    # caller values, tool schemas, files, result shapes, the tokenizers library's encode
+    ("inputs", "schema", "loading", "gguf", "sources", "kept", "types", "tokens", "capabilities",
+     "tensors"),
+    ("render",),
+    ("model",),  # what a model gives the stages
+    ("call",),
+    ("spans",),
+    ("dropin",),
+    ("template",),  # ChatTemplate: the face
+    ("apply", ""),
+]
+CHAT_RANK = {part: rank for rank, parts in enumerate(CHAT_STAGES) for part in parts}
+# A chat module longer than this is named in ARCHITECTURE.md with the reason it is one module.
+CHAT_LONG = 500
+
+
+def chat_stage_of(module: str) -> int:
+    parts = module[len(CHAT) :].lstrip(".").split(".")
+    if parts[0] not in CHAT_RANK:
+        raise AssertionError(f"{module} is in no stage of the chat layer: add it to CHAT_STAGES")
+    return CHAT_RANK[parts[0]]
+
+
+def chat_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    return {
+        name: {target for target in targets if target.startswith(CHAT)}
+        for name, targets in graph.items()
+        if name.startswith(CHAT)
+    }
+
+
+CHAT_GRAPH = chat_graph(package_graph(type_checking=True))
+
 
 def test_the_graph_sees_the_package() -> None:
     # (a graph that missed the imports would pass every check below)
@@ -147,6 +190,39 @@ def test_no_import_cycle() -> None:
 
 def test_imports_go_down_only() -> None:
     assert upward_imports(GRAPH) == []
+
+
+def test_the_chat_layer_has_no_import_cycle_of_any_kind() -> None:
+    assert find_cycle(CHAT_GRAPH) is None
+
+
+def test_chat_stages_import_downward_only() -> None:
+    upward = sorted(
+        f"{name} -> {target}"
+        for name, targets in CHAT_GRAPH.items()
+        for target in targets
+        if chat_stage_of(target) > chat_stage_of(name)
+    )
+    assert upward == []
+
+
+def test_no_chat_stage_imports_the_face() -> None:
+    face = f"{CHAT}.template"
+    assert sorted(name for name, targets in CHAT_GRAPH.items() if face in targets) == [
+        CHAT,
+        f"{CHAT}.apply",
+    ]
+
+
+def test_long_chat_modules_are_explained() -> None:
+    architecture = (ROOT.parent / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    unexplained = sorted(
+        path.relative_to(ROOT.parent).as_posix()
+        for path in (ROOT / "chat").rglob("*.py")
+        if len(path.read_text(encoding="utf-8").splitlines()) > CHAT_LONG
+        and f"`{path.relative_to(ROOT.parent).as_posix()}`" not in architecture
+    )
+    assert unexplained == []
 
 
 def test_few_modules_at_the_root() -> None:
@@ -203,6 +279,16 @@ def test_a_synthetic_cycle_and_an_upward_import_are_found() -> None:
     ]
     graph["minijinja_py.builtins.methods"] = set()
     assert find_cycle(graph) is None
+
+
+def test_type_checking_imports_count_for_the_chat_layer() -> None:
+    source = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .template import X\n"
+    known = {f"{CHAT}.template"}
+    assert imports_of(source, f"{CHAT}.call", False, known) == set()
+    assert imports_of(source, f"{CHAT}.call", False, known, type_checking=True) == known
+    assert chat_stage_of(f"{CHAT}.spans.inferred") == CHAT_RANK["spans"]
+    with pytest.raises(AssertionError, match="chat.extra is in no stage"):
+        chat_stage_of(f"{CHAT}.extra")
 
 
 def test_a_module_outside_every_layer_is_refused() -> None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from minijinja_py.chat import overlap
-from minijinja_py.chat.overlap import longest_start_before, start_ending
+from minijinja_py.chat.spans import overlap
+from minijinja_py.chat.spans.overlap import longest_start_before, start_ending
 
 
 def _by_each_length(function, *args):

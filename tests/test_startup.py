@@ -18,8 +18,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 DEFERRED = (
     "minijinja_py.provenance",
-    "minijinja_py.chat.provenance",
-    "minijinja_py.chat.spans",
+    "minijinja_py.chat.spans.choose",
+    "minijinja_py.chat.spans.traced",
+    "minijinja_py.chat.spans.inferred",
     "minijinja_py.chat.tokens",
     "minijinja_py.chat.dropin",
     "minijinja_py.chat.gguf",
@@ -78,16 +79,17 @@ def test_provenance_is_imported_by_the_call_that_uses_it() -> None:
     assert printed == "[(26, 34)]"  # ('"hello"' and its line end, after '<|assistant|>')
     assert modules == [
         "minijinja_py.provenance",
-        "minijinja_py.chat.provenance",
-        "minijinja_py.chat.spans",
+        "minijinja_py.chat.spans.traced",
+        "minijinja_py.chat.spans.inferred",
     ]
 
 
 def test_the_deferred_names_of_the_chat_package_are_its_modules_own() -> None:
     import minijinja_py.chat as chat
-    from minijinja_py.chat import gguf, provenance
+    from minijinja_py.chat import gguf
+    from minijinja_py.chat.spans import traced
 
-    assert chat.ChatProvenance is provenance.ChatProvenance
+    assert chat.ChatProvenance is traced.ChatProvenance
     assert chat.GGUFError is gguf.GGUFError
     assert chat.GGUFMetadata is gguf.GGUFMetadata
     assert chat.read_gguf_metadata is gguf.read_gguf_metadata

@@ -7,14 +7,18 @@ tokens, then the caller's keyword arguments, which win), tools given as Python f
 by `get_json_schema`, the same `continue_final_message` cut and the same
 `ValueError`/`TypeError` messages.
 
-Modules, one job each: `loading` (model folders, the Hub cache, GGUF through `gguf`),
-`inputs` (caller values to plain data), `schema` (tools from Python functions),
-`capabilities` (probe renders), `provenance` (sources and assistant spans),
-`tokens` (token ids), `masks` (assistant masks and their sources, the hand-tag registry),
-`spans` (assistant spans of one conversation), `calls` (what one render call shares),
-`dropin` (transformers' apply_chat_template: padding, truncation, tensors), `apply` (its function
-form, from a folder or a source) and
-`template` (`ChatTemplate` itself).
+Stages, each a module (or folder) that takes data and returns data:
+
+    inputs -> call -> render -> spans/ -> tokens -> dropin
+
+`inputs` (caller values to plain data, `schema`: tools from Python functions), `call` (one
+call's template, context and options), `render` (text, and the continue_final_message cut),
+`spans/` (which characters are the assistant's: generation blocks, hand-tagged copies, the
+inferred rule over a traced render), `tokens` (token ids and assistant masks), `dropin`
+(transformers' apply_chat_template: padding, truncation, tensors; `apply`, its function form).
+Beside them: `loading` and `gguf` (model folders, the Hub cache, GGUF files), `model` (what a
+model gives the stages), `kept` (what a model keeps between calls), `capabilities` (probe
+renders), `types` (result shapes) and `template`, `ChatTemplate`: the face that runs them.
 """
 
 from typing import TYPE_CHECKING
@@ -28,7 +32,7 @@ from .template import ChatTemplate
 
 if TYPE_CHECKING:  # for type checkers and the API reference; at run time, imported on first use
     from .gguf import GGUFError, GGUFMetadata, read_gguf_metadata
-    from .provenance import ChatProvenance
+    from .spans.traced import ChatProvenance
 
 __all__ = [
     "SPECIAL_TOKEN_NAMES",
@@ -50,7 +54,7 @@ _GGUF = ("GGUFError", "GGUFMetadata", "read_gguf_metadata")
 def __getattr__(name: str) -> object:
     # Provenance and GGUF reading are imported on first use: rendering text needs neither.
     if name == "ChatProvenance":
-        from .provenance import ChatProvenance
+        from .spans.traced import ChatProvenance
 
         return ChatProvenance
     if name in _GGUF:

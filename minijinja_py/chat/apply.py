@@ -95,12 +95,12 @@ def apply_chat_template(
             return_offsets_mapping, return_length, verbose.
         mask: Left out, transformers' assistant mask: the {% generation %} blocks, and zeros
             with a logged warning for a template without them.  "generation", "tagged",
-            "inferred" or "auto" choose the sources (minijinja_py.chat.masks), and the result
+            "inferred" or "auto" choose the sources (minijinja_py.chat.spans.modes), and the result
             has a mask_source key.
         mask_header: The convention of inferred masks for the assistant's role header:
             "auto" (the default: the template's family's), "exclude", "whitespace" (its
             trailing whitespace is the turn's) or "include" (see
-            minijinja_py.chat.masks.adjust_spans).
+            minijinja_py.chat.spans.conventions.adjust_spans).
         mask_final_eos: Whether inferred masks take an end-of-sequence token written after
             the whole conversation into its last assistant turn (Phi 3's "<|endoftext|>").
         **kwargs: Template variables.

@@ -9,11 +9,11 @@ truncation sides of the folder's `tokenizer_config.json`, single conversations u
 ragged batch as an object array), and the assistant mask mapped from characters to tokens of
 the padded, truncated encodings.
 
-The one addition is `mask` (see minijinja_py.chat.masks): left out, the assistant mask is
+The one addition is `mask` (see minijinja_py.chat.spans.modes): left out, the assistant mask is
 transformers' (the template's `{% generation %}` blocks, zeros without them); given, it names
 the sources to use, and the result carries a `mask_source` key as well as the attribute.
 
-`tokenizers` is imported by minijinja_py.chat.tokens; numpy and torch here, when asked for.
+`tokenizers` is imported by minijinja_py.chat.tokens; numpy and torch by minijinja_py.chat.tensors, when asked for.
 """
 
 from __future__ import annotations
@@ -23,14 +23,18 @@ import threading
 import weakref
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .masks import ChatEncoding, check_mask_conventions, check_mask_mode
-from .spans import chat_spans
+from .call import prepare_traced_call
+from .inputs import normalise_conversations
+from .model import ChatModel
+from .spans.blocks import has_generation_blocks
+from .spans.choose import chat_spans
+from .spans.conventions import check_mask_conventions
+from .spans.modes import check_mask_mode
+from .tensors import tensor, to_tensors, unbatch
 from .tokens import assistant_mask
-
-if TYPE_CHECKING:
-    from .template import ChatTemplate
+from .types import ChatEncoding
 
 __all__ = ["apply_to_template"]
 
@@ -51,7 +55,6 @@ _MAX_TRUNCATION = 1 << 62
 
 _PADDING = ("longest", "max_length", "do_not_pad")
 _TRUNCATION = ("only_first", "only_second", "longest_first", "do_not_truncate")
-_TENSORS = ("pt", "np", "mlx")
 _TOKENIZER_KWARGS = frozenset(
     {
         "pad_to_multiple_of",
@@ -67,7 +70,7 @@ _TOKENIZER_KWARGS = frozenset(
 
 
 def apply_to_template(
-    chat: ChatTemplate,
+    chat: ChatModel,
     conversation: Any,
     tools: Sequence[Any] | None = None,
     documents: Sequence[Any] | None = None,
@@ -89,11 +92,8 @@ def apply_to_template(
     mask_final_eos: bool = False,
     **kwargs: Any,
 ) -> Any:
-    """minijinja_py.chat.apply.apply_chat_template (which documents it) on a ChatTemplate.
-
-    ChatTemplate.apply_chat_template calls it with itself: this module does not import
-    .template, which is above it.
-    """
+    """minijinja_py.chat.apply.apply_chat_template (which documents it) on a model: the
+    drop-in's stage, which `ChatTemplate.apply_chat_template` runs with itself."""
     if not tokenize:
         return_dict = False
     if return_assistant_tokens_mask and not (return_dict and tokenize):
@@ -114,8 +114,9 @@ def apply_to_template(
         raise ValueError(
             "Cannot apply chat template to an empty conversation. Provide at least one message."
         )
-    conversations, batched = chat._conversations(conversation)
-    call = chat._prepare_text(
+    conversations, batched = normalise_conversations(conversation, chat.offer_reasoning)
+    call = prepare_traced_call(
+        chat,
         tools,
         documents,
         add_generation_prompt,
@@ -123,14 +124,15 @@ def apply_to_template(
         return_assistant_tokens_mask,
         chat_template,
         kwargs,
+        mask_header,
+        mask_final_eos,
     )
-    call.mask_header, call.mask_final_eos = mask_header, mask_final_eos
     if sanitize_control_tokens and (not tokenize or return_assistant_tokens_mask):
         raise ValueError(
             "`sanitize_control_tokens=True` requires `tokenize=True` and is not compatible with "
             "`return_assistant_tokens_mask=True`."
         )
-    if return_assistant_tokens_mask and mask is None and not call.generation:
+    if return_assistant_tokens_mask and mask is None and not has_generation_blocks(call.source):
         _warn_once(
             "return_assistant_tokens_mask==True but chat template does not contain "
             "`{% generation %}` keyword."
@@ -155,7 +157,7 @@ def apply_to_template(
     else:
         out, encodings = _encode(chat, texts, strategy, settings, options, batched)
     if return_tensors is not None:
-        _to_tensors(out, return_tensors)
+        to_tensors(out, return_tensors)
     if not return_dict:
         return out["input_ids"]
     result = ChatEncoding(out)
@@ -169,7 +171,7 @@ def apply_to_template(
             )
         result["assistant_masks"] = masks if batched or return_tensors else masks[0]
         if return_tensors is not None:
-            result["assistant_masks"] = _tensor(
+            result["assistant_masks"] = tensor(
                 result["assistant_masks"], return_tensors, "assistant_masks"
             )
         result.mask_source = sources if batched else sources[0]
@@ -197,7 +199,7 @@ class _Settings:
         self.pad_id = pad_id
 
     @classmethod
-    def of(cls, chat: ChatTemplate) -> _Settings:
+    def of(cls, chat: ChatModel) -> _Settings:
         # Read once per template (a batch of a data set's map is one call among thousands).
         key = (getattr(chat, "folder", None), chat.special_tokens.get("pad_token"), chat.tokenizer)
         found = _SETTINGS.get(chat)
@@ -207,7 +209,7 @@ class _Settings:
         return found[1]
 
     @classmethod
-    def _read(cls, chat: ChatTemplate) -> _Settings:
+    def _read(cls, chat: ChatModel) -> _Settings:
         config: dict[str, Any] = {}
         folder = getattr(chat, "folder", None)
         if folder is not None:
@@ -335,7 +337,7 @@ def _enum_value(value: Any, enum_name: str, allowed: tuple[str, ...]) -> str:
 _BATCH_TOKENIZERS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
-def _batch_tokenizer(chat: ChatTemplate) -> tuple[Any, threading.Lock]:
+def _batch_tokenizer(chat: ChatModel) -> tuple[Any, threading.Lock]:
     # (with a lock: the copy's padding and truncation are set for each call)
     own = chat.tokenizer
     found = _BATCH_TOKENIZERS.get(chat)
@@ -348,7 +350,7 @@ def _batch_tokenizer(chat: ChatTemplate) -> tuple[Any, threading.Lock]:
 
 
 def _encode(
-    chat: ChatTemplate,
+    chat: ChatModel,
     texts: list[str],
     strategy: _Strategy,
     settings: _Settings,
@@ -387,21 +389,11 @@ def _encode(
         out["offset_mapping"] = [list(e.offsets) for e in encodings]
     if options.get("return_length"):
         out["length"] = [len(e.ids) for e in encodings]
-    return out if batched else _unbatch(out), encodings
-
-
-def _unbatch(out: dict[str, Any]) -> dict[str, Any]:
-    # Marked for _to_tensors: one conversation's lists gain their batch axis back as tensors.
-    return _Single({key: value[0] for key, value in out.items()})
-
-
-class _Single(dict[str, Any]):
-    """The values of one conversation, unbatched as transformers unbatches them (undone when
-    they become tensors, which keep the batch axis)."""
+    return out if batched else unbatch(out), encodings
 
 
 def _encode_sanitized(
-    chat: ChatTemplate,
+    chat: ChatModel,
     rendered: list[tuple[str, Any, Any, Any]],
     strategy: _Strategy,
     settings: _Settings,
@@ -445,66 +437,4 @@ def _encode_sanitized(
     out: dict[str, Any] = {"input_ids": input_ids}
     if options.get("return_attention_mask", True) is not False:
         out["attention_mask"] = attention
-    return out if batched else _unbatch(out)
-
-
-def _to_tensors(out: dict[str, Any], kind: Any) -> None:
-    single = isinstance(out, _Single)
-    for key, value in list(out.items()):
-        out[key] = _tensor([value] if single else value, kind, key)
-
-
-def _tensor(value: Any, kind: Any, key: str) -> Any:
-    name = getattr(kind, "value", kind)
-    if name not in _TENSORS:
-        raise ValueError(f"{kind} is not a valid TensorType, please select one of {list(_TENSORS)}")
-    if name == "mlx":
-        raise ImportError(
-            "Unable to convert output to MLX tensors format, minijinja_py does not make them."
-        )
-    if name == "pt":
-        try:
-            import torch  # type: ignore[import-not-found]
-        except ImportError:
-            raise ImportError(
-                "Unable to convert output to PyTorch tensors format, PyTorch is not installed."
-            ) from None
-    try:
-        import numpy as np
-    except ImportError:
-        raise ImportError(
-            f"return_tensors={name!r} needs numpy: install it (pip install numpy)"
-        ) from None
-    try:
-        if name == "pt":
-            if _total(value) == 0:
-                return torch.tensor(value, dtype=torch.int64)
-            return torch.tensor(value)
-        return _numpy(np, value)
-    except Exception as error:
-        raise ValueError(
-            "Unable to create tensor, you should probably activate truncation and/or padding with "
-            "'padding=True' 'truncation=True' to have batched tensors with the same length. "
-            f"Perhaps your features (`{key}` in this case) have excessive nesting (inputs type "
-            "`list` where type `int` is expected)."
-        ) from error
-
-
-def _numpy(np: Any, value: Any) -> Any:
-    if value and isinstance(value[0], (list, tuple)):
-        if len({len(row) for row in value}) > 1:
-            # A ragged batch: an object array of int64 arrays, as transformers makes it.
-            return np.asarray([np.asarray(row) for row in value], dtype=object)
-    if _total(value) == 0:
-        return np.asarray(value, dtype=np.int64)
-    return np.asarray(value)
-
-
-def _total(value: Any) -> int:
-    if isinstance(value, (list, tuple)):
-        return (
-            sum(_total(item) for item in value)
-            if value and isinstance(value[0], (list, tuple))
-            else len(value)
-        )
-    return 1
+    return out if batched else unbatch(out)

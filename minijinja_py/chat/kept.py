@@ -15,14 +15,21 @@ from collections import OrderedDict
 from collections.abc import Hashable
 from typing import Any
 
-__all__ = ["COMPILED_BYTES", "PROBES_BYTES", "TOOLS_BYTES", "KeptBytes", "compiled_size"]
+__all__ = [
+    "COMPILED_BYTES",
+    "PROBES_BYTES",
+    "TOOLS_BYTES",
+    "KeptBetweenCalls",
+    "KeptBytes",
+    "compiled_size",
+]
 
 #: bytes of templates compiled from sources passed as ``chat_template=`` (the model's own
 #: templates are always kept)
 COMPILED_BYTES = 16 << 20
 #: bytes of probed turn texts (keyed by the template's source and its options)
 PROBES_BYTES = 4 << 20
-#: bytes of traced tool lists (see ChatTemplate._sourced_tools)
+#: bytes of traced tool lists (see spans/traced.py, sourced_tools)
 TOOLS_BYTES = 4 << 20
 
 
@@ -73,3 +80,15 @@ class KeptBytes:
     def clear(self) -> None:
         self._entries.clear()
         self.size = 0
+
+
+class KeptBetweenCalls:
+    """What one chat model keeps from call to call, each part bounded in bytes: templates
+    compiled from sources passed as `chat_template=`, probed turn texts, traced tool lists."""
+
+    __slots__ = ("compiled", "probes", "tools")
+
+    def __init__(self) -> None:
+        self.compiled = KeptBytes(COMPILED_BYTES)
+        self.probes = KeptBytes(PROBES_BYTES)
+        self.tools = KeptBytes(TOOLS_BYTES)

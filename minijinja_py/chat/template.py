@@ -1,27 +1,24 @@
-"""The `ChatTemplate`: a model's chat template(s) rendered as transformers renders them."""
+"""`ChatTemplate`, the chat layer's face: it loads a model's template(s), special tokens and
+tokenizer (held by `ChatModel`, chat/model.py) and runs the stages for each public method:
+
+    inputs (chat/inputs.py)  ->  call (chat/call.py)  ->  render (chat/render.py)
+        ->  spans (chat/spans/)  ->  tokens (chat/tokens.py)  ->  drop-in (chat/dropin.py)
+
+Spans, tokens and the drop-in are imported by the first call that needs them, so that a process
+that only renders text imports none of them (tests/test_startup.py).
+"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast, overload
 
-from ..errors import TemplateError, bounded_repr
-from ..sandbox.limits import Limits
-from .calls import (
-    _Call,
-    _cut_at_tag,
-    _environment,
-    _refuse_tokenizer_options,
-    _tag_final_message,
-    prepare_call,
-)
+from ..errors import TemplateError
+from .call import Call, prepare_call, prepare_traced_call, refuse_tokenizer_options
 from .capabilities import ChatCapabilities, probe_capabilities
-from .deferred import encode_chat, tracing
-from .inputs import normalise_conversations, to_template_data
-from .kept import COMPILED_BYTES, PROBES_BYTES, TOOLS_BYTES, KeptBytes, compiled_size
+from .inputs import normalise_conversations
 from .loading import (
     load_gguf_files,
     load_pretrained_files,
@@ -29,66 +26,32 @@ from .loading import (
     read_text,
     resolve_model_folder,
 )
-from .masks import AssistantSpans, ChatEncoding, check_mask_conventions, check_mask_mode
-from .sources import compiled_at_load, named_sources
-from .types import TokenizedBatch, TokenizedChat
+from .model import ChatModel
+from .render import render_chat
+from .spans.modes import AssistantSpans, check_mask_mode
+from .types import ChatEncoding, TokenizedBatch, TokenizedChat
 
-if TYPE_CHECKING:  # (provenance, spans, tokens, drop-in: imported where used; text needs none)
-    from .provenance import ChatProvenance
+if TYPE_CHECKING:  # (imported where used: rendering text needs none of them)
+    from .spans.traced import ChatProvenance
 
 __all__ = ["ChatTemplate"]
 
 
-class ChatTemplate:
+class ChatTemplate(ChatModel):
     """A model's chat template (or its named set of templates) with the tokenizer's special tokens.
 
     >>> chat = ChatTemplate.from_string("{% for m in messages %}[{{ m.role }}] {{ m.content }}\\n{% endfor %}")
     >>> chat.render([{"role": "user", "content": "Hi"}])
     '[user] Hi\\n'
+
+    `ChatTemplate(template, special_tokens, *, name, offer_reasoning, origin, limits, now,
+    tokenizer)`: `template` is the source, or named sources (`{"default": ..., "tool_use":
+    ...}`); `name` fixes which named template renders (a single template is named `"default"`;
+    any other name is refused); `limits` bound each render (see `Limits`); `now` pins the
+    instant `strftime_now` formats, for reproducible prompts; `tokenizer` (a
+    `tokenizers.Tokenizer`, or the path of a `tokenizer.json` or of its folder, read when first
+    needed) is what `tokenize` encodes with.
     """
-
-    def __init__(
-        self,
-        template: str | Mapping[str, str],
-        special_tokens: Mapping[str, Any] | None = None,
-        *,
-        name: str | None = None,
-        offer_reasoning: bool = True,
-        origin: str | None = None,
-        limits: Limits | None = None,
-        now: datetime | None = None,
-        tokenizer: Any = None,
-    ) -> None:
-        """`template`: the source, or named sources (`{"default": ..., "tool_use": ...}`).
-
-        `name` fixes which named template renders (a single template is named `"default"`;
-        any other name is refused).  `limits` bound each render (see `Limits`);
-        `now` pins the instant `strftime_now` formats, for reproducible prompts.
-        `tokenizer` (a `tokenizers.Tokenizer`, or the path of a `tokenizer.json` or of its
-        folder, read when first needed) is what `tokenize` encodes with.
-        """
-        self._templates, self._single = named_sources(template, name)
-        self.name: str | None = name if self._single is None else None
-        self.special_tokens: dict[str, Any] = {
-            str(key): to_template_data(value, f"special token {bounded_repr(key)}")
-            for key, value in (special_tokens or {}).items()
-        }
-        self.offer_reasoning = offer_reasoning
-        self.origin = origin
-        if limits is not None and not isinstance(limits, Limits):
-            raise TypeError(f"limits must be a Limits or None, not {type(limits).__name__}")
-        self.limits = limits
-        if now is not None and not isinstance(now, datetime):
-            raise TypeError(f"now must be a datetime.datetime, not {type(now).__name__}")
-        self.now = now
-        self._tokenizer = tokenizer
-        #: The model folder read by from_pretrained (its tokenizer_config.json gives the
-        #: padding and truncation settings of apply_chat_template), else None.
-        self.folder: Path | None = None
-        self._compiled: dict[str, Any] = {}  # (the model's own templates)
-        self._kept_caches()
-        for source in compiled_at_load(self.sources, name, limits or Limits()):
-            self._compile(source)
 
     # construction ------------------------------------------------------------------------------
 
@@ -148,106 +111,18 @@ class ChatTemplate:
         options.setdefault("origin", os.fspath(path))
         return cls(template, tokens, name=name, **options)
 
-    # pickling: sources travel, compiled forms are rebuilt on first use ------------------------
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state["_compiled"] = {}
-        for name in ("_passed", "_probes", "_traced_tools"):
-            state.pop(name, None)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        # (pickles of 0.1.0 lack the limits and the clock; older ones the traced tools)
-        self.__dict__.update({"limits": None, "now": None, "folder": None, **state})
-        self._kept_caches()
-
-    def _kept_caches(self) -> None:
-        # What is kept between calls, bounded in bytes (see chat/kept.py): templates compiled
-        # from sources passed as chat_template=, probed turn texts, traced tool lists.
-        self._passed = KeptBytes(COMPILED_BYTES)
-        self._probes = KeptBytes(PROBES_BYTES)
-        self._traced_tools = KeptBytes(TOOLS_BYTES)
-
     def __repr__(self) -> str:
         names = ", ".join(self.sources)
         origin = f" {self.origin}" if self.origin else ""
         return f"<ChatTemplate{origin} [{names}]>"
 
-    # selection ---------------------------------------------------------------------------------
+    def _one(self, messages: Any) -> list[dict[str, Any]]:
+        conversations, batched = normalise_conversations(messages, self.offer_reasoning)
+        if batched:
+            raise TypeError("messages must be one conversation here, not a batch of them")
+        return conversations[0]
 
-    @property
-    def sources(self) -> dict[str, str]:
-        """Template sources by name (a single template is named `"default"`)."""
-        if self._single is not None:
-            return {"default": self._single}
-        return dict(self._templates)
-
-    @property
-    def template_names(self) -> list[str]:
-        return list(self.sources)
-
-    def select(self, tools: Any = None, chat_template: str | None = None) -> str:
-        """The template source transformers would use for this call.
-
-        `chat_template` may name one of the model's templates or be a template's source text.
-        """
-        if chat_template is None:
-            chat_template = self.name
-        if self._single is None:
-            if chat_template is not None and chat_template in self._templates:
-                return self._templates[chat_template]
-            if chat_template is None:
-                if tools is not None and "tool_use" in self._templates:
-                    return self._templates["tool_use"]
-                if "default" in self._templates:
-                    return self._templates["default"]
-                raise ValueError(
-                    "This model has multiple chat templates with no default specified! Please "
-                    "either pass a chat template or the name of the template you wish to use to the "
-                    "`chat_template` argument. Available template names are "
-                    f"{sorted(self._templates)}."
-                )
-            return chat_template
-        return self._single if chat_template is None else chat_template
-
-    def _compile(self, source: str) -> Any:
-        compiled = self._compiled.get(source)
-        if compiled is None:
-            compiled = self._passed.get(source)
-            if compiled is None:
-                compiled = _environment(self.limits).from_string(source)
-                if source == self._single or source in self._templates.values():
-                    self._compiled[source] = compiled
-                else:  # (a source passed as chat_template=: kept while the bytes allow)
-                    self._passed.put(source, compiled, compiled_size(source))
-        return compiled
-
-    def compiled(self, tools: Any = None, chat_template: str | None = None) -> Any:
-        """The engine's compiled `Template` for this call."""
-        return self._compile(self.select(tools, chat_template))
-
-    # rendering ---------------------------------------------------------------------------------
-
-    def _conversations(self, messages: Any) -> tuple[list[list[dict[str, Any]]], bool]:
-        return normalise_conversations(messages, self.offer_reasoning)
-
-    def _render_chat(
-        self, call: _Call, chat: list[dict[str, Any]], spans: bool
-    ) -> tuple[str, list[tuple[int, int]]]:
-        final_message: Any = None
-        if call.continue_final_message:
-            final_message = _tag_final_message(chat, call.continue_final_message, call.source)
-        context = {**call.context, "messages": chat}
-        indices: list[tuple[int, int]] = []
-        if spans:
-            text, found = call.compiled.render_with_spans(context)
-            indices = [(start, end) for start, end in found]
-        else:
-            text = call.compiled.render(context)
-        if call.continue_final_message:
-            text = _cut_at_tag(text, final_message)
-        return text, indices
+    # text --------------------------------------------------------------------------------------
 
     @overload
     def render(
@@ -297,19 +172,13 @@ class ChatTemplate:
         The tokenizer's options (tokenize, return_dict, padding, ...) are refused with a
         TypeError: they belong to apply_chat_template and tokenize.
         """
-        _refuse_tokenizer_options("render", kwargs)
+        refuse_tokenizer_options("render", kwargs)
         call = prepare_call(
-            self,
-            tools,
-            documents,
-            add_generation_prompt,
-            continue_final_message,
-            False,
-            chat_template,
-            kwargs,
+            self, tools, documents, add_generation_prompt, continue_final_message, False,
+            chat_template, kwargs,
         )
-        conversations, batched = self._conversations(messages)
-        texts = [self._render_chat(call, chat, False)[0] for chat in conversations]
+        conversations, batched = normalise_conversations(messages, self.offer_reasoning)
+        texts = [render_chat(call, chat)[0] for chat in conversations]
         return texts if batched else texts[0]
 
     def render_many(
@@ -324,24 +193,12 @@ class ChatTemplate:
         **kwargs: Any,
     ) -> list[str]:
         """`render` for each conversation, sharing the tools, documents and options."""
-        _refuse_tokenizer_options("render_many", kwargs)
+        refuse_tokenizer_options("render_many", kwargs)
         call = prepare_call(
-            self,
-            tools,
-            documents,
-            add_generation_prompt,
-            continue_final_message,
-            False,
-            chat_template,
-            kwargs,
+            self, tools, documents, add_generation_prompt, continue_final_message, False,
+            chat_template, kwargs,
         )
-        return [self._render_chat(call, self._single_chat(c), False)[0] for c in conversations]
-
-    def _single_chat(self, messages: Any) -> list[dict[str, Any]]:
-        conversations, batched = self._conversations(messages)
-        if batched:
-            raise TypeError("messages must be one conversation here, not a batch of them")
-        return conversations[0]
+        return [render_chat(call, self._one(chat))[0] for chat in conversations]
 
     def render_with_spans(
         self,
@@ -361,16 +218,12 @@ class ChatTemplate:
         per call.
         """
         call = prepare_call(
-            self,
-            tools,
-            documents,
-            add_generation_prompt,
-            continue_final_message,
-            True,
-            chat_template,
-            kwargs,
+            self, tools, documents, add_generation_prompt, continue_final_message, True,
+            chat_template, kwargs,
         )
-        return self._render_chat(call, self._single_chat(messages), True)
+        return render_chat(call, self._one(messages), True)
+
+    # spans -------------------------------------------------------------------------------------
 
     def render_with_provenance(
         self,
@@ -384,15 +237,17 @@ class ChatTemplate:
     ) -> ChatProvenance:
         """The text of `render`, where each character came from, and the assistant spans.
 
-        Sources are named as in `minijinja_py.chat.provenance`; the special tokens are
+        Sources are named as in `minijinja_py.chat.spans.traced`; the special tokens are
         template text.  `assistant_spans` are the `{% generation %}` spans when the template
         has such blocks, else inferred by that module's rule.  One conversation per call.
         """
+        from .spans.traced import traced_render
+
         call = prepare_call(
-            self, tools, documents, add_generation_prompt, False, False, chat_template, kwargs
+            self, tools, documents, add_generation_prompt, False, False, chat_template, kwargs,
         )
         call.traced_names = ["messages", "tools", "documents", *kwargs]
-        return tracing().traced_render(self, call, self._single_chat(messages))
+        return traced_render(self, call, self._one(messages))
 
     def assistant_spans(
         self,
@@ -418,7 +273,7 @@ class ChatTemplate:
             documents: Documents for retrieval-augmented templates.
             add_generation_prompt: End with the assistant's header.
             mask: The sources allowed: "generation", "tagged", "inferred" or "auto" (see
-                minijinja_py.chat.masks).
+                minijinja_py.chat.spans.modes).
             mask_header: The role-header convention of inferred spans.
             mask_final_eos: Whether inferred spans take a final end-of-sequence token.
             chat_template: The name of one of the model's templates, or a template's source.
@@ -431,32 +286,19 @@ class ChatTemplate:
             ValueError: for mask="tagged" on a template neither tagged nor known, or an
                 unknown mode or convention.
         """
+        from .spans.choose import chat_spans
+        from .spans.conventions import check_mask_conventions
+
         check_mask_mode(mask)
         check_mask_conventions(mask_header, mask_final_eos)
-        call = self._prepare_text(
-            tools, documents, add_generation_prompt, False, True, chat_template, kwargs
+        call = prepare_traced_call(
+            self, tools, documents, add_generation_prompt, False, True, chat_template, kwargs,
+            mask_header, mask_final_eos,
         )
-        call.mask_header, call.mask_final_eos = mask_header, mask_final_eos
-        text, spans, source, _ = tracing().chat_spans(
-            self, call, self._single_chat(messages), mask, False
-        )
+        text, spans, source, _ = chat_spans(self, call, self._one(messages), mask, False)
         return AssistantSpans(text, [(start, end) for start, end in spans], str(source))
 
     # tokens ------------------------------------------------------------------------------------
-
-    @property
-    def tokenizer(self) -> Any:
-        """The `tokenizers.Tokenizer` that `tokenize` uses (loaded on first use)."""
-        if self._tokenizer is None:
-            raise ValueError(
-                "this chat template has no tokenizer: load it with from_pretrained() from a folder "
-                "holding tokenizer.json, or pass tokenizer="
-            )
-        if isinstance(self._tokenizer, (str, os.PathLike)):
-            from .tokens import load_tokenizer
-
-            self._tokenizer = load_tokenizer(self._tokenizer)
-        return self._tokenizer
 
     @overload
     def tokenize(
@@ -519,7 +361,7 @@ class ChatTemplate:
         return_assistant_tokens_mask=...) on the same model folder for a template with
         {% generation %} blocks: one encode of the whole text without added special tokens.
         For a template without them, transformers gives zeros; here `mask` chooses the
-        source (see minijinja_py.chat.masks): by default "auto", the template's blocks, else
+        source (see minijinja_py.chat.spans.modes): by default "auto", the template's blocks, else
         a hand-tagged copy of a known template, else the inferred assistant turns.  The result's
         `mask_source` attribute names the source used (a list for a batch).  For transformers'
         whole option set (padding, truncation, tensors), use apply_chat_template.
@@ -541,7 +383,7 @@ class ChatTemplate:
                 "auto".
             mask_header: The convention of inferred masks for the role header: "auto" (the
                 template's family's), "exclude", "whitespace" or "include" (see
-                minijinja_py.chat.masks.adjust_spans).
+                minijinja_py.chat.spans.conventions.adjust_spans).
             mask_final_eos: Whether inferred masks take the end-of-sequence token written
                 after the whole conversation into its last assistant turn.
             chat_template: The name of one of the model's templates, or a template's source.
@@ -554,20 +396,12 @@ class ChatTemplate:
             ValueError: without a tokenizer, for options that do not go together, or for
                 mask="tagged" on a template neither tagged nor known.
         """
-        check_mask_mode(mask)
-        check_mask_conventions(mask_header, mask_final_eos)
-        call = self._prepare_tokens(
-            tools,
-            documents,
-            add_generation_prompt,
-            continue_final_message,
-            return_assistant_tokens_mask,
-            protect_special_tokens,
-            chat_template,
-            kwargs,
+        call = self._tokens_call(
+            tools, documents, add_generation_prompt, continue_final_message,
+            return_assistant_tokens_mask, protect_special_tokens, mask, mask_header,
+            mask_final_eos, chat_template, kwargs,
         )
-        call.mask_header, call.mask_final_eos = mask_header, mask_final_eos
-        conversations, batched = self._conversations(messages)
+        conversations, batched = normalise_conversations(messages, self.offer_reasoning)
         masked = mask if return_assistant_tokens_mask else None
         results = [
             self._encode(call, chat, masked, protect_special_tokens, return_text)
@@ -598,31 +432,21 @@ class ChatTemplate:
     ) -> list[TokenizedChat]:
         """tokenize for each conversation (one dict each), sharing the tools, documents and
         options, as render_many is render's."""
-        check_mask_mode(mask)
-        check_mask_conventions(mask_header, mask_final_eos)
-        call = self._prepare_tokens(
-            tools,
-            documents,
-            add_generation_prompt,
-            continue_final_message,
-            return_assistant_tokens_mask,
-            protect_special_tokens,
-            chat_template,
-            kwargs,
+        call = self._tokens_call(
+            tools, documents, add_generation_prompt, continue_final_message,
+            return_assistant_tokens_mask, protect_special_tokens, mask, mask_header,
+            mask_final_eos, chat_template, kwargs,
         )
-        call.mask_header, call.mask_final_eos = mask_header, mask_final_eos
         masked = mask if return_assistant_tokens_mask else None
         return [
             cast(
                 TokenizedChat,
-                self._encode(
-                    call, self._single_chat(chat), masked, protect_special_tokens, return_text
-                ),
+                self._encode(call, self._one(chat), masked, protect_special_tokens, return_text),
             )
             for chat in conversations
         ]
 
-    def _prepare_tokens(
+    def _tokens_call(
         self,
         tools: Any,
         documents: Any,
@@ -630,61 +454,34 @@ class ChatTemplate:
         continue_final_message: bool | str,
         masks: bool,
         protect: bool,
+        mask: str,
+        mask_header: str,
+        mask_final_eos: bool,
         chat_template: str | None,
         kwargs: Mapping[str, Any],
-    ) -> _Call:
-        self.tokenizer  # noqa: B018 - without one, say how to get one before anything else
-        if continue_final_message and protect:
-            raise ValueError(
-                "continue_final_message is not compatible with protect_special_tokens."
-            )
-        return self._prepare_text(
-            tools,
-            documents,
-            add_generation_prompt,
-            continue_final_message,
-            masks,
-            chat_template,
-            kwargs,
-        )
+    ) -> Call:
+        from .call import prepare_tokens_call
+        from .spans.conventions import check_mask_conventions
 
-    def _prepare_text(
-        self,
-        tools: Any,
-        documents: Any,
-        add_generation_prompt: Any,
-        continue_final_message: bool | str,
-        masks: bool,
-        chat_template: str | None,
-        kwargs: Mapping[str, Any],
-    ) -> _Call:
-        call = prepare_call(
-            self,
-            tools,
-            documents,
-            add_generation_prompt,
-            continue_final_message,
-            masks,
-            chat_template,
-            kwargs,
+        check_mask_mode(mask)
+        check_mask_conventions(mask_header, mask_final_eos)
+        return prepare_tokens_call(
+            self, tools, documents, add_generation_prompt, continue_final_message, masks, protect,
+            chat_template, kwargs, mask_header, mask_final_eos,
         )
-        call.traced_names = ["messages", "tools", "documents", *kwargs]
-        call.generation = tracing().has_generation_blocks(call.source)
-        return call
 
     def _encode(
-        self,
-        call: _Call,
-        chat: list[dict[str, Any]],
-        mask: str | None,
-        protect: bool,
-        text_too: bool,
+        self, call: Call, chat: list[dict[str, Any]], mask: str | None, protect: bool, text: bool
     ) -> ChatEncoding:
-        text, spans, source, caller_spans = tracing().chat_spans(self, call, chat, mask, protect)
-        masks = mask is not None
-        result = ChatEncoding(encode_chat()(self.tokenizer, text, spans, caller_spans, masks))
-        if text_too:
-            result["text"] = text
+        # The spans stage, then the tokens stage, for one conversation.
+        from .spans.choose import chat_spans
+        from .tokens import encode_chat
+
+        rendered, spans, source, caller_spans = chat_spans(self, call, chat, mask, protect)
+        encoded = encode_chat(self.tokenizer, rendered, spans, caller_spans, mask is not None)
+        result = ChatEncoding(encoded)
+        if text:
+            result["text"] = rendered
         result.mask_source = source
         return result
 
@@ -724,26 +521,14 @@ class ChatTemplate:
         from .dropin import apply_to_template
 
         return apply_to_template(
-            self,
-            conversation,
-            tools=tools,
-            documents=documents,
-            chat_template=chat_template,
+            self, conversation, tools=tools, documents=documents, chat_template=chat_template,
             add_generation_prompt=add_generation_prompt,
-            continue_final_message=continue_final_message,
-            tokenize=tokenize,
-            sanitize_control_tokens=sanitize_control_tokens,
-            padding=padding,
-            truncation=truncation,
-            max_length=max_length,
-            return_tensors=return_tensors,
-            return_dict=return_dict,
-            return_assistant_tokens_mask=return_assistant_tokens_mask,
-            tokenizer_kwargs=tokenizer_kwargs,
-            mask=mask,
-            mask_header=mask_header,
-            mask_final_eos=mask_final_eos,
-            **kwargs,
+            continue_final_message=continue_final_message, tokenize=tokenize,
+            sanitize_control_tokens=sanitize_control_tokens, padding=padding,
+            truncation=truncation, max_length=max_length, return_tensors=return_tensors,
+            return_dict=return_dict, return_assistant_tokens_mask=return_assistant_tokens_mask,
+            tokenizer_kwargs=tokenizer_kwargs, mask=mask, mask_header=mask_header,
+            mask_final_eos=mask_final_eos, **kwargs,
         )
 
     def find_control_tokens(
@@ -754,11 +539,11 @@ class ChatTemplate:
         **kwargs: Any,
     ) -> list[dict[str, Any]]:
         """The tokenizer's added tokens found in the caller's data: one `{"source", "token",
-        "offset"}` per occurrence, sources named as in `minijinja_py.chat.provenance`,
+        "offset"}` per occurrence, sources named as in `minijinja_py.chat.spans.traced`,
         so that a server can refuse such input instead of protecting it."""
         from .tokens import find_control_tokens
 
-        conversations, _ = self._conversations(messages)
+        conversations, _ = normalise_conversations(messages, self.offer_reasoning)
         data: list[tuple[tuple, Any]] = []
         for chat in conversations:
             data += [(("message", index), message) for index, message in enumerate(chat)]
@@ -771,15 +556,10 @@ class ChatTemplate:
 
     def undeclared_variables(self, chat_template: str | None = None) -> set[str]:
         """Names the chosen template reads from its context."""
-        return set(self._compile(self._analysis_source(chat_template)).undeclared_variables())
-
-    def _analysis_source(self, chat_template: str | None) -> str:
-        if chat_template is None and self.name is None and self._single is None:
-            if "default" not in self._templates:
-                return next(iter(self._templates.values()))
-        return self.select(None, chat_template)
+        compiled = self.compiled_source(self.analysis_source(chat_template))
+        return set(compiled.undeclared_variables())
 
     def capabilities(self, chat_template: str | None = None) -> ChatCapabilities:
         """Which inputs the chosen template renders, found by analysis and probe renders."""
-        compiled = self._compile(self._analysis_source(chat_template))
+        compiled = self.compiled_source(self.analysis_source(chat_template))
         return probe_capabilities(compiled, self.special_tokens)

@@ -7,9 +7,9 @@ they let `mypy --strict` know that `chat.tokenize(messages)["input_ids"]` is a
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Any, TypedDict
 
-__all__ = ["TokenizedBatch", "TokenizedChat"]
+__all__ = ["ChatEncoding", "TokenizedBatch", "TokenizedChat"]
 
 
 class _TokenizedChatOptional(TypedDict, total=False):
@@ -49,3 +49,12 @@ class TokenizedBatch(_TokenizedBatchOptional):
 
     input_ids: list[list[int]]
     attention_mask: list[list[int]]
+
+
+class ChatEncoding(dict[str, Any]):
+    """The token lists of a chat (a plain dict, equal to transformers' for the same keys), with
+    `mask_source`: where its assistant_masks came from (one of `MASK_SOURCES`, a list of
+    them for a batch, or None when no mask was asked for).  The attribute does not take part in
+    dict equality, nor in a copy made with dict()."""
+
+    mask_source: Any = None

@@ -56,7 +56,7 @@ the header than the prompt does, a marker right after it, has its span there (De
 `<｜Assistant｜><｜end▁of▁sentence｜>` where the prompt is `<｜Assistant｜><think>\n`).
 
 **The family's header convention.**  The rule leaves the role header out; a few families' hand
-tags take it as the turn's (`.masks.HEADERS_THE_TURN_TAKES`: gpt-oss, whose model writes
+tags take it as the turn's (`.conventions.HEADERS_THE_TURN_TAKES`: gpt-oss, whose model writes
 `<|start|>assistant` itself between a turn's messages, DeepSeek and Laguna), and
 `ChatProvenance.assistant_spans` follows them; `rule_spans` keeps the rule's own spans.
 """
@@ -66,112 +66,14 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
-from os.path import commonprefix
-from typing import Any, NamedTuple
+from typing import Any
 
-from ..provenance import Provenance, Segment
-from .kept import KeptBytes
-from .masks import convention_spans
+from ...provenance import Segment
 from .overlap import longest_start_before, start_ending
+from .probes import ROLE_HEADER, role_header_forms
 
-__all__ = ["ChatProvenance", "TurnTexts", "chat_source", "infer_assistant_spans"]
-
-ChatSource = tuple[Any, ...]
-
-_TRACED_ROOTS = {"messages": "message", "tools": "tool", "documents": "document"}
-
-
-def chat_source(path: tuple[Any, ...]) -> ChatSource:
-    """The engine's path of a context value, named for a chat caller."""
-    root = path[0]
-    kind = _TRACED_ROOTS.get(root)
-    if kind is None:
-        return ("keyword", *path)
-    if kind == "message":
-        return ("message", *path[1:])
-    return (kind, *path[1:2])
-
-
-class TurnTexts(NamedTuple):
-    """What a template writes around an assistant turn, read off probe renders."""
-
-    #: The text ``add_generation_prompt=True`` appends.
-    generation_prompt: str = ""
-    #: The marker written after a final assistant message.
-    end_of_turn: str = ""
-    #: The marker written after a user message, when it is another (gpt-oss ends the last turn
-    #: with ``<|return|>`` and every past one with ``<|end|>``).
-    past_end_of_turn: str = ""
-    #: The whitespace written after the marker of a final assistant message (``"\n"`` in ChatML).
-    line_end: str = ""
-    #: The whitespace written after the marker of an assistant message that another follows.
-    past_line_end: str = ""
-    #: What a final tool call's turn writes after the call's arguments (gpt-oss's
-    #: ``"}<|call|>``): looked for where no end-of-turn marker follows a turn.
-    call_end: str = ""
-    #: What a tool call's turn writes before the call's name, after its role header (Mistral's
-    #: ``[TOOL_CALLS] [{"name": "``): looked for where no role header precedes a turn.
-    call_start: str = ""
-    #: What a template that writes no end-of-turn marker writes between an assistant turn's
-    #: text and the next user turn's (Falcon's ``"\nUser: "``): where an empty turn ends.
-    next_header: str = ""
-
-
-@dataclass(frozen=True)
-class ChatProvenance:
-    """A rendered conversation with the origin of each character and the assistant spans."""
-
-    text: str
-    #: The engine's segments (paths as in the template's context), sorted by start.
-    segments: tuple[Segment, ...]
-    #: (start, end) character spans of the assistant's turns: the template's generation blocks
-    #: when it has them, else inferred (see the module's rule) with the role-header convention
-    #: of the template's family ("auto" of .masks.adjust_spans).
-    assistant_spans: list[tuple[int, int]]
-    #: "generation" or "inferred": where ``assistant_spans`` came from.
-    assistant_rule: str
-    #: The messages as the template saw them (their strings are ``str`` objects that carry
-    #: their sources).
-    messages: list[dict[str, Any]] = field(default_factory=list, repr=False)
-    #: What the probes read off the template for the rule (empty for generation blocks).
-    turn_texts: TurnTexts = TurnTexts()
-    #: The rule's spans, the role header excluded, before ``assistant_spans`` took the
-    #: header convention of the template's family (see .masks.family_header; empty for
-    #: generation blocks).
-    rule_spans: list[tuple[int, int]] = field(default_factory=list, repr=False)
-
-    def sources_at(self, index: int) -> list[ChatSource]:
-        """The chat sources of the character at `index` (empty: the template's own text)."""
-        found: list[ChatSource] = []
-        for segment in self.segments:
-            if segment.start <= index < segment.end:
-                source = chat_source(segment.path)
-                if source not in found:
-                    found.append(source)
-        return found
-
-    def char_sources(self) -> list[tuple[ChatSource, ...]]:
-        """For every character, the chat sources it came from."""
-        sources: list[list[ChatSource]] = [[] for _ in self.text]
-        for segment in self.segments:
-            source = chat_source(segment.path)
-            for index in range(segment.start, segment.end):
-                if source not in sources[index]:
-                    sources[index].append(source)
-        return [tuple(found) for found in sources]
-
-    def caller_spans(self) -> list[tuple[int, int]]:
-        """Merged (start, end) spans of the characters that came from the caller's data."""
-        merged: list[tuple[int, int]] = []
-        for segment in sorted(self.segments, key=lambda s: (s.start, s.end)):
-            if merged and segment.start <= merged[-1][1]:
-                if segment.end > merged[-1][1]:
-                    merged[-1] = (merged[-1][0], segment.end)
-            else:
-                merged.append((segment.start, segment.end))
-        return merged
+__all__ = ["infer_assistant_spans", "message_regions"]
 
 
 def message_regions(
@@ -246,7 +148,12 @@ def infer_assistant_spans(
                     default=0,
                 )
                 high = min(
-                    (start for other, found in regions.items() if other > index for start, _ in found),
+                    (
+                        start
+                        for other, found in regions.items()
+                        if other > index
+                        for start, _ in found
+                    ),
                     default=len(text),
                 )
             if spans:
@@ -347,7 +254,9 @@ class _Neighbours:
         self.end_keys = [end for end, _ in ends]
         # the furthest end of the messages before each index, the first start of those after
         highest = [max((end for _, end in regions.get(i, ())), default=0) for i in range(count)]
-        lowest = [min((start for start, _ in regions.get(i, ())), default=length) for i in range(count)]
+        lowest = [
+            min((start for start, _ in regions.get(i, ())), default=length) for i in range(count)
+        ]
         self.end_before = [0] * count
         self.start_after = [length] * count
         for i in range(1, count):
@@ -418,7 +327,11 @@ def _header_start(text: str, low: int, high: int, header: str, prompt: str) -> i
     if found:
         end = min(found)
         separator = header[: len(header) - len(header.lstrip())]
-        if separator and end - len(separator) >= low and text.startswith(separator, end - len(separator)):
+        if (
+            separator
+            and end - len(separator) >= low
+            and text.startswith(separator, end - len(separator))
+        ):
             end -= len(separator)
     else:
         size = start_ending(text, low, high, header, len(header))
@@ -458,7 +371,7 @@ def _marker_end(text: str, markers: list[str], low: int, high: int) -> int | Non
 
 def _prompt_end(text: str, low: int, high: int, generation_prompt: str) -> int | None:
     # Where the first role header in text[low:high] ends.
-    for prompt in _prompt_forms(generation_prompt):
+    for prompt in role_header_forms(generation_prompt):
         found = text.find(prompt, low, high)
         if found >= 0:
             return found + len(prompt)
@@ -471,13 +384,13 @@ def _short_header_end(
     # Where a start of the role header that a marker follows at once ends in text[low:high]:
     # an empty past turn may write less of the header than the prompt does (DeepSeek V3's
     # "<｜Assistant｜><｜end▁of▁sentence｜>" where the prompt is "<｜Assistant｜><think>\n").
-    header = _ROLE_HEADER.match(generation_prompt).group().strip()  # type: ignore[union-attr]
+    header = ROLE_HEADER.match(generation_prompt).group().strip()  # type: ignore[union-attr]
     found = longest_start_before(text, low, high, header, markers, 2)
     return None if found is None else found[1]
 
 
 def _after_prompt(text: str, low: int, first: int, generation_prompt: str) -> int:
-    for prompt in _prompt_forms(generation_prompt):
+    for prompt in role_header_forms(generation_prompt):
         found = text.rfind(prompt, low, first)
         if found >= 0:
             end = found + len(prompt)
@@ -497,285 +410,3 @@ _LAST_OPENER = re.compile(r"<([A-Za-z_][\w.-]*)>\s*$")
 def _closer(header: str) -> str:
     opened = _LAST_OPENER.search(header)
     return "" if opened is None else f"</{opened.group(1)}>"
-
-
-_ROLE_HEADER = re.compile(r"\s*[^\n]*\n?\s*")
-
-
-@lru_cache(maxsize=64)  # (asked for every turn, of a template's one or two prompts)
-def _prompt_forms(generation_prompt: str) -> tuple[str, ...]:
-    # The role header: the prompt through its first line that is not blank and the whitespace
-    # after it.  What a prompt writes after that (Qwen 3.5's "<think>\n") is the start of the
-    # reply, which a past turn writes too.
-    if not generation_prompt:
-        return ()
-    header = _ROLE_HEADER.match(generation_prompt).group()  # type: ignore[union-attr]
-    forms = [header]
-    if header[0].isspace() and header.strip():
-        # (the whitespace that separates turns, which a first turn does not write:
-        # Falcon's "\nFalcon:")
-        forms.append(header.lstrip())
-    line = header.find("\n")
-    if 0 <= line < len(header) - 1:
-        forms.append(header[: line + 1])
-    return tuple(forms)
-
-
-_PROBE_USER = "Probe question 7f3a?"
-_PROBE_ASSISTANT = "Probe answer 9c1e."
-_PROBE_NAME = "probe_function"
-_PROBE_VALUE = "Probe value 3b8d"
-_PROBE_RESULT = "Probe result 5e2a"
-
-
-def probe_turn_texts(render: Any) -> TurnTexts:
-    """The texts a template writes around an assistant turn.
-
-    `render(messages, add_generation_prompt)` renders with the call's other inputs; a failing
-    probe (a template that wants a system message first, say) is retried with one, and one that
-    does not print string contents (a vision template) with typed contents.
-    """
-    found = None
-    for typed in (False, True):
-        for system in (False, True):
-            texts = _probe_shape(render, typed, system)
-            if texts is None:
-                continue
-            if texts[1]:  # (the answer was printed: its marker read)
-                return texts[0]
-            found = found or texts[0]
-    return found or TurnTexts()
-
-
-def _text(text: str, typed: bool) -> Any:
-    return [{"type": "text", "text": text}] if typed else text
-
-
-def _probe_shape(render: Any, typed: bool, system: bool) -> tuple[TurnTexts, bool] | None:
-    prefix = [{"role": "system", "content": _text("Probe system.", typed)}] if system else []
-    user = [*prefix, {"role": "user", "content": _text(_PROBE_USER, typed)}]
-    answered = [*user, {"role": "assistant", "content": _text(_PROBE_ASSISTANT, typed)}]
-    try:
-        without = render(user, False)
-        with_prompt = render(user, True)
-        reply = render(answered, False)
-    except Exception:  # the probe is the template's business: try the next shape
-        return None
-    try:
-        followed = render(
-            [*answered, {"role": "user", "content": _text(_PROBE_USER, typed)}], False
-        )
-    except Exception:  # (then no line end is read for past turns)
-        followed = ""
-    marker, line_end = _marker_after(reply, _PROBE_ASSISTANT)
-    past, _ = _marker_after(without, _PROBE_USER)
-    if marker and past.startswith(marker):
-        past = ""  # (Phi 4's user line goes on with the next header)
-    if len(with_prompt) > len(without) and with_prompt.startswith(without):
-        prompt = with_prompt[len(without) :]
-    else:
-        # The user turn writes the prompt itself (Phi 3 and 4, Yi), or a conversation that
-        # ends without it ends otherwise (with the EOS token): the prompt is what follows
-        # the user turn's marker.
-        prompt = _after_user_turn(with_prompt, (marker, past))
-    trailing = ""
-    if not prompt and past and marker:
-        # A template that writes the next assistant header after every conversation, with or
-        # without the prompt (Command R7B's tool-use template): it ends both probes' tails.
-        found = _trailing_header(past, marker, _tail_after(reply, _PROBE_USER))
-        if found is not None:
-            trailing, prompt = found
-            past = past[: len(past) - len(trailing)]
-            marker = marker[: len(marker) - len(trailing)]
-    past_line_end = _past_line_end(followed, without, (marker, past), line_end)
-    call_start, call_end = _call_texts(render, user, without, prompt)
-    if trailing and call_end.endswith(trailing):
-        call_end = call_end[: len(call_end) - len(trailing)]
-    next_header = "" if marker else _between(followed, _PROBE_ASSISTANT, _PROBE_USER)
-    texts = TurnTexts(
-        prompt, marker, past, line_end, past_line_end, call_end, call_start, next_header
-    )
-    return texts, _PROBE_ASSISTANT in reply
-
-
-_TOKEN = re.compile(r"<[^<>\s]*>|\[[^\[\]\s]*\]|\s+|[^<\[\s]+|.")
-
-
-def _token_starts(text: str) -> list[int]:
-    # Where the special tokens, words and runs of whitespace of `text` start.
-    return [found.start() for found in _TOKEN.finditer(text)]
-
-
-def _token_cut(text: str, length: int) -> int:
-    # `length` moved back to the start of the token of `text` it falls inside.
-    if length >= len(text):
-        return len(text)
-    starts = _token_starts(text)
-    return max((start for start in starts if start <= length), default=0)
-
-
-def _between(text: str, first: str, second: str) -> str:
-    at = text.find(first)
-    end = text.find(second, at) if at >= 0 else -1
-    return text[at + len(first) : end] if end >= 0 else ""
-
-
-def _tail_after(text: str, probe: str) -> str:
-    at = text.rfind(probe)
-    return text[at + len(probe) :] if at >= 0 else ""
-
-
-def _trailing_header(user_tail: str, answer_tail: str, reply_tail: str) -> tuple[str, str] | None:
-    # (the header written after every conversation, the part of it a past turn writes too)
-    # It ends what follows the user's probe and what follows the assistant's, and the reply's
-    # own assistant header, written after the user turn's marker, starts as it does.  The user
-    # turn's marker is at least one token: of the cuts that fit, the first after the start.
-    for cut in _token_starts(user_tail)[1:]:
-        trailing = user_tail[cut:]
-        if len(answer_tail) <= len(trailing) or not answer_tail.endswith(trailing):
-            continue
-        if not reply_tail.startswith(user_tail[:cut]):
-            continue
-        shared = _token_cut(trailing, len(commonprefix((trailing, reply_tail[cut:]))))
-        if shared:
-            return trailing, trailing[:shared]
-    return None
-
-
-def _after_user_turn(text: str, markers: tuple[str, str]) -> str:
-    tail = text[text.rfind(_PROBE_USER) + len(_PROBE_USER) :].lstrip("\n")
-    for marker in markers:
-        if marker and tail.startswith(marker):
-            return tail[len(marker) :].lstrip()
-    return ""
-
-
-def _call_texts(
-    render: Any, user: list[dict[str, Any]], without: str, prompt: str
-) -> tuple[str, str]:
-    # What a tool call's turn writes before the call's name and after its arguments.
-    call = {
-        "id": "call_probe",
-        "type": "function",
-        "function": {"name": _PROBE_NAME, "arguments": {"probe_argument": _PROBE_VALUE}},
-    }
-    turn = {"role": "assistant", "content": "", "tool_calls": [call]}
-    try:
-        text = render([*user, turn], False)
-    except Exception:  # a template without tool calls: neither
-        return "", ""
-    at = text.rfind(_PROBE_VALUE)
-    name_at = text.find(_PROBE_NAME, len(without))
-    if at < 0 or name_at < 0 or not text.startswith(without):
-        return "", ""
-    start = text[len(without) : name_at]
-    header = next(iter(_prompt_forms(prompt)), "")
-    if header and start.startswith(header):
-        start = start[len(header) :]
-    # (the whitespace between the turns is not the call's: Mistral's " [TOOL_CALLS]")
-    end = text[at + len(_PROBE_VALUE) :].rstrip()
-    if "<" in end:
-        end = _without_result_opener(render, [*user, turn], end)
-    return start.lstrip(), end
-
-
-_OPENER = re.compile(r"<\|?([A-Za-z_][\w.-]*)>")
-
-
-def _without_result_opener(render: Any, called: list[dict[str, Any]], end: str) -> str:
-    # A template that writes a call's result inside the calling turn may open the result's
-    # element after every call (Gemma 4's "<|tool_response>"): the element is the result's,
-    # closed after the result's text, not the call's end.
-    try:
-        text = render([*called, {"role": "tool", "content": _PROBE_RESULT}], False)
-    except Exception:  # (a template that wants something else after a call: no cut)
-        return end
-    at = text.rfind(_PROBE_RESULT)
-    if at < 0:
-        return end
-    after = text[at + len(_PROBE_RESULT) :]
-    for found in _OPENER.finditer(end):
-        name = found.group(1)
-        if f"</{name}>" in after or f"<{name}|>" in after:
-            return end[: found.start()]
-    return end
-
-
-def _marker_after(text: str, probe: str) -> tuple[str, str]:
-    # What follows the probe's text on its line (a template may write more turns after it),
-    # and the whitespace after that.
-    at = text.rfind(probe)
-    tail = text[at + len(probe) :] if at >= 0 else ""
-    if not tail.strip():
-        return "", ""
-    lead = len(tail) - len(tail.lstrip("\n"))
-    marker = tail[lead:].split("\n", 1)[0].rstrip()
-    rest = tail[lead + len(marker) :]
-    return marker, rest[: len(rest) - len(rest.lstrip())]
-
-
-def _past_line_end(followed: str, without: str, markers: tuple[str, str], line_end: str) -> str:
-    # The whitespace after the assistant probe's marker where a user turn follows.  What the
-    # next turn writes before its question must still end as the user turn's header does
-    # alone (GLM writes the next turn's header, "<|user|>", as a marker: the newline after it
-    # is the user turn's); where more than one cut does, the final turn's line end, else the
-    # shortest (Mistral's " [INST]" is the user turn's, with its space).
-    at = followed.find(_PROBE_ASSISTANT)
-    question = followed.find(_PROBE_USER, at)
-    if at < 0 or question < 0:
-        return ""
-    header = without[: without.rfind(_PROBE_USER)]
-    tail_at = at + len(_PROBE_ASSISTANT)
-    tail = followed[tail_at:question]
-    tail_at += len(tail) - len(tail.lstrip("\n"))
-    for marker in markers:
-        if marker and followed.startswith(marker, tail_at):
-            end = tail_at + len(marker)
-            between = followed[end:question]
-            space = between[: len(between) - len(between.lstrip())]
-            cuts = [
-                space[:size]
-                for size in range(len(space) + 1)
-                if between[size:] and header.endswith(between[size:])
-            ]
-            if line_end in cuts:
-                return line_end
-            return cuts[0] if cuts else ""
-    return ""
-
-
-_GENERATION_TAG = re.compile(r"\{%[-+]?\s*generation\s*[-+]?%\}")
-
-
-def has_generation_blocks(source: str) -> bool:
-    # (asked at every traced render of the same few sources: kept, bounded in bytes)
-    found: bool | None = _HAS_GENERATION.get(source)
-    if found is None:
-        found = _GENERATION_TAG.search(source) is not None
-        _HAS_GENERATION.put(source, found, len(source) + 128)
-    return found
-
-
-_HAS_GENERATION = KeptBytes(4 << 20)
-
-
-def chat_provenance(
-    traced: Provenance,
-    messages: list[dict[str, Any]],
-    probes: TurnTexts | None,
-) -> ChatProvenance:
-    """The chat view of an engine render with provenance (`probes` None: the template's
-    generation blocks give the spans)."""
-    if probes is None:
-        return ChatProvenance(
-            traced.text,
-            traced.segments,
-            [tuple(span) for span in traced.generation_spans],  # type: ignore[misc]
-            "generation",
-            messages=messages,
-        )
-    spans = infer_assistant_spans(traced.text, traced.segments, messages, *probes)
-    family = convention_spans(traced.text, spans, probes, messages)
-    return ChatProvenance(
-        traced.text, traced.segments, family, "inferred", messages, probes, rule_spans=spans
-    )

@@ -1,117 +1,21 @@
-"""Assistant masks with a stated source: which characters of a rendered chat are the assistant's.
-
-A mask comes from one of four sources, and every result says which one it came from:
-
-- `"generation"`: the template's own `{% generation %}` blocks (transformers' only source);
-- `"tagged"`: a hand-tagged copy of a known template, shipped with this package in
-  `tagged/` and found by the normalised hash of the template's source;
-- `"inferred"`: the rule of `minijinja_py.chat.provenance` (the end-of-turn marker and its
-  line end included; the role header as the template's family tags it, see adjust_spans);
-- `"none"`: no source was asked for or found, and the mask is zeros (transformers' result for
-  a template without generation blocks).
-
-The caller picks the sources with a mode:
-
-- `"generation"`: the template's blocks, else zeros;
-- `"tagged"`: the template's blocks, else a hand-tagged copy, else a `ValueError`;
-- `"inferred"`: the template's blocks, else the rule (the registry is not read);
-- `"auto"`: the template's blocks, else a hand-tagged copy, else the rule.
-"""
+"""The conventions of inferred spans that a template cannot decide: whether a turn's span takes
+its role header (the family's hand tags decide, see HEADERS_THE_TURN_TAKES) and whether an
+end-of-sequence token written after the whole conversation belongs to its last turn."""
 
 from __future__ import annotations
 
-import json
-from functools import cache, lru_cache
-from typing import Any, Literal, NamedTuple
+from typing import Any
 
-from ..errors import bounded_repr
+from ...errors import bounded_repr
 
 __all__ = [
-    "AssistantSpans",
-    "ChatEncoding",
     "HEADERS_THE_TURN_TAKES",
-    "MASK_MODES",
-    "MASK_SOURCES",
-    "MaskMode",
-    "MaskSource",
-    "check_mask_mode",
+    "HEADER_CONVENTIONS",
+    "adjust_spans",
+    "check_mask_conventions",
+    "convention_spans",
     "family_header",
-    "normalised_hash",
-    "tagged_source",
 ]
-
-MaskMode = Literal["generation", "tagged", "inferred", "auto"]
-MaskSource = Literal["generation", "tagged", "inferred", "none"]
-
-MASK_MODES: tuple[str, ...] = ("generation", "tagged", "inferred", "auto")
-MASK_SOURCES: tuple[str, ...] = ("generation", "tagged", "inferred", "none")
-
-
-class AssistantSpans(NamedTuple):
-    """A rendered conversation's assistant spans and their source."""
-
-    #: The prompt text.
-    text: str
-    #: (start, end) character offsets of the assistant's turns in `text`.
-    spans: list[tuple[int, int]]
-    #: One of MASK_SOURCES.
-    source: str
-
-
-def check_mask_mode(mode: Any) -> str:
-    """`mode` when it is one of `MASK_MODES`.
-
-    Raises:
-        ValueError: for any other value.
-    """
-    if mode not in MASK_MODES:
-        raise ValueError(f"mask must be one of {list(MASK_MODES)}, not {bounded_repr(mode)}")
-    return str(mode)
-
-
-def normalised_hash(source: str) -> str:
-    """The key of a template in the hand-tag registry: the SHA-256 of its source with line
-    ends made `\\n` and the whitespace around the whole stripped (a model folder's JSON copy
-    and its `.jinja` file differ in nothing else)."""
-    import hashlib  # (here: OpenSSL's loading is a cost a render without the registry skips)
-
-    text = source.replace("\r\n", "\n").replace("\r", "\n").strip()
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-@cache
-def _index() -> dict[str, str]:
-    return dict(json.loads(_tagged_file("index.json")))
-
-
-@cache
-def _tagged_file(name: str) -> str:
-    # (imported here: importlib.resources brings tempfile, shutil and the compressors with it)
-    from importlib import resources
-
-    return resources.files(__package__).joinpath("tagged", name).read_text("utf-8")
-
-
-@lru_cache(maxsize=64)  # (asked once per conversation; a str keeps its hash)
-def tagged_source(source: str) -> str | None:
-    """The hand-tagged copy of the template `source` (its `{% generation %}` version), or
-    `None` when the registry does not know the template."""
-    name = _index().get(normalised_hash(source))
-    return None if name is None else _tagged_file(name)
-
-
-def tagged_names() -> list[str]:
-    """The file names of the registry's hand-tagged templates."""
-    return sorted(_index().values())
-
-
-class ChatEncoding(dict[str, Any]):
-    """The token lists of a chat (a plain dict, equal to transformers' for the same keys), with
-    `mask_source`: where its assistant_masks came from (one of `MASK_SOURCES`, a list of
-    them for a batch, or None when no mask was asked for).  The attribute does not take part in
-    dict equality, nor in a copy made with dict()."""
-
-    mask_source: Any = None
 
 
 HEADER_CONVENTIONS: tuple[str, ...] = ("auto", "exclude", "whitespace", "include")
@@ -144,7 +48,9 @@ def check_mask_conventions(header: Any, final_eos: Any) -> None:
         TypeError: for a final_eos that is not a bool.
     """
     if header not in HEADER_CONVENTIONS:
-        raise ValueError(f"mask_header must be one of {list(HEADER_CONVENTIONS)}, not {bounded_repr(header)}")
+        raise ValueError(
+            f"mask_header must be one of {list(HEADER_CONVENTIONS)}, not {bounded_repr(header)}"
+        )
     if not isinstance(final_eos, bool):
         raise TypeError(f"mask_final_eos must be a bool, not {type(final_eos).__name__}")
 
