@@ -1,0 +1,438 @@
+"""A response template inferred from the chat template itself: the way back from what a model
+writes to the message it meant, for a template nobody wrote a `response_template` for.
+
+The chat template is rendered on probe messages (content alone; with reasoning under each field
+name templates read; with one tool call, its arguments as a dict and as a string; with two calls),
+and the texts are compared: what the template writes before and after each field is the marker
+that opens and closes it in a generated turn, and how it writes a call (a JSON object, a JSON
+list of them, or the name outside and JSON arguments after it) is how a generated call is read.
+The result is a response template in transformers' format (`fields` with literal `open`/
+`close` markers, `content` parsers, a `transform` for calls), read by the same parser as a model
+folder's own, so that an inferred parser and a written one behave alike.
+
+What the template does not let come back is said when the parser is built, never on a response:
+a field the template does not write, or writes without a marker that sets it apart from the text
+around it, is named in `lost`; a template whose assistant content cannot be found at all raises
+`ValueError`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from os.path import commonprefix
+from typing import Any
+
+__all__ = ["InferredResponseTemplate", "infer_response_template"]
+
+#: render(messages, add_generation_prompt, tools) -> text
+Render = Callable[[list[dict[str, Any]], bool, "list[dict[str, Any]] | None"], str]
+
+_USER = "Probe question 7f3a?"
+_CONTENT = "Probe answer 9c1e."
+_REASONING = "Probe thought 4d2b."
+_NAME = "probe_function"
+_NAME_2 = "probe_other"
+_KEY = "probe_arg"
+_VALUE = "Probe value 3b8d"
+_REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
+_PROBE_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": "A probe.",
+            "parameters": {
+                "type": "object",
+                "properties": {_KEY: {"type": "string", "description": "A probe."}},
+                "required": [_KEY],
+            },
+        },
+    }
+    for name in (_NAME, _NAME_2)
+]
+# A name written inside a pattern: what a function name may hold.
+_NAME_PATTERN = r"(?P<name>[A-Za-z0-9_.\-]+)"
+
+
+@dataclass
+class InferredResponseTemplate:
+    """A response template read off a chat template, and what it cannot give back."""
+
+    #: The response template, in transformers' format (see `parse_response`).
+    template: dict[str, Any]
+    #: One sentence per field the template does not let come back, with the reason.
+    lost: list[str] = field(default_factory=list)
+
+
+def infer_response_template(render: Render) -> InferredResponseTemplate:
+    """The response template of the chat template that `render` renders.
+
+    Raises:
+        ValueError: when the assistant's content cannot be found in a generated turn: the
+            template does not write it, or nothing marks where the assistant's turn begins.
+    """
+    user = {"role": "user", "content": _USER}
+    base = render([user], False, None)
+    prompt = render([user], True, None)
+    if not prompt.startswith(base):
+        raise ValueError(
+            "cannot infer a response template: the generation prompt is not written after the "
+            "conversation's text (add_generation_prompt=True changes what comes before it)"
+        )
+    anchor = _start_anchor(prompt[len(base) :], base)
+    lost: list[str] = []
+
+    def body(message: dict[str, Any], tools: list[dict[str, Any]] | None = None) -> str | None:
+        try:
+            text = render([user, {"role": "assistant", **message}], False, tools)
+        except Exception:  # (a probe the template refuses: that input does not come back)
+            return None
+        at = text.find(anchor, max(text.find(_USER), 0))
+        return None if at < 0 else text[at + len(anchor) :]
+
+    plain = body({"content": _CONTENT})
+    if plain is None or _CONTENT not in plain:
+        raise ValueError(
+            "cannot infer a response template: the template does not write an assistant "
+            f"message's content after its header {anchor!r}"
+        )
+    before_content = plain[: plain.index(_CONTENT)]
+    after_content = plain[plain.index(_CONTENT) + len(_CONTENT) :]
+    end_marker = _first_token(after_content)
+    fields: dict[str, Any] = {}
+    reasoning = _reasoning_field(body, lost)
+    if reasoning is not None:
+        fields[reasoning[0]] = reasoning[1]
+        # (an empty reasoning block the template writes before every reply is not the
+        # content's opener: Qwen 3's "<think>\n\n</think>\n\n")
+        opener, closer = reasoning[1]["open"], reasoning[1]["close"]
+        at = before_content.find(opener)
+        if at >= 0 and closer in before_content[at:]:
+            before_content = before_content[before_content.index(closer, at) + len(closer) :]
+    calls = _tool_calls_field(body, end_marker, lost)
+    section: list[str] = []
+    if calls is not None:
+        fields["tool_calls"], section = calls
+    content: dict[str, Any] = {"content": "text"}
+    if before_content.strip():
+        # (a reply the template opens with a marker of its own: gpt-oss's final channel)
+        content["open"] = before_content.strip()
+    # The reply stops at the end of the turn, and at a marker written around all the calls.
+    closers = [marker for marker in (end_marker, *section) if marker]
+    if closers:
+        content["close"] = closers[0] if len(closers) == 1 else closers
+    fields["content"] = content
+    template = {"defaults": {"role": "assistant"}, "start_anchor": anchor, "fields": fields}
+    return InferredResponseTemplate(template, lost)
+
+
+def _start_anchor(generation_prompt: str, base: str) -> str:
+    # The role header the generation prompt writes (through its first line that is not blank),
+    # else the marker that ends the user's turn (a template whose prompt writes nothing).
+    header = re.match(r"\s*([^\n]*\n?)", generation_prompt)
+    text = header.group(1) if header is not None else ""
+    if text.strip():
+        return text
+    tail = base[base.rfind(_USER) + len(_USER) :].strip() if _USER in base else ""
+    if not tail:
+        raise ValueError(
+            "cannot infer a response template: nothing marks where the assistant's turn begins "
+            "(the generation prompt is empty and the user's turn ends with no marker)"
+        )
+    return tail.split()[-1]
+
+
+# A marker: a special token (`<|im_end|>`, `</tool_call>`, `[TOOL_CALLS]`) or a word.
+_TOKEN = re.compile(r"<[^<>\s]*>|\[[^\[\]\s]*\]|[^<\[\s]+|[<\[]")
+
+
+def _first_token(text: str) -> str:
+    # The marker at the start of `text` (after whitespace).
+    found = _TOKEN.search(text)
+    return found.group() if found is not None else ""
+
+
+def _last_token(text: str) -> str:
+    # The marker at the end of `text` (before whitespace).
+    tokens = _TOKEN.findall(text)
+    return tokens[-1] if tokens else ""
+
+
+def _reasoning_field(
+    body: Callable[..., str | None], lost: list[str]
+) -> tuple[str, dict[str, Any]] | None:
+    for name in _REASONING_FIELDS:
+        text = body({"content": _CONTENT, name: _REASONING})
+        if text is None or _REASONING not in text:
+            continue
+        start = text.index(_REASONING)
+        end = start + len(_REASONING)
+        # (all the template writes before it in the turn: gpt-oss's "<|channel|>analysis<|message|>")
+        opener = text[:start].strip()
+        if _CONTENT in text and text.index(_CONTENT) > start:
+            closer = _first_token(text[end : text.index(_CONTENT)])
+        else:
+            closer = _first_token(text[end:])
+        if not opener or not closer:
+            lost.append(
+                f"{name}: the template writes it without a marker "
+                f"{'before' if not opener else 'after'} it, so a generated text cannot tell it "
+                "from the content"
+            )
+            return None
+        return name, {"open": opener, "close": closer, "content": "text"}
+    lost.append("reasoning: the template does not write an assistant message's reasoning")
+    return None
+
+
+def _call(name: str, arguments: Any) -> dict[str, Any]:
+    # (an id of nine letters and digits: Mistral's templates refuse any other)
+    return {"id": "call0abcd", "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+@dataclass
+class _Calls:
+    """Where the probe's calls lie in a turn's text: (start, name, end) of each, and how they
+    are read (the field's parser and transform, and a pattern when the name is outside JSON)."""
+
+    text: str
+    places: list[tuple[int, int, int]]
+    spec: dict[str, Any]
+    #: The text a name-outside call writes between its name and its arguments.
+    between: str = ""
+
+
+def _calls_message(names: tuple[str, ...], arguments: Any, content: str | None) -> dict[str, Any]:
+    calls = [_call(name, arguments) for name in names]
+    return {"tool_calls": calls} if content is None else {"content": content, "tool_calls": calls}
+
+
+def _probe_calls(body: Callable[..., str | None]) -> tuple[str, str | None, bool]:
+    # The turn with one call, and with two (None where the template refuses two), and whether
+    # its arguments had to be a JSON string.
+    for arguments in ({_KEY: _VALUE}, json.dumps({_KEY: _VALUE})):
+        for content in ("", None):
+            one = body(_calls_message((_NAME,), arguments, content), _PROBE_TOOLS)
+            if one is not None and _NAME in one and _VALUE in one:
+                two = body(_calls_message((_NAME, _NAME_2), arguments, content), _PROBE_TOOLS)
+                if two is not None and (_NAME_2 not in two or two.count(_VALUE) != 2):
+                    two = None
+                return one, two, isinstance(arguments, str)
+    return "", None, False
+
+
+def _tool_calls_field(
+    body: Callable[..., str | None], end_marker: str, lost: list[str]
+) -> tuple[dict[str, Any], list[str]] | None:
+    """The tool_calls field, and the section markers around all calls (which the content field
+    must stop at: they are not the reply's text)."""
+    one, two, _ = _probe_calls(body)
+    if not one:
+        lost.append("tool_calls: the template does not write an assistant message's tool calls")
+        return None
+    calls = _find_calls(one, (_NAME,))
+    if calls is None:
+        lost.append(
+            "tool_calls: the template writes a call in a form that is neither a JSON object "
+            "(or a list of them) nor a name followed by JSON arguments"
+        )
+        return None
+    spec = calls.spec
+    section: list[str] = []
+    if spec.get("transform_each"):
+        # One JSON list holds every call: its markers are the field's.
+        start, _, end = calls.places[0]
+        opener, closer = _last_token(one[:start]), _first_token(one[end:])
+        if not opener:
+            lost.append(_NO_CALL_MARKER)
+            return None
+        spec = {"open": opener, **spec}
+        if closer or end_marker:
+            spec["close"] = closer or end_marker
+        return spec, section
+    start, name_at, end = calls.places[0]
+    named = "open_pattern" in spec
+    opener = _last_token(one[:start])
+    closer = _first_token(one[end:])
+    both = _find_calls(two, (_NAME, _NAME_2)) if two is not None else None
+    if both is not None and len(both.places) == 2:
+        # What each call writes is what the two calls' texts share around them; a marker
+        # written once before (or after) all the calls is the section's.
+        (start_1, name_1, end_1), (start_2, name_2, end_2) = both.places
+        head = two[: name_1 if named else start_1]
+        gap = two[end_1 : name_2 if named else start_2]
+        tail = two[end_2:]
+        lead = _whole_tokens_suffix(gap, _common_suffix(head, gap))
+        trail = _whole_tokens_prefix(gap, commonprefix([gap, tail]))
+        if len(lead) + len(trail) > len(gap):
+            trail = trail[: len(gap) - len(lead)]
+        opener, closer = lead.strip(), trail.strip()
+        section += [_last_token(head[: len(head) - len(lead)])] if head[: len(head) - len(lead)] else []
+        section += [_first_token(tail[len(trail) :])]
+    elif named:
+        lead = one[:name_at]
+        cut = max(lead.rfind(" "), lead.rfind("\n"))
+        opener = lead[cut + 1 :].strip()
+    if named:
+        if not opener:
+            lost.append(_NO_CALL_MARKER)
+            return None
+        spec["open_pattern"] = re.escape(opener) + _NAME_PATTERN + _whitespace_pattern(calls.between)
+    elif not opener:
+        lost.append(_NO_CALL_MARKER)
+        return None
+    else:
+        spec = {"open": opener, **spec}
+    if closer or end_marker:
+        spec["close"] = closer or end_marker
+    section = [marker for marker in section if marker and marker not in (opener, closer, end_marker)]
+    return spec, section
+
+
+def _whole_tokens_prefix(text: str, prefix: str) -> str:
+    # `prefix` of `text` cut back to the end of its last whole marker.
+    end = 0
+    for token in _TOKEN.finditer(text):
+        if token.end() > len(prefix):
+            break
+        end = token.end()
+    return prefix[:end] if prefix.strip() else prefix
+
+
+def _whole_tokens_suffix(text: str, suffix: str) -> str:
+    # `suffix` of `text` cut forward to the start of its first whole marker.
+    low = len(text) - len(suffix)
+    for token in _TOKEN.finditer(text):
+        if token.start() >= low:
+            return text[token.start() :] if token.start() > low else suffix
+    return ""
+
+
+def _common_suffix(first: str, second: str) -> str:
+    size = len(commonprefix([first[::-1], second[::-1]]))
+    return first[len(first) - size :] if size else ""
+
+
+_NO_CALL_MARKER = (
+    "tool_calls: the template writes a call with no marker before it, so a generated text "
+    "cannot tell a call from the content"
+)
+
+
+def _decoded_at(text: str, at: int) -> tuple[Any, int] | None:
+    try:
+        return json.JSONDecoder().raw_decode(text, at)
+    except ValueError:
+        return None
+
+
+def _find_calls(text: str, names: tuple[str, ...]) -> _Calls | None:
+    """The calls of `names` in `text`: JSON objects holding the name and the arguments, one
+    JSON list of them, or each name followed by its JSON arguments."""
+    places: list[tuple[int, int, int]] = []
+    spec: dict[str, Any] | None = None
+    between = ""
+    low = 0
+    for name in names:
+        name_at = text.find(name, low)
+        if name_at < 0:
+            return None
+        found = _json_call(text, name, name_at)
+        if found is None:
+            found = _json_arguments(text, name_at, len(name))
+            if found is None:
+                return None
+        start, end, spec, between = found
+        if spec.get("transform_each"):
+            return _Calls(text, [(start, name_at, end)], spec)
+        places.append((start, name_at, end))
+        low = end
+    assert spec is not None
+    return _Calls(text, places, spec, between)
+
+
+def _json_call(text: str, name: str, name_at: int) -> tuple[int, int, dict[str, Any], str] | None:
+    """A call written as a JSON object holding the name and the arguments, or a JSON list of
+    such objects: where it starts and ends, and the field's parser and transform."""
+    for at in range(name_at - 1, -1, -1):
+        if text[at] != "{":
+            continue
+        decoded = _decoded_at(text, at)
+        if decoded is None or decoded[1] <= name_at:
+            continue
+        value, end = decoded
+        if not isinstance(value, dict):
+            continue
+        keys = _call_keys(value, name)
+        if keys is None:
+            continue
+        name_key, arguments_key = keys
+        # Inside a JSON list of calls?
+        before = text[:at].rstrip()
+        if before.endswith("[") or before.endswith(","):
+            bracket = before.rfind("[")
+            listed = _decoded_at(text, bracket) if bracket >= 0 else None
+            if listed is not None and isinstance(listed[0], list) and value in listed[0]:
+                transform = {"name": f"{{{name_key}}}", "arguments": f"{{{arguments_key}}}"}
+                return bracket, listed[1], {
+                    "content": "json",
+                    "transform_each": True,
+                    "transform": {"type": "function", "function": transform},
+                }, ""
+        transform = {
+            "name": f"{{content.{name_key}}}",
+            "arguments": f"{{content.{arguments_key}}}",
+        }
+        return at, end, {
+            "repeats": True,
+            "content": "json",
+            "transform": {"type": "function", "function": transform},
+        }, ""
+    return None
+
+
+def _call_keys(item: dict[str, Any], name: str) -> tuple[str, str] | None:
+    # (the key holding the call's name, and the one holding its arguments)
+    name_key = next((key for key, value in item.items() if value == name), None)
+    if name_key is None:
+        return None
+    for key, value in item.items():
+        if key == name_key:
+            continue
+        if value == {_KEY: _VALUE} or (isinstance(value, str) and _VALUE in value):
+            return name_key, key
+    return None
+
+
+def _json_arguments(
+    text: str, name_at: int, name_length: int
+) -> tuple[int, int, dict[str, Any], str] | None:
+    """A call written as its name, then its arguments as a JSON object (gpt-oss's
+    `to=functions.NAME ... <|message|>{...}`, Mistral's `[TOOL_CALLS]NAME[ARGS]{...}`)."""
+    name_end = name_at + name_length
+    brace = text.find("{", name_end)
+    while brace >= 0:
+        decoded = _decoded_at(text, brace)
+        if decoded is not None and decoded[0] == {_KEY: _VALUE}:
+            break
+        brace = text.find("{", brace + 1)
+    else:
+        return None
+    assert decoded is not None
+    between = text[name_end:brace]
+    if "\n\n" in between or len(between) > 200:
+        return None
+    return name_at, decoded[1], {
+        "open_pattern": "",
+        "repeats": True,
+        "content": "json",
+        "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+    }, between
+
+
+def _whitespace_pattern(text: str) -> str:
+    # The literal text, where any run of whitespace may be any run of whitespace.
+    return r"\s*".join(re.escape(piece) for piece in re.split(r"\s+", text))
