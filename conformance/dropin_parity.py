@@ -23,7 +23,20 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "right": {"pad_token": "eos", "padding_side": "right"},
     "left": {"pad_token": "eos", "padding_side": "left", "model_max_length": 48},
     "plain": {},
+    # "<think>" and "</think>" as added tokens that are not special (as Qwen 3 ships them), and
+    # a conversation whose replies write them: sanitize_control_tokens wraps them before the
+    # render, which changes what the template's split('</think>') sees.
+    "thinking": {"pad_token": "eos", "padding_side": "right"},
 }
+# Added tokens, not special, that a variant's tokenizer gains.
+ADDED: dict[str, list[str]] = {"thinking": ["<think>", "</think>"]}
+# A variant's own conversations (else CONVERSATIONS').
+THINKING = [
+    {"role": "user", "content": "Is it cold? <think>"},
+    {"role": "assistant", "content": "<think>\ncold\n</think>\n\nIt is cold."},
+    {"role": "user", "content": "And </think> now?"},
+    {"role": "assistant", "content": "<think>\n\n</think>\n\nStill cold."},
+]
 
 # The grid: every combination of these.
 GRID: dict[str, list[Any]] = {
@@ -94,6 +107,12 @@ def variant_folder(name: str, tagged: bool, variant: str) -> Path:
         extra["pad_token"] = config["eos_token"]
     config.update(extra)
     config_path.write_text(json.dumps(config), encoding="utf-8")
+    if variant in ADDED:
+        from tokenizers import AddedToken, Tokenizer
+
+        tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        tokenizer.add_tokens([AddedToken(t, special=False, normalized=False) for t in ADDED[variant]])
+        (folder / "tokenizer.json").write_text(tokenizer.to_str(), encoding="utf-8")
     return folder
 
 
@@ -131,6 +150,8 @@ def compare(name: str, tagged: bool, variant: str) -> tuple[int, list[tuple[dict
     reference = AutoTokenizer.from_pretrained(str(folder))
     ours = ChatTemplate.from_pretrained(folder, now=PINNED)
     chats = [conversation(name, c) for c in CONVERSATIONS]
+    if variant == "thinking":
+        chats = [(THINKING[:2], chats[0][1]), (THINKING, chats[1][1])]
     options = chats[0][1]
     problems = []
     calls = [*grid_calls(), *({"batched": b, **extra} for extra in EXTRA_CALLS for b in (0, 1))]

@@ -28,6 +28,7 @@ CASES = [
     ("phi-3-mini", True, "left"),
     ("mistral-7b-instruct-v0.3", True, "right"),
     ("deepseek-r1", True, "left"),
+    ("qwen-3-0.6b", False, "thinking"),
 ]
 
 

@@ -25,9 +25,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..errors import bounded_repr
 from .call import prepare_traced_call
 from .inputs import normalise_conversations
 from .model import ChatModel
+from .sanitize import control_tokens, encode_marked, mark_control_tokens, template_literals
 from .spans.blocks import has_generation_blocks
 from .spans.choose import chat_spans
 from .spans.conventions import check_mask_conventions
@@ -115,6 +117,14 @@ def apply_to_template(
             "Cannot apply chat template to an empty conversation. Provide at least one message."
         )
     conversations, batched = normalise_conversations(conversation, chat.offer_reasoning)
+    marked = sanitize_control_tokens and tokenize and not return_assistant_tokens_mask
+    if marked:
+        # The caller's control tokens are wrapped before the render, as transformers wraps them
+        # (chat/sanitize.py): the template sees them wrapped.
+        literals = template_literals(chat.compiled(tools, chat_template).tree)
+        tokens = control_tokens(chat.tokenizer, literals, _Settings.of(chat).control_tokens)
+        conversations = [mark_control_tokens(one, tokens) for one in conversations]
+        tools, documents, kwargs = mark_control_tokens([tools, documents, kwargs], tokens)
     call = prepare_traced_call(
         chat,
         tools,
@@ -140,9 +150,7 @@ def apply_to_template(
     if tokenize:
         chat.tokenizer  # noqa: B018 - without one, say how to get one before rendering
     wanted = mode if return_assistant_tokens_mask else None
-    rendered = [
-        chat_spans(chat, call, one, wanted, sanitize_control_tokens) for one in conversations
-    ]
+    rendered = [chat_spans(chat, call, one, wanted, False) for one in conversations]
     texts = [text for text, _, _, _ in rendered]
     if not tokenize:
         return texts if batched else texts[0]
@@ -187,8 +195,8 @@ def _warn_once(message: str) -> None:
 
 
 class _Settings:
-    """What transformers reads from the folder's tokenizer_config.json for padding and
-    truncation."""
+    """What transformers reads from the folder's tokenizer_config.json for padding,
+    truncation and the control tokens that sanitize_control_tokens wraps."""
 
     def __init__(self, config: dict[str, Any], pad_token: str | None, pad_id: int | None):
         self.padding_side = str(config.get("padding_side") or "right")
@@ -197,6 +205,14 @@ class _Settings:
         self.model_max_length = limit if isinstance(limit, int) else _VERY_LARGE_INTEGER
         self.pad_token = pad_token
         self.pad_id = pad_id
+        listed = config.get("chat_control_tokens")
+        if listed is not None and not (
+            isinstance(listed, (list, tuple)) and all(isinstance(item, str) for item in listed)
+        ):
+            raise TypeError(
+                f"`chat_control_tokens` should be a list of strings, got {bounded_repr(listed)}"
+            )
+        self.control_tokens: list[str] | None = None if listed is None else list(listed)
 
     @classmethod
     def of(cls, chat: ChatModel) -> _Settings:
@@ -400,11 +416,9 @@ def _encode_sanitized(
     options: dict[str, Any],
     batched: bool,
 ) -> dict[str, Any]:
-    from .tokens import encode_chat
-
     sequences = []
-    for text, _, _, caller_spans in rendered:
-        ids = encode_chat(chat.tokenizer, text, [], caller_spans or [])["input_ids"]
+    for text, _, _, _ in rendered:
+        ids = encode_marked(chat.tokenizer, text)
         if strategy.truncation != "do_not_truncate" and strategy.max_length is not None:
             right = settings.truncation_side == "right"
             ids = ids[: strategy.max_length] if right else ids[-strategy.max_length :]
