@@ -143,12 +143,23 @@ GRAPH = package_graph()
 CHAT = f"{PACKAGE}.chat"
 CHAT_STAGES: list[tuple[str, ...]] = [
     # caller values, tool schemas, files, result shapes, the tokenizers library's encode
-    ("inputs", "schema", "loading", "gguf", "sources", "kept", "types", "tokens", "capabilities",
-     "tensors"),
+    (
+        "inputs",
+        "schema",
+        "loading",
+        "gguf",
+        "sources",
+        "kept",
+        "types",
+        "tokens",
+        "capabilities",
+        "tensors",
+        "sanitize",
+    ),
     ("render",),
     ("model",),  # what a model gives the stages
     ("call",),
-    ("spans",),
+    ("spans", "responses"),
     ("dropin",),
     ("template",),  # ChatTemplate: the face
     ("apply", ""),
