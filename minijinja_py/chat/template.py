@@ -171,6 +171,18 @@ class ChatTemplate(ChatModel):
         `minijinja_py.chat.inputs` for how every value is turned into template data.
         The tokenizer's options (tokenize, return_dict, padding, ...) are refused with a
         TypeError: they belong to apply_chat_template and tokenize.
+
+        Raises:
+            TemplateError: the template fails (its subclasses: a `chat_template=` source that
+                does not parse, a render error, the sandbox, a limit); `.name` is its file.
+            ValueError: an empty conversation, a tool neither a schema nor a function, several
+                named templates and none chosen, a `continue_final_message` that cannot be cut.
+            TypeError: messages or documents of the wrong shape, data nested too deep, a
+                tokenizer option.
+            ToolSchemaError: a function given as a tool lacks type hints or docstring entries
+                (transformers' `TypeHintParsingException`, `DocstringParsingException`).
+            Exception: whatever the caller's own objects raise (`model_dump`, a tool's type
+                hints that do not resolve), unchanged.
         """
         refuse_tokenizer_options("render", kwargs)
         call = prepare_call(
