@@ -45,8 +45,9 @@ class ChatModel:
         self._templates, self._single = named_sources(template, name)
         # The file of each source (`files` is by template name), given to the engine as the
         # template's name: every error of the template, compiling or rendering, then names it.
+        named = files or {}
         self._file_of_source: dict[str, str] = {
-            source: str(files[key]) for key, source in self.sources.items() if key in (files or {})
+            source: str(named[key]) for key, source in self.sources.items() if key in named
         }
         self.name: str | None = name if self._single is None else None
         self.special_tokens: dict[str, Any] = {
