@@ -112,17 +112,21 @@ class Environment:
 
     # ------------------------------------------------------------ templates
 
-    def from_string(self, source: str, globals: Mapping[str, Any] | None = None) -> Template:
+    def from_string(
+        self, source: str, globals: Mapping[str, Any] | None = None, *, name: str | None = None
+    ) -> Template:
         """Compile `source`; raises `TemplateSyntaxError` when it does not parse.
 
-        `globals` are variables of this template only, under the render's context.
+        `globals` are variables of this template only, under the render's context.  `name`
+        (the file it was read from, say) becomes the template's `name` and the `name` of every
+        error it raises, compiling or rendering, which `str(error)` shows beside the line.
 
         Examples:
             >>> template = Environment().from_string("{{ greeting }}, {{ name }}!", {"greeting": "Hello"})
             >>> template.render(name="World")
             'Hello, World!'
         """
-        return Template._compile(self, source, globals)
+        return Template._compile(self, source, globals, name)
 
     # ------------------------------------------------------------ used by filters and tests
 
@@ -283,6 +287,9 @@ class Template:
 
     environment: Environment
     source: str
+    #: What the template was loaded as (`from_string(..., name=)`), else None, as Jinja2's
+    #: `Template.name`; its errors carry it as their `name`.
+    name: str | None
 
     def __new__(cls, source: str | None = None, **options: Any) -> Template:
         if source is None:  # unpickling and _compile build the instance themselves
@@ -291,7 +298,26 @@ class Template:
 
     @classmethod
     def _compile(
-        cls, environment: Environment, source: str, globals: Mapping[str, Any] | None
+        cls,
+        environment: Environment,
+        source: str,
+        globals: Mapping[str, Any] | None,
+        name: str | None = None,
+    ) -> Template:
+        try:
+            return cls._compile_named(environment, source, globals, name)
+        except TemplateError as error:
+            if error.name is None:
+                error.name = name
+            raise
+
+    @classmethod
+    def _compile_named(
+        cls,
+        environment: Environment,
+        source: str,
+        globals: Mapping[str, Any] | None,
+        name: str | None,
     ) -> Template:
         Compiler, Frame, RenderState, parse = _compiling()
         limit = environment.limits.max_source
@@ -306,6 +332,7 @@ class Template:
         self._runtime_types = (Frame, RenderState)
         self.environment = environment
         self.source = source
+        self.name = name
         self.globals = dict(globals or {})
         normalised, tree = parse(source, environment._lex_options, environment.limits.max_nesting)
         try:
@@ -465,17 +492,24 @@ class Template:
             from .syntax.lexer import normalise_newlines
 
             error.source = normalise_newlines(self.source, self.environment._lex_options)
+            # Named only with the source: an error that already had one came from another
+            # template (rendered by a caller's filter), whose name is not ours to give.
+            if error.name is None:
+                error.name = self.name
         return error
 
     def __reduce__(self) -> Any:
-        return (_rebuild_template, (self.environment, self.source, self.globals))
+        return (_rebuild_template, (self.environment, self.source, self.globals, self.name))
 
     def __repr__(self) -> str:
         return f"<Template {self.source[:40]!r}>"
 
 
-def _rebuild_template(environment: Environment, source: str, globals: dict[str, Any]) -> Template:
-    return environment.from_string(source, globals)
+def _rebuild_template(
+    environment: Environment, source: str, globals: dict[str, Any], name: str | None = None
+) -> Template:
+    # (`name` defaults for pickles made before templates had one)
+    return environment.from_string(source, globals, name=name)
 
 
 # ---------------------------------------------------------------- globals

@@ -753,3 +753,29 @@ def test_matches_transformers_when_installed():
         conversations=[partial], chat_template=source, return_assistant_tokens_mask=True
     )
     assert (text, spans) == (rendered[0], [tuple(i) for i in indices[0]])
+
+
+@pytest.mark.parametrize(
+    ("call", "kind", "message"),
+    [
+        (lambda chat: chat.render([]), ValueError,
+         "Cannot apply chat template to an empty conversation. Provide at least one message."),
+        (lambda chat: chat.render(["hi"]), TypeError,
+         "Chat messages should be dicts, dataclasses or pydantic models, but got 'hi'."),
+        (lambda chat: chat.render(HI, tools=["get_weather"]), ValueError,
+         "Tools should either be a JSON schema, or a callable function with type hints and a "
+         "docstring suitable for auto-conversion to a schema."),
+        (lambda chat: chat.render(HI, tokenize=True), TypeError,
+         "render() renders text and does not take the tokenizer's option 'tokenize'; use "
+         "apply_chat_template() (transformers' signature) or tokenize() for token ids"),
+    ],
+)
+def test_render_raises_the_documented_python_exceptions(call, kind, message):
+    # Issue 44 item 5: beside TemplateError, render raises these (listed in its docstring).
+    chat = ChatTemplate.from_string(SIMPLE)
+    with pytest.raises(Exception) as info:
+        call(chat)
+    assert (type(info.value), str(info.value)) == (kind, message)
+    assert "ValueError:" in ChatTemplate.render.__doc__
+    assert "TypeError:" in ChatTemplate.render.__doc__
+    assert "ToolSchemaError:" in ChatTemplate.render.__doc__

@@ -985,3 +985,69 @@ def test_escapes_decode_as_jinja2_does_without_warnings(body, quote):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert chat_environment().from_string(source).render() == expected
+
+
+# --- template names (issue 44 item 6) -------------------------------------------------------
+# Jinja2 3.1.6, for a template loaded as "chat.jinja": a TemplateSyntaxError has `.name`
+# "chat.jinja" and a traceback frame `File "chat.jinja", line 2`; a runtime error is the bare
+# Python exception, named only by that traceback frame.  Ours name both with `.name`, and
+# `str()` puts the name beside the line and column.
+
+
+def test_a_named_templates_syntax_error_carries_and_shows_its_name():
+    with pytest.raises(TemplateSyntaxError) as info:
+        minijinja_py.Environment().from_string("Hi\n{% for x in y %}", name="chat.jinja")
+    loader = jinja2.DictLoader({"chat.jinja": "Hi\n{% for x in y %}"})
+    with pytest.raises(jinja2.TemplateSyntaxError) as theirs:
+        jinja2.Environment(loader=loader).get_template("chat.jinja")
+    assert (info.value.name, info.value.lineno) == (theirs.value.name, theirs.value.lineno)
+    assert str(info.value) == (
+        "Unexpected end of template. Jinja was looking for the following tags: 'endfor' or "
+        "'else'. The innermost block that needs to be closed is 'for'.\n"
+        "  (chat.jinja, line 2, column 15)\n"
+        "{% for x in y %}\n"
+        "              ^"
+    )
+
+
+def test_a_named_templates_runtime_errors_carry_its_name():
+    template = minijinja_py.Environment().from_string('Hi\n{{ 1 + "a" }}', name="chat.jinja")
+    assert template.name == "chat.jinja"
+    with pytest.raises(TemplateRuntimeError) as info:
+        template.render()
+    assert info.value.name == "chat.jinja"
+    assert str(info.value) == (
+        "unsupported operand type(s) for +: 'int' and 'str'\n"
+        "  (chat.jinja, line 2, column 6)\n"
+        '{{ 1 + "a" }}\n'
+        "     ^"
+    )
+    with pytest.raises(TemplateRuntimeError) as traced:
+        template.render_with_provenance()
+    assert traced.value.name == "chat.jinja"
+    with pytest.raises(TemplateRuntimeError) as pickled:
+        pickle.loads(pickle.dumps(template)).render()
+    assert pickled.value.name == "chat.jinja"
+
+
+def test_a_limit_met_compiling_names_the_template():
+    env = minijinja_py.Environment(limits=minijinja_py.Limits(max_source=4))
+    with pytest.raises(minijinja_py.LimitError) as info:
+        env.from_string("{{ x }}", name="chat.jinja")
+    assert (info.value.name, info.value.message) == (
+        "chat.jinja",
+        "a template source of 7 characters exceeds max_source (4)",
+    )
+
+
+def test_an_unnamed_template_gives_no_name_and_another_templates_error_keeps_its_own():
+    env = minijinja_py.Environment()
+    with pytest.raises(TemplateRuntimeError) as info:
+        env.from_string("{{ 1 + 'a' }}").render()
+    assert info.value.name is None
+    inner = env.from_string("{{ 1 + 'a' }}")
+    # An error raised by another template that a filter renders is not the outer one's.
+    env.filters["inner"] = lambda value: inner.render()
+    with pytest.raises(TemplateRuntimeError) as nested:
+        env.from_string("{{ 1|inner }}", name="outer.jinja").render()
+    assert nested.value.name is None

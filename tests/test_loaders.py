@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import struct
 
 import pytest
 
+from minijinja_py import TemplateRuntimeError, TemplateSyntaxError
 from minijinja_py.chat import ChatTemplate, load_pretrained_files, loading
 from minijinja_py.chat import gguf as gguf_module
 from minijinja_py.chat.gguf import GGUFError, build_gguf_header, read_gguf_metadata
@@ -206,4 +208,83 @@ def test_named_templates_must_be_strings(tmp_path):
         load_pretrained_files(tmp_path)
     assert str(info.value) == (
         f"{config}: a named chat template's name and template must be strings"
+    )
+
+
+# --- template names in errors (issue 44 item 6) -----------------------------------------------
+
+BAD_RENDER = 'Hi\n{{ 1 + "a" }}'
+HI = [{"role": "user", "content": "Hi"}]
+
+
+def _runtime_error(chat: ChatTemplate, **options) -> TemplateRuntimeError:
+    with pytest.raises(TemplateRuntimeError) as info:
+        chat.render(HI, **options)
+    return info.value
+
+
+def test_from_file_names_the_file_in_runtime_errors_too(tmp_path):
+    path = tmp_path / "chat.jinja"
+    path.write_text(BAD_RENDER, encoding="utf-8")
+    error = _runtime_error(ChatTemplate.from_file(path))
+    assert error.name == str(path)
+    assert str(error) == (
+        "unsupported operand type(s) for +: 'int' and 'str'\n"
+        f"  ({path}, line 2, column 6)\n"
+        '{{ 1 + "a" }}\n'
+        "     ^"
+    )
+    # A pickled chat template (a worker's copy) names it too.
+    assert _runtime_error(pickle.loads(pickle.dumps(ChatTemplate.from_file(path)))).name == str(path)
+
+
+def test_from_pretrained_names_the_file_each_template_came_from(tmp_path):
+    (tmp_path / "chat_template.jinja").write_text(BAD_RENDER, encoding="utf-8")
+    (tmp_path / "additional_chat_templates").mkdir()
+    extra = tmp_path / "additional_chat_templates" / "rag.jinja"
+    extra.write_text("ok\n{{ none.x.y }}", encoding="utf-8")
+    chat = ChatTemplate.from_pretrained(tmp_path)
+    assert _runtime_error(chat).name == str(tmp_path / "chat_template.jinja")
+    assert _runtime_error(chat, chat_template="rag").name == str(extra)
+    # A source passed as chat_template= was read from no file of the model's.
+    assert _runtime_error(chat, chat_template="{{ 1 + 'a' }}").name is None
+
+
+def test_from_pretrained_names_the_config_for_its_templates(tmp_path):
+    config = tmp_path / "tokenizer_config.json"
+    config.write_text(
+        json.dumps({"chat_template": [{"name": "default", "template": "{% if %}"}]}),
+        encoding="utf-8",
+    )
+    with pytest.raises(TemplateSyntaxError) as info:
+        ChatTemplate.from_pretrained(tmp_path)
+    assert str(info.value) == (
+        "Expected an expression, got 'end of statement block'\n"
+        f"  ({config}, line 1, column 7)\n"
+        "{% if %}\n"
+        "      ^"
+    )
+
+
+def test_from_gguf_names_the_gguf_file(tmp_path):
+    path = tmp_path / "m.gguf"
+    path.write_bytes(
+        gguf_module.build_gguf_header(
+            {"general.architecture": "llama", "tokenizer.chat_template": BAD_RENDER}
+        )
+    )
+    assert _runtime_error(ChatTemplate.from_gguf(path)).name == str(path)
+
+
+@pytest.mark.parametrize(
+    ("file", "constructor"), [("chat.jinja", "from_file"), ("model.GGUF", "from_gguf")]
+)
+def test_from_pretrained_given_a_file_says_which_constructor_reads_it(tmp_path, file, constructor):
+    path = tmp_path / file
+    path.write_text("{{ 1 }}", encoding="utf-8")
+    with pytest.raises(ValueError) as info:
+        ChatTemplate.from_pretrained(path)
+    assert type(info.value) is ValueError
+    assert str(info.value) == (
+        f"{path}: a file, not a model folder: load it with ChatTemplate.{constructor}()"
     )

@@ -9,6 +9,7 @@ import pytest
 
 from minijinja_py.chat.schema import (
     DocstringParsingException,
+    ToolSchemaError,
     TypeHintParsingException,
     get_json_schema,
     parse_google_format_docstring,
@@ -390,3 +391,53 @@ def test_tool_to_schema_rejects_other_objects():
     )
     schema = {"type": "function", "function": {"name": "f"}}
     assert tool_to_schema(schema) is schema
+
+
+def test_both_tool_errors_are_caught_as_one_class_and_not_as_value_error():
+    # Issue 44 item 5: a caller catches ToolSchemaError once; transformers' names and plain
+    # Exception still catch them, and `except ValueError` around a render still does not.
+    from minijinja_py import chat
+
+    def nodoc(x: int):
+        pass
+
+    def untyped(x):
+        """Untyped.
+
+        Args:
+            x: The x
+        """
+
+    caught = []
+    for function in (nodoc, untyped):
+        with pytest.raises(ToolSchemaError) as info:
+            get_json_schema(function)
+        caught.append((type(info.value).__name__, str(info.value)))
+        assert isinstance(info.value, Exception)
+        assert not isinstance(info.value, (ValueError, TypeError))
+    assert caught == [
+        ("DocstringParsingException", "Cannot generate JSON schema for nodoc because it has no docstring!"),
+        ("TypeHintParsingException", "Argument x is missing a type hint in function untyped"),
+    ]
+    assert ToolSchemaError.__bases__ == (Exception,)
+    assert (chat.ToolSchemaError, chat.DocstringParsingException, chat.TypeHintParsingException) == (
+        ToolSchemaError,
+        DocstringParsingException,
+        TypeHintParsingException,
+    )
+    assert {"ToolSchemaError", "DocstringParsingException", "TypeHintParsingException"} <= set(
+        chat.__all__
+    )
+
+
+def test_a_render_given_an_undescribable_tool_raises_the_tool_error():
+    from minijinja_py.chat import ChatTemplate
+
+    def nodoc(x: int):
+        pass
+
+    chat = ChatTemplate.from_string("{{ tools|length }}")
+    with pytest.raises(ToolSchemaError) as info:
+        chat.render([{"role": "user", "content": "Hi"}], tools=[nodoc])
+    assert type(info.value) is DocstringParsingException
+    assert str(info.value) == "Cannot generate JSON schema for nodoc because it has no docstring!"

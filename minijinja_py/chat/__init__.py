@@ -27,7 +27,12 @@ from .apply import apply_chat_template
 from .capabilities import ChatCapabilities
 from .inputs import to_template_data
 from .loading import SPECIAL_TOKEN_NAMES, load_pretrained_files
-from .schema import get_json_schema
+from .schema import (
+    DocstringParsingException,
+    ToolSchemaError,
+    TypeHintParsingException,
+    get_json_schema,
+)
 from .template import ChatTemplate
 
 if TYPE_CHECKING:  # for type checkers and the API reference; at run time, imported on first use
@@ -40,12 +45,15 @@ __all__ = [
     "ChatCapabilities",
     "ChatProvenance",
     "ChatTemplate",
+    "DocstringParsingException",
     "GGUFError",
     "GGUFMetadata",
     "get_json_schema",
     "load_pretrained_files",
     "read_gguf_metadata",
     "to_template_data",
+    "ToolSchemaError",
+    "TypeHintParsingException",
 ]
 
 _GGUF = ("GGUFError", "GGUFMetadata", "read_gguf_metadata")

@@ -13,6 +13,7 @@ __all__ = [
     "SPECIAL_TOKEN_NAMES",
     "load_gguf_files",
     "load_pretrained_files",
+    "load_pretrained_sources",
     "pretrained_tokenizer_file",
     "read_text",
     "resolve_model_folder",
@@ -180,6 +181,11 @@ def resolve_model_folder(folder: str | os.PathLike[str]) -> Path:
     path = Path(folder)
     if path.is_dir():
         return path
+    if path.is_file():  # (else looked up as a repo id, and reported as "no such model folder")
+        use = "from_gguf" if path.suffix.lower() == ".gguf" else "from_file"
+        raise ValueError(
+            f"{os.fspath(folder)}: a file, not a model folder: load it with ChatTemplate.{use}()"
+        )
     try:
         from huggingface_hub import snapshot_download  # type: ignore[import-not-found]
     except ImportError:
@@ -213,6 +219,15 @@ def load_pretrained_files(
     `chat_template.json`.  Special tokens come from `tokenizer_config.json`, completed (and,
     for configs without `added_tokens_decoder`, overridden) by `special_tokens_map.json`.
     """
+    template, tokens, _ = load_pretrained_sources(folder)
+    return template, tokens
+
+
+def load_pretrained_sources(
+    folder: str | os.PathLike[str],
+) -> tuple[str | dict[str, str], dict[str, Any], dict[str, str]]:
+    """`load_pretrained_files`, and the file each template was read from, by template name
+    (a single template is named `"default"`): errors of the template name that file."""
     files = _ModelFolder(resolve_model_folder(folder))
     config_path = files.file("tokenizer_config.json")
     config = _read_json(config_path) if config_path is not None else {}
@@ -222,14 +237,19 @@ def load_pretrained_files(
     template: str | dict[str, str] | None = _template_field(
         config.get("chat_template"), config_path or files.root
     )
+    read_from = config_path
     legacy_path = files.file("chat_template.json")
     if template is None and legacy_path is not None:
         legacy = _read_json(legacy_path)
         if isinstance(legacy, Mapping):
             template = _template_field(legacy.get("chat_template"), legacy_path)
+            read_from = legacy_path
     jinja_path = files.file("chat_template.jinja")
     if jinja_path is not None:
         template = read_text(jinja_path)
+        read_from = jinja_path
+    names = template if isinstance(template, dict) else ["default"]
+    where = {name: os.fspath(read_from) for name in names if read_from is not None}
     extra_dir = files.folder("additional_chat_templates")
     extra = sorted(extra_dir.glob("*.jinja")) if extra_dir is not None else []
     if extra:
@@ -242,6 +262,7 @@ def load_pretrained_files(
             checked = files.file("additional_chat_templates", path.name)
             if checked is not None:
                 templates[path.stem] = read_text(checked)
+                where[path.stem] = os.fspath(checked)
         template = templates
     if template is None or template == {}:
         raise ValueError(
@@ -272,7 +293,7 @@ def load_pretrained_files(
             text = _token_text(value)
             if text is not None:
                 tokens[str(name)] = text
-    return template, tokens
+    return template, tokens, where
 
 
 def load_gguf_files(path: str | os.PathLike[str]) -> tuple[str | dict[str, str], dict[str, Any]]:

@@ -40,8 +40,15 @@ class ChatModel:
         limits: Limits | None = None,
         now: datetime | None = None,
         tokenizer: Any = None,
+        files: Mapping[str, str] | None = None,
     ) -> None:
         self._templates, self._single = named_sources(template, name)
+        # The file of each source (`files` is by template name), given to the engine as the
+        # template's name: every error of the template, compiling or rendering, then names it.
+        named = files or {}
+        self._file_of_source: dict[str, str] = {
+            source: str(named[key]) for key, source in self.sources.items() if key in named
+        }
         self.name: str | None = name if self._single is None else None
         self.special_tokens: dict[str, Any] = {
             str(key): to_template_data(value, f"special token {bounded_repr(key)}")
@@ -74,7 +81,9 @@ class ChatModel:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # (pickles of 0.1.0 lack the limits and the clock; older ones what is kept)
-        self.__dict__.update({"limits": None, "now": None, "folder": None, **state})
+        self.__dict__.update(
+            {"limits": None, "now": None, "folder": None, "_file_of_source": {}, **state}
+        )
         for old in ("_passed", "_probes", "_traced_tools"):
             self.__dict__.pop(old, None)
         self.kept = KeptBetweenCalls()
@@ -123,7 +132,9 @@ class ChatModel:
         if compiled is None:
             compiled = self.kept.compiled.get(source)
             if compiled is None:
-                compiled = chat_engine(self.limits).from_string(source)
+                compiled = chat_engine(self.limits).from_string(
+                    source, name=self._file_of_source.get(source)
+                )
                 if source == self._single or source in self._templates.values():
                     self._compiled[source] = compiled
                 else:

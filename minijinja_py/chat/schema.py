@@ -30,6 +30,7 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 __all__ = [
     "DocstringParsingException",
+    "ToolSchemaError",
     "TypeHintParsingException",
     "get_json_schema",
     "parse_google_format_docstring",
@@ -47,11 +48,28 @@ _RETURNS = re.compile(r"\n\s*Returns:\n\s*(.*?)[\n\s]*(Raises:|\Z)", re.DOTALL)
 _CHOICES = re.compile(r"\(choices:\s*(.*?)\)\s*$", re.IGNORECASE)
 
 
-class TypeHintParsingException(Exception):
+class ToolSchemaError(Exception):
+    """A Python function given as a tool cannot be described as a JSON schema.
+
+    The base of `TypeHintParsingException` and `DocstringParsingException`, so that a caller
+    catches both at once.  It derives from `Exception` alone, as transformers' two classes do:
+    code written for transformers that catches `ValueError` or `TypeError` around a render
+    must not start catching these.
+
+    >>> def undocumented(x: int): ...
+    >>> try:
+    ...     get_json_schema(undocumented)
+    ... except ToolSchemaError as error:
+    ...     print(type(error).__name__, error)
+    DocstringParsingException Cannot generate JSON schema for undocumented because it has no docstring!
+    """
+
+
+class TypeHintParsingException(ToolSchemaError):
     """A parameter's type hint has no JSON-schema equivalent (or is missing)."""
 
 
-class DocstringParsingException(Exception):
+class DocstringParsingException(ToolSchemaError):
     """The docstring lacks a description for the function or one of its arguments."""
 
 

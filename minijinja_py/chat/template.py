@@ -15,13 +15,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast, overload
 
-from ..errors import TemplateError
 from .call import Call, prepare_call, prepare_traced_call, refuse_tokenizer_options
 from .capabilities import ChatCapabilities, probe_capabilities
 from .inputs import normalise_conversations
 from .loading import (
     load_gguf_files,
-    load_pretrained_files,
+    load_pretrained_sources,
     pretrained_tokenizer_file,
     read_text,
     resolve_model_folder,
@@ -45,12 +44,13 @@ class ChatTemplate(ChatModel):
     '[user] Hi\\n'
 
     `ChatTemplate(template, special_tokens, *, name, offer_reasoning, origin, limits, now,
-    tokenizer)`: `template` is the source, or named sources (`{"default": ..., "tool_use":
+    tokenizer, files)`: `template` is the source, or named sources (`{"default": ..., "tool_use":
     ...}`); `name` fixes which named template renders (a single template is named `"default"`;
     any other name is refused); `limits` bound each render (see `Limits`); `now` pins the
     instant `strftime_now` formats, for reproducible prompts; `tokenizer` (a
     `tokenizers.Tokenizer`, or the path of a `tokenizer.json` or of its folder, read when first
-    needed) is what `tokenize` encodes with.
+    needed) is what `tokenize` encodes with; `files` maps template names to the file each was
+    read from, which its errors carry as their `name` (the constructors below fill it in).
     """
 
     # construction ------------------------------------------------------------------------------
@@ -71,18 +71,13 @@ class ChatTemplate(ChatModel):
     ) -> ChatTemplate:
         """A chat template from a `.jinja` file (read as UTF-8 with universal newlines).
 
-        Errors name the file: a syntax error carries it as its `name`, an unreadable file
-        raises `ValueError`/`OSError` with the path.
+        Errors name the file: the template's errors (syntax or render) carry it as their
+        `name`, an unreadable file raises `ValueError`/`OSError` with the path.
         """
         where = os.fspath(path)
         options.setdefault("origin", where)
-        source = read_text(Path(path))
-        try:
-            return cls(source, special_tokens, **options)
-        except TemplateError as error:
-            if error.name is None:
-                error.name = where
-            raise
+        options.setdefault("files", {"default": where})
+        return cls(read_text(Path(path)), special_tokens, **options)
 
     @classmethod
     def from_pretrained(
@@ -94,8 +89,9 @@ class ChatTemplate(ChatModel):
         each render as transformers makes it.
         """
         root = resolve_model_folder(folder)  # (looked up once for a Hub repo id)
-        template, tokens = load_pretrained_files(root)
+        template, tokens, files = load_pretrained_sources(root)
         options.setdefault("origin", os.fspath(folder))
+        options.setdefault("files", files)
         if "tokenizer" not in options:
             options["tokenizer"] = pretrained_tokenizer_file(root)
         chat = cls(template, tokens, name=name, **options)
@@ -109,6 +105,8 @@ class ChatTemplate(ChatModel):
         """The chat template(s) and special tokens stored in a GGUF file's metadata."""
         template, tokens = load_gguf_files(path)
         options.setdefault("origin", os.fspath(path))
+        names = template if isinstance(template, dict) else ["default"]
+        options.setdefault("files", dict.fromkeys(names, os.fspath(path)))
         return cls(template, tokens, name=name, **options)
 
     def __repr__(self) -> str:
@@ -171,6 +169,18 @@ class ChatTemplate(ChatModel):
         `minijinja_py.chat.inputs` for how every value is turned into template data.
         The tokenizer's options (tokenize, return_dict, padding, ...) are refused with a
         TypeError: they belong to apply_chat_template and tokenize.
+
+        Raises:
+            TemplateError: the template fails (its subclasses: a `chat_template=` source that
+                does not parse, a render error, the sandbox, a limit); `.name` is its file.
+            ValueError: an empty conversation, a tool neither a schema nor a function, several
+                named templates and none chosen, a `continue_final_message` that cannot be cut.
+            TypeError: messages or documents of the wrong shape, data nested too deep, a
+                tokenizer option.
+            ToolSchemaError: a function given as a tool lacks type hints or docstring entries
+                (transformers' `TypeHintParsingException`, `DocstringParsingException`).
+            Exception: whatever the caller's own objects raise (`model_dump`, a tool's type
+                hints that do not resolve), unchanged.
         """
         refuse_tokenizer_options("render", kwargs)
         call = prepare_call(
