@@ -28,6 +28,7 @@ from typing import IO, Any
 
 from ..errors import bounded_repr
 from .check import _cmd_check
+from .inspection import add_inspect
 from .options import (
     LIMIT_OPTIONS,
     CommandError,
@@ -420,6 +421,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print the report as JSON")
     _add_limit_options(check)
     check.set_defaults(func=_cmd_check)
+
+    add_inspect(commands)
 
     batch = commands.add_parser(
         "batch",
