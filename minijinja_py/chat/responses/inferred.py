@@ -75,30 +75,65 @@ def infer_response_template(render: Render) -> InferredResponseTemplate:
             template does not write it, or nothing marks where the assistant's turn begins.
     """
     user = {"role": "user", "content": _USER}
-    base = render([user], False, None)
-    prompt = render([user], True, None)
-    if not prompt.startswith(base):
+    try:
+        base = render([user], False, None)
+        prompt = render([user], True, None)
+    except Exception as error:  # (a TemplateError, or what the template raises itself)
+        # A template that renders only when tools are offered (it walks `tools` unguarded) is
+        # probed with tools throughout.
+        offered = _PROBE_TOOLS
+        plain_render = render
+
+        def render(messages: list[dict[str, Any]], prompt: bool, tools: Any) -> str:
+            return plain_render(messages, prompt, tools if tools is not None else offered)
+
+        try:
+            base = render([user], False, None)
+            prompt = render([user], True, None)
+        except Exception:
+            raise ValueError(
+                "cannot infer a response template: the template does not render a conversation "
+                f"of one user message ({getattr(error, 'message', error)})"
+            ) from None
+    # (what the prompt adds where the two part: a template may end a conversation with a
+    # marker that the prompt replaces)
+    shared = len(commonprefix([base, prompt]))
+    header = _start_anchor(prompt[shared:], base)
+
+    def turn(message: dict[str, Any], tools: list[dict[str, Any]] | None = None) -> str | None:
+        try:
+            return render([user, {"role": "assistant", **message}], False, tools)
+        except Exception:  # (a probe the template refuses: that input does not come back)
+            return None
+
+    # The header a past turn writes: the prompt's, or its start (a prompt that pre-writes the
+    # reply's first marker on the header's line: "<｜Assistant｜><think>\n").
+    plain_turn = turn({"content": _CONTENT}) or ""
+    after_user = plain_turn.find(_USER)
+    anchor = next(
+        (
+            start
+            for start in _header_starts(header)
+            if 0 <= plain_turn.find(start, max(after_user, 0)) < plain_turn.find(_CONTENT)
+        ),
+        None,
+    )
+    if anchor is None:
         raise ValueError(
-            "cannot infer a response template: the generation prompt is not written after the "
-            "conversation's text (add_generation_prompt=True changes what comes before it)"
+            "cannot infer a response template: the template does not write an assistant "
+            f"message's content after its header {header!r}"
         )
-    anchor = _start_anchor(prompt[len(base) :], base)
     lost: list[str] = []
 
     def body(message: dict[str, Any], tools: list[dict[str, Any]] | None = None) -> str | None:
-        try:
-            text = render([user, {"role": "assistant", **message}], False, tools)
-        except Exception:  # (a probe the template refuses: that input does not come back)
+        text = turn(message, tools)
+        if text is None:
             return None
         at = text.find(anchor, max(text.find(_USER), 0))
         return None if at < 0 else text[at + len(anchor) :]
 
     plain = body({"content": _CONTENT})
-    if plain is None or _CONTENT not in plain:
-        raise ValueError(
-            "cannot infer a response template: the template does not write an assistant "
-            f"message's content after its header {anchor!r}"
-        )
+    assert plain is not None and _CONTENT in plain
     before_content = plain[: plain.index(_CONTENT)]
     after_content = plain[plain.index(_CONTENT) + len(_CONTENT) :]
     end_marker = _first_token(after_content)
@@ -127,6 +162,15 @@ def infer_response_template(render: Render) -> InferredResponseTemplate:
     fields["content"] = content
     template = {"defaults": {"role": "assistant"}, "start_anchor": anchor, "fields": fields}
     return InferredResponseTemplate(template, lost)
+
+
+def _header_starts(header: str) -> list[str]:
+    # The header, then its starts at each marker boundary, longest first.
+    starts = [header]
+    for token in reversed(list(_TOKEN.finditer(header))):
+        if token.start() > 0 and header[: token.start()].strip():
+            starts.append(header[: token.start()])
+    return starts
 
 
 def _start_anchor(generation_prompt: str, base: str) -> str:
