@@ -18,7 +18,10 @@ COHERE = {
             "close": "<|END_ACTION|>",
             "content": "json",
             "transform_each": True,
-            "transform": {"type": "function", "function": {"name": "{tool_name}", "arguments": "{parameters}"}},
+            "transform": {
+                "type": "function",
+                "function": {"name": "{tool_name}", "arguments": "{parameters}"},
+            },
         },
     },
 }
@@ -43,14 +46,21 @@ GPT_OSS = {
     "defaults": {"role": "assistant"},
     "start_anchor": "<|start|>assistant",
     "fields": {
-        "thinking": {"open": "<|channel|>analysis<|message|>", "close": "<|end|>", "content": "text"},
+        "thinking": {
+            "open": "<|channel|>analysis<|message|>",
+            "close": "<|end|>",
+            "content": "text",
+        },
         "content": {"open": "<|channel|>final<|message|>", "close": "<|end|>", "content": "text"},
         "tool_calls": {
             "open_pattern": r"<\|channel\|>commentary to=functions\.(?P<name>\w+).*?<\|message\|>",
             "close": "<|call|>",
             "repeats": True,
             "content": "json",
-            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+            "transform": {
+                "type": "function",
+                "function": {"name": "{name}", "arguments": "{content}"},
+            },
         },
     },
 }
@@ -85,7 +95,10 @@ QWEN3 = {
                 "tag_pattern": r"<parameter=(?P<key>\w+)>\s*(?P<value>.*?)\s*</parameter>",
                 "value_parser": {"name": "json", "args": {"allow_non_json": True}},
             },
-            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+            "transform": {
+                "type": "function",
+                "function": {"name": "{name}", "arguments": "{content}"},
+            },
         },
     },
 }
@@ -101,7 +114,10 @@ GEMMA4 = {
             "repeats": True,
             "content": "json",
             "content_args": {"unquoted_keys": True, "string_delims": [['<|"|>', '<|"|>']]},
-            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+            "transform": {
+                "type": "function",
+                "function": {"name": "{name}", "arguments": "{content}"},
+            },
         },
         "content": {"close": ["<turn|>", "<|tool_response>", "<eos>"], "content": "text"},
     },
@@ -130,7 +146,10 @@ INKLING = {
             "close": "<|end_message|>",
             "repeats": True,
             "content": "json",
-            "transform": {"type": "function", "function": {"name": "{content.name}", "arguments": "{content.args}"}},
+            "transform": {
+                "type": "function",
+                "function": {"name": "{content.name}", "arguments": "{content.args}"},
+            },
         },
     },
 }
@@ -144,8 +163,13 @@ XML_STRING_ARGS = {
             "close": "</tool_call>",
             "repeats": True,
             "content": "xml-inline",
-            "content_args": {"tag_pattern": r"<parameter=(?P<key>\w+)>\s*(?P<value>.*?)\s*</parameter>"},
-            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+            "content_args": {
+                "tag_pattern": r"<parameter=(?P<key>\w+)>\s*(?P<value>.*?)\s*</parameter>"
+            },
+            "transform": {
+                "type": "function",
+                "function": {"name": "{name}", "arguments": "{content}"},
+            },
         },
     },
 }
@@ -159,7 +183,10 @@ KV_LINES_TOOLS = {
             "close": "</tool_call>",
             "repeats": True,
             "content": "kv-lines",
-            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+            "transform": {
+                "type": "function",
+                "function": {"name": "{name}", "arguments": "{content}"},
+            },
         },
     },
 }
@@ -179,7 +206,10 @@ DOTTED = _simple(
             "close": "</tool>",
             "repeats": True,
             "content": "json",
-            "transform": {"type": "function", "function": {"name": "{content.name}", "arguments": "{content.args}"}},
+            "transform": {
+                "type": "function",
+                "function": {"name": "{content.name}", "arguments": "{content.args}"},
+            },
         }
     }
 )
@@ -190,7 +220,10 @@ DOTTED_EACH = _simple(
             "close": "</actions>",
             "content": "json",
             "transform_each": True,
-            "transform": {"type": "function", "function": {"name": "{fn.name}", "arguments": "{fn.args}"}},
+            "transform": {
+                "type": "function",
+                "function": {"name": "{fn.name}", "arguments": "{fn.args}"},
+            },
         }
     }
 )
@@ -200,14 +233,29 @@ JOIN = _simple(
         "content": {"repeats": True, "join": " "},
     }
 )
-REQUIRED = _simple({"content": {"open": "<response>", "close": "</response>", "content": "text", "optional": False}})
+REQUIRED = _simple(
+    {
+        "content": {
+            "open": "<response>",
+            "close": "</response>",
+            "content": "text",
+            "optional": False,
+        }
+    }
+)
 INT = _simple({"count": {"open": "<n>", "close": "</n>", "content": "int"}})
 KV = _simple({"metadata": {"open": "<meta>", "close": "</meta>", "content": "kv-lines"}})
-LITERAL_LISTS = _simple({"x": {"open": ["<a>", "<bb>"], "close": ["</a>", "</bb>"], "content": "text"}})
-CLOSE_LIST = _simple({"content": {"close": ["<turn|>", "<|tool_response>", "<eos>"], "content": "text"}})
+LITERAL_LISTS = _simple(
+    {"x": {"open": ["<a>", "<bb>"], "close": ["</a>", "</bb>"], "content": "text"}}
+)
+CLOSE_LIST = _simple(
+    {"content": {"close": ["<turn|>", "<|tool_response>", "<eos>"], "content": "text"}}
+)
 EXTENDING = _simple({"x": {"open": "<x>", "close": ["END", "ENDX"], "content": "text"}})
 NO_CLOSE = _simple({"content": {"open": "<resp>", "content": "text"}})
-END_CLOSE = _simple({"content": {"close_pattern": r"\Z", "content": "text"}}, "<|im_start|>assistant\n")
+END_CLOSE = _simple(
+    {"content": {"close_pattern": r"\Z", "content": "text"}}, "<|im_start|>assistant\n"
+)
 PREFILL = {
     "defaults": {"role": "assistant"},
     "start_anchor": "[BEGIN]",
@@ -275,12 +323,17 @@ def set_alarm_tools(**properties: Any) -> list[dict[str, Any]]:
     return [
         {
             "type": "function",
-            "function": {"name": "set_alarm", "parameters": {"type": "object", "properties": properties}},
+            "function": {
+                "name": "set_alarm",
+                "parameters": {"type": "object", "properties": properties},
+            },
         }
     ]
 
 
-SET_ALARM_TOOLS = set_alarm_tools(hour={"type": "integer"}, enabled={"type": "boolean"}, label={"type": "string"})
+SET_ALARM_TOOLS = set_alarm_tools(
+    hour={"type": "integer"}, enabled={"type": "boolean"}, label={"type": "string"}
+)
 UNION_TOOLS = set_alarm_tools(label={"anyOf": [{"type": "string"}, {"type": "object"}]})
 WIDE_TOOLS = set_alarm_tools(
     hour={"type": "integer"},
@@ -303,67 +356,191 @@ QWEN_PROMPT = "<|im_start|>system\nA<|im_end|>\n<|im_start|>user\nB<|im_end|>\n<
 # (template, response, prefix, tools): every case is parsed one-shot and streamed in chunks.
 CASES: list[tuple[str, str, str | None, str]] = [
     ("cohere", COHERE_OUT, "", "none"),
-    ("ernie", "Thinking it over.\n</think>\n\n<tool_call>\n"
-     '{"name": "get_current_temperature", "arguments": {"location": "Paris"}}\n</tool_call>\n</s>', "", "none"),
+    (
+        "ernie",
+        "Thinking it over.\n</think>\n\n<tool_call>\n"
+        '{"name": "get_current_temperature", "arguments": {"location": "Paris"}}\n</tool_call>\n</s>',
+        "",
+        "none",
+    ),
     ("ernie", "Hmm.\n</think>\n\n<response>\nHello! How are you?\n</response>\n</s>", "", "none"),
-    ("ernie", "<think>some deliberation here</think>\n\n<tool_call>\n"
-     '{"name": "f", "arguments": {"location": "Paris"}}\n</tool_call>\n</s>', "", "none"),
-    ("gpt_oss", "<|channel|>analysis<|message|>We need weather.\n\nCall it.<|end|><|start|>assistant<|channel|>commentary "
-     'to=functions.get_current_weather <|constrain|>json<|message|>{\n  "location": "San Francisco, CA"\n}', "", "none"),
-    ("gpt_oss", "<|channel|>analysis<|message|>2+2 = 4.<|end|><|start|>assistant<|channel|>final<|message|>2", "", "none"),
-    ("gpt_oss", "<|channel|>analysis<|message|>Let me check.<|end|><|start|>assistant<|channel|>commentary "
-     'to=functions.get_current_weather <|constrain|>json<|message|>{"location": "San Francisco, CA"}<|call|>', "", "none"),
-    ("smollm", '<think>\nOkay.\n</think>\n\n<tool_call>{"name": "greet_user", "arguments": {"greeting": "Hi"}}</tool_call>', "", "none"),
-    ("smollm", '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>', "", "none"),
+    (
+        "ernie",
+        "<think>some deliberation here</think>\n\n<tool_call>\n"
+        '{"name": "f", "arguments": {"location": "Paris"}}\n</tool_call>\n</s>',
+        "",
+        "none",
+    ),
+    (
+        "gpt_oss",
+        "<|channel|>analysis<|message|>We need weather.\n\nCall it.<|end|><|start|>assistant<|channel|>commentary "
+        'to=functions.get_current_weather <|constrain|>json<|message|>{\n  "location": "San Francisco, CA"\n}',
+        "",
+        "none",
+    ),
+    (
+        "gpt_oss",
+        "<|channel|>analysis<|message|>2+2 = 4.<|end|><|start|>assistant<|channel|>final<|message|>2",
+        "",
+        "none",
+    ),
+    (
+        "gpt_oss",
+        "<|channel|>analysis<|message|>Let me check.<|end|><|start|>assistant<|channel|>commentary "
+        'to=functions.get_current_weather <|constrain|>json<|message|>{"location": "San Francisco, CA"}<|call|>',
+        "",
+        "none",
+    ),
+    (
+        "smollm",
+        '<think>\nOkay.\n</think>\n\n<tool_call>{"name": "greet_user", "arguments": {"greeting": "Hi"}}</tool_call>',
+        "",
+        "none",
+    ),
+    (
+        "smollm",
+        '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>',
+        "",
+        "none",
+    ),
     ("smollm", "<think>\nGravity?</think>\nSome content about gravity.", "", "none"),
     ("smollm", "", "", "none"),
     ("smollm", "the answer<|im_end|>", "<|im_start|>assistant\nSure, here is ", "none"),
-    ("qwen3", "<tool_call>\n<function=get_weather>\n<parameter=locations>\n"
-     '[{"country": "France", "city": "Paris"}]\n</parameter>\n'
-     "<parameter=temp_units>\ncelsius\n</parameter>\n</function>\n</tool_call>", "", "none"),
-    ("qwen3", "<think>short thought</think>\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
-     "</function>\n</tool_call>", "", "none"),
-    ("qwen3", "Let me think...</think>", "<|im_start|>system\nYou are helpful<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n"
-     "<|im_start|>assistant\n<think>\n", "none"),
-    ("qwen3", "done</think>", "<|im_start|>system\nA<|im_end|>\n<|im_start|>user\nB<|im_end|>\n<|im_start|>assistant\n"
-     "Earlier reply<|im_end|>\n<|im_start|>user\nFollowup<|im_end|>\n<|im_start|>assistant\n<think>\n", "none"),
+    (
+        "qwen3",
+        "<tool_call>\n<function=get_weather>\n<parameter=locations>\n"
+        '[{"country": "France", "city": "Paris"}]\n</parameter>\n'
+        "<parameter=temp_units>\ncelsius\n</parameter>\n</function>\n</tool_call>",
+        "",
+        "none",
+    ),
+    (
+        "qwen3",
+        "<think>short thought</think>\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+        "</function>\n</tool_call>",
+        "",
+        "none",
+    ),
+    (
+        "qwen3",
+        "Let me think...</think>",
+        "<|im_start|>system\nYou are helpful<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n"
+        "<|im_start|>assistant\n<think>\n",
+        "none",
+    ),
+    (
+        "qwen3",
+        "done</think>",
+        "<|im_start|>system\nA<|im_end|>\n<|im_start|>user\nB<|im_end|>\n<|im_start|>assistant\n"
+        "Earlier reply<|im_end|>\n<|im_start|>user\nFollowup<|im_end|>\n<|im_start|>assistant\n<think>\n",
+        "none",
+    ),
     ("qwen3", "hi</think>", "<think>\n", "none"),
     ("qwen3", "nk>real body</think>", "<|im_start|>assistant\n<thi", "none"),
     ("qwen3", "thinking A</think>answer A", "<|im_start|>assistant\n<think>\n", "none"),
-    ("qwen3", "<tool_call>\n<function=set_alarm>\n<parameter=hour>\n007\n</parameter>\n<parameter=enabled>\ntrue\n"
-     "</parameter>\n<parameter=label>\nwake up\n</parameter>\n</function>\n</tool_call>", "", "set_alarm"),
-    ("qwen3", "<tool_call>\n<function=set_alarm>\n<parameter=label>\n1.50\n</parameter>\n</tool_call>", "", "set_alarm"),
-    ("gemma4", "<|channel>thought\nI should check the tools.<channel|>"
-     '<|tool_call>call:get_current_temperature{detail_level:0,location:<|"|>Paris, France<|"|>,'
-     'unit:<|"|>celsius<|"|>}<tool_call|><|tool_response>', "", "none"),
-    ("gemma4", "<|channel>thought\nLet me call the tool.<channel|>"
-     '<|tool_call>call:foo{bool_value:true,list_value:[<|"|>foo<|"|>,<|"|>bar<|"|>],'
-     'null_value:null,number_value:1,string_value:<|"|>foo<|"|>,struct_value:{foo:<|"|>bar<|"|>}}<tool_call|>', "", "none"),
+    (
+        "qwen3",
+        "<tool_call>\n<function=set_alarm>\n<parameter=hour>\n007\n</parameter>\n<parameter=enabled>\ntrue\n"
+        "</parameter>\n<parameter=label>\nwake up\n</parameter>\n</function>\n</tool_call>",
+        "",
+        "set_alarm",
+    ),
+    (
+        "qwen3",
+        "<tool_call>\n<function=set_alarm>\n<parameter=label>\n1.50\n</parameter>\n</tool_call>",
+        "",
+        "set_alarm",
+    ),
+    (
+        "gemma4",
+        "<|channel>thought\nI should check the tools.<channel|>"
+        '<|tool_call>call:get_current_temperature{detail_level:0,location:<|"|>Paris, France<|"|>,'
+        'unit:<|"|>celsius<|"|>}<tool_call|><|tool_response>',
+        "",
+        "none",
+    ),
+    (
+        "gemma4",
+        "<|channel>thought\nLet me call the tool.<channel|>"
+        '<|tool_call>call:foo{bool_value:true,list_value:[<|"|>foo<|"|>,<|"|>bar<|"|>],'
+        'null_value:null,number_value:1,string_value:<|"|>foo<|"|>,struct_value:{foo:<|"|>bar<|"|>}}<tool_call|>',
+        "",
+        "none",
+    ),
     ("gemma4", "It is sunny.<turn|>", "<start_of_turn>user\nhi<turn|><|turn>model\n", "none"),
-    ("inkling", "<|content_thinking|>Consider the weather.<|end_message|>"
-     "<|message_model|><|content_thinking|> Tokyo, probably.<|end_message|>"
-     "<|message_model|><|content_text|>Checking the weather now.<|end_message|>"
-     "<|message_model|>get_weather<|content_invoke_tool_json|>"
-     '{"name":"get_weather","args":{"city":"Tokyo","units":"C"}}<|end_message|><|content_model_end_sampling|>',
-     "<|message_system|><|content_text|>Thinking effort level: 0.9<|end_message|><|message_model|>", "none"),
+    (
+        "inkling",
+        "<|content_thinking|>Consider the weather.<|end_message|>"
+        "<|message_model|><|content_thinking|> Tokyo, probably.<|end_message|>"
+        "<|message_model|><|content_text|>Checking the weather now.<|end_message|>"
+        "<|message_model|>get_weather<|content_invoke_tool_json|>"
+        '{"name":"get_weather","args":{"city":"Tokyo","units":"C"}}<|end_message|><|content_model_end_sampling|>',
+        "<|message_system|><|content_text|>Thinking effort level: 0.9<|end_message|><|message_model|>",
+        "none",
+    ),
     ("xml_string_args", SET_ALARM_CALL, "", "none"),
     ("xml_string_args", SET_ALARM_CALL, "", "set_alarm"),
-    ("xml_string_args", "<tool_call>\n<function=set_alarm>\n<parameter=label>\n1.50\n</parameter>\n</tool_call>", "", "union"),
-    ("xml_string_args", '<tool_call>\n<function=set_alarm>\n<parameter=label>\n{"a": 1}\n</parameter>\n</tool_call>', "", "union"),
-    ("xml_string_args", "<tool_call>\n<function=set_alarm>\n<parameter=hour>\n3.0\n</parameter>\n<parameter=ratio>\n1e3\n"
-     "</parameter>\n<parameter=enabled>\n0\n</parameter>\n<parameter=tags>\n[1, 2]\n</parameter>\n<parameter=opts>\n"
-     "[1]\n</parameter>\n<parameter=label>\nnull\n</parameter>\n<parameter=note>\nNone\n</parameter>\n"
-     "<parameter=extra>\n5\n</parameter>\n</tool_call>", "", "wide"),
-    ("xml_string_args", "<tool_call>\n<function=set_alarm>\n<parameter=ratio>\nNaN\n</parameter>\n<parameter=hour>\n"
-     "seven\n</parameter>\n</tool_call>", "", "wide"),
-    ("kv_lines_tools", "<tool_call>\n<function=set_alarm>\nhour: 7\nenabled: true\n</tool_call>", "", "none"),
-    ("kv_lines_tools", "<tool_call>\n<function=set_alarm>\nhour: 7\nenabled: true\n</tool_call>", "", "set_alarm"),
-    ("merge_duplicates", "<tool_call>\n<function=set_alarm>\n<parameter=hour>\n7\n</parameter>\n<parameter=hour>\n9\n"
-     "</parameter>\n</function>\n</tool_call>", "", "set_alarm"),
-    ("cohere", "<|START_THINKING|>x<|END_THINKING|><|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"set_alarm\", "
-     '"parameters": {"hour": 7, "enabled": true}}]<|END_ACTION|><|END_OF_TURN_TOKEN|>', "", "set_alarm"),
+    (
+        "xml_string_args",
+        "<tool_call>\n<function=set_alarm>\n<parameter=label>\n1.50\n</parameter>\n</tool_call>",
+        "",
+        "union",
+    ),
+    (
+        "xml_string_args",
+        '<tool_call>\n<function=set_alarm>\n<parameter=label>\n{"a": 1}\n</parameter>\n</tool_call>',
+        "",
+        "union",
+    ),
+    (
+        "xml_string_args",
+        "<tool_call>\n<function=set_alarm>\n<parameter=hour>\n3.0\n</parameter>\n<parameter=ratio>\n1e3\n"
+        "</parameter>\n<parameter=enabled>\n0\n</parameter>\n<parameter=tags>\n[1, 2]\n</parameter>\n<parameter=opts>\n"
+        "[1]\n</parameter>\n<parameter=label>\nnull\n</parameter>\n<parameter=note>\nNone\n</parameter>\n"
+        "<parameter=extra>\n5\n</parameter>\n</tool_call>",
+        "",
+        "wide",
+    ),
+    (
+        "xml_string_args",
+        "<tool_call>\n<function=set_alarm>\n<parameter=ratio>\nNaN\n</parameter>\n<parameter=hour>\n"
+        "seven\n</parameter>\n</tool_call>",
+        "",
+        "wide",
+    ),
+    (
+        "kv_lines_tools",
+        "<tool_call>\n<function=set_alarm>\nhour: 7\nenabled: true\n</tool_call>",
+        "",
+        "none",
+    ),
+    (
+        "kv_lines_tools",
+        "<tool_call>\n<function=set_alarm>\nhour: 7\nenabled: true\n</tool_call>",
+        "",
+        "set_alarm",
+    ),
+    (
+        "merge_duplicates",
+        "<tool_call>\n<function=set_alarm>\n<parameter=hour>\n7\n</parameter>\n<parameter=hour>\n9\n"
+        "</parameter>\n</function>\n</tool_call>",
+        "",
+        "set_alarm",
+    ),
+    (
+        "cohere",
+        '<|START_THINKING|>x<|END_THINKING|><|START_ACTION|>[{"tool_call_id": "0", "tool_name": "set_alarm", '
+        '"parameters": {"hour": 7, "enabled": true}}]<|END_ACTION|><|END_OF_TURN_TOKEN|>',
+        "",
+        "set_alarm",
+    ),
     ("dotted", '<tool>{"name": "get_weather", "args": {"city": {"id": 7}}}</tool>', "", "none"),
-    ("dotted_each", '<actions>[{"fn": {"name": "a", "args": {"x": 1}}}, {"fn": {"name": "b", "args": {}}}]</actions>', "", "none"),
+    (
+        "dotted_each",
+        '<actions>[{"fn": {"name": "a", "args": {"x": 1}}}, {"fn": {"name": "b", "args": {}}}]</actions>',
+        "",
+        "none",
+    ),
     ("join", "<think>first</think>middle<think>second</think>done", "", "none"),
     ("join", "<think>only</think>", "", "none"),
     ("int", "<n>42</n>", "", "none"),
@@ -374,10 +551,20 @@ CASES: list[tuple[str, str, str | None, str]] = [
     ("close_list", "x" * 32, "", "none"),
     ("extending", "<x>hiEND more", "", "none"),
     ("no_close", "<resp>hello world", "", "none"),
-    ("end_close", "Hello there!", "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n", "none"),
+    (
+        "end_close",
+        "Hello there!",
+        "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n",
+        "none",
+    ),
     ("end_close", "Hello there!", "", "none"),
     ("prefill", "real generated body", "noise[BEGIN]<tag>silently consumed</tag>", "none"),
-    ("dirty", '<t>hello world</t><n>42</n><j>{"a": 1, "b": 2}</j><x><name=foo><age=10></x><kv>k1: v1\nk2: v2</kv>', "", "none"),
+    (
+        "dirty",
+        '<t>hello world</t><n>42</n><j>{"a": 1, "b": 2}</j><x><name=foo><age=10></x><kv>k1: v1\nk2: v2</kv>',
+        "",
+        "none",
+    ),
 ]
 
 # Responses that must fail the same way on both sides (the error class).
@@ -391,11 +578,16 @@ FAILING: list[tuple[str, str]] = [
 # Templates that both refuse when loaded.
 BAD_TEMPLATES: list[dict[str, Any]] = [
     {"start_anchor": "a", "fields": {"x": {"open": "<x>", "close": "</x>", "join": ""}}},
-    {"start_anchor": "a", "fields": {"x": {"open": "<x>", "close": "</x>", "repeats": True, "join": 7}}},
+    {
+        "start_anchor": "a",
+        "fields": {"x": {"open": "<x>", "close": "</x>", "repeats": True, "join": 7}},
+    },
     _simple({"x": {"open": "[", "close": "]", "content": "not-a-real-parser"}}),
     {"version": 2, "start_anchor": "a", "fields": {"content": {}}},
     _simple({"a": {"content": "text"}, "b": {"content": "text"}}),
-    _simple({"tool": {"open": "<tool>", "close": "</tool>", "transform": {"label": "name: {content}"}}}),
+    _simple(
+        {"tool": {"open": "<tool>", "close": "</tool>", "transform": {"label": "name: {content}"}}}
+    ),
     _simple({"tool": {"open_pattern": r"<tool name=(?P<name>\w+)>", "close": "</tool>"}}),
     _simple({"x": {"open": [], "close": "</x>"}}),
     _simple({"x": {"open": [""], "close": "</x>"}}),

@@ -25,6 +25,7 @@ from .kept import COMPILED_BYTES, PROBES_BYTES, TOOLS_BYTES, KeptBytes, compiled
 from .loading import (
     load_gguf_files,
     load_pretrained_files,
+    pretrained_response_template,
     pretrained_tokenizer_file,
     read_text,
     resolve_model_folder,
@@ -58,6 +59,7 @@ class ChatTemplate:
         limits: Limits | None = None,
         now: datetime | None = None,
         tokenizer: Any = None,
+        response_template: Mapping[str, Any] | None = None,
     ) -> None:
         """`template`: the source, or named sources (`{"default": ..., "tool_use": ...}`).
 
@@ -82,6 +84,8 @@ class ChatTemplate:
             raise TypeError(f"now must be a datetime.datetime, not {type(now).__name__}")
         self.now = now
         self._tokenizer = tokenizer
+        #: transformers' response_template (tokenizer_config.json's), for parse_response
+        self.response_template = response_template
         #: The model folder read by from_pretrained (its tokenizer_config.json gives the
         #: padding and truncation settings of apply_chat_template), else None.
         self.folder: Path | None = None
@@ -135,6 +139,7 @@ class ChatTemplate:
         options.setdefault("origin", os.fspath(folder))
         if "tokenizer" not in options:
             options["tokenizer"] = pretrained_tokenizer_file(root)
+        options.setdefault("response_template", pretrained_response_template(root))
         chat = cls(template, tokens, name=name, **options)
         chat.folder = root
         return chat
@@ -159,7 +164,9 @@ class ChatTemplate:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # (pickles of 0.1.0 lack the limits and the clock; older ones the traced tools)
-        self.__dict__.update({"limits": None, "now": None, "folder": None, **state})
+        self.__dict__.update(
+            {"limits": None, "now": None, "folder": None, "response_template": None, **state}
+        )
         self._kept_caches()
 
     def _kept_caches(self) -> None:
@@ -766,6 +773,28 @@ class ChatTemplate:
         data += [(("document", index), doc) for index, doc in enumerate(documents or [])]
         data += [(("keyword", key), value) for key, value in kwargs.items()]
         return [dict(found) for found in find_control_tokens(self.tokenizer, data)]
+
+    # responses: the model's output back into a message (chat/responses/) --------------------
+
+    def parse_response(
+        self, response: Any, schema: Any = None, *, prefix: Any = None, tools: Any = None
+    ) -> Any:
+        """transformers' tokenizer.parse_response: text or token ids, one or a batch."""
+        from .responses import decode_with, parse_responses
+
+        template = self.response_template if schema is None else schema
+        decode = decode_with(lambda: self.tokenizer)  # (token ids need the tokenizer)
+        return parse_responses(response, template, prefix=prefix, tools=tools, decode=decode)
+
+    def get_response_parser(
+        self, response_template: Any = None, *, prefix: Any = None, tools: Any = None
+    ) -> Any:
+        """transformers' tokenizer.get_response_parser: a ResponseParser already past `prefix`."""
+        from .responses import decode_with, response_parser
+
+        template = self.response_template if response_template is None else response_template
+        decode = decode_with(lambda: self.tokenizer)
+        return response_parser(template, prefix=prefix, tools=tools, decode=decode)
 
     # analysis ----------------------------------------------------------------------------------
 

@@ -14,7 +14,13 @@ returns data. It knows nothing of ChatTemplate; ChatTemplate delegates to it.
 {'role': 'assistant', 'thinking': '2+2', 'content': '4'}
 """
 
-from .parse import NoResponseTemplateError, decode_with, parse_response, parse_responses, response_parser
+from .parse import (
+    NoResponseTemplateError,
+    decode_with,
+    parse_response,
+    parse_responses,
+    response_parser,
+)
 from .pattern import MAX_ANCHOR
 from .stream import ResponseParser
 from .template import ResponseTemplate, ResponseTemplateField, load_response_template

@@ -7,14 +7,15 @@ kept as it was.
 from __future__ import annotations
 
 import math
-from inspect import isfunction, ismethod
 from collections.abc import Sequence
+from inspect import isfunction, ismethod
 from typing import Any
 
 from ..schema import get_json_schema
 from .content import loads
 
 __all__ = ["cast_tool_calls", "schema_types", "tool_parameters"]
+
 
 def schema_types(schema: Any) -> tuple[str, ...]:
     """The JSON types a parameter's schema allows, in the order it names them (`type`, a list
@@ -36,6 +37,7 @@ def schema_types(schema: Any) -> tuple[str, ...]:
         types.append("null")
     return tuple(types)
 
+
 def _cast_one(raw: str, kind: str) -> tuple[bool, Any]:
     if kind == "integer":
         try:
@@ -50,13 +52,16 @@ def _cast_one(raw: str, kind: str) -> tuple[bool, Any]:
         return True, int(number) if number.is_integer() and "." not in raw else number
     if kind == "boolean":
         word = raw.strip().lower()
-        return (True, word in ("true", "1")) if word in ("true", "1", "false", "0") else (False, None)
+        return (
+            (True, word in ("true", "1")) if word in ("true", "1", "false", "0") else (False, None)
+        )
     if kind == "null":
         return (True, None) if raw.strip() in ("null", "None") else (False, None)
     if kind in ("object", "array"):
         decoded = loads(raw)
         return isinstance(decoded, dict if kind == "object" else list), decoded
     return False, None
+
 
 def cast(raw: str, types: Sequence[str]) -> Any:
     """`raw` as the first of `types` it can be read as; else `raw` itself."""
@@ -68,6 +73,7 @@ def cast(raw: str, types: Sequence[str]) -> Any:
         if done:
             return value
     return raw
+
 
 def tool_parameters(tools: Sequence[Any] | None) -> dict[str, dict[str, Any]]:
     """Tool name -> its parameters' `properties`, from tools as apply_chat_template takes them
@@ -83,6 +89,7 @@ def tool_parameters(tools: Sequence[Any] | None) -> dict[str, dict[str, Any]]:
             properties = parameters.get("properties") if isinstance(parameters, dict) else None
             found[function["name"]] = properties if isinstance(properties, dict) else {}
     return found
+
 
 def cast_tool_calls(value: Any, parameters: dict[str, dict[str, Any]]) -> Any:
     """`value` (a tool call, or a list of them) with its string arguments cast in place."""
@@ -105,5 +112,7 @@ def cast_tool_calls(value: Any, parameters: dict[str, dict[str, Any]]) -> Any:
             arguments[key] = cast(argument, types)
         elif isinstance(argument, list) and "array" not in types:
             # repeated tags gathered by xml-inline's merge_duplicates: cast one by one
-            arguments[key] = [cast(item, types) if isinstance(item, str) else item for item in argument]
+            arguments[key] = [
+                cast(item, types) if isinstance(item, str) else item for item in argument
+            ]
     return value

@@ -64,7 +64,11 @@ def _swap_delimited(text: str, delims: list[Any]) -> tuple[str, list[str]]:
     (left to right, shortest body, as a lazy `open(.*?)close` substitution would)."""
     captured: list[str] = []
     for pair in delims:
-        if not (isinstance(pair, (list, tuple)) and len(pair) == 2 and all(isinstance(p, str) for p in pair)):
+        if not (
+            isinstance(pair, (list, tuple))
+            and len(pair) == 2
+            and all(isinstance(p, str) for p in pair)
+        ):
             raise ValueError("json: each string_delims entry must be [open, close] strings")
         opener, closer = pair
         if not opener:
@@ -119,13 +123,17 @@ def _xml_inline(text: str, args: dict[str, Any]) -> dict[str, Any]:
         raise ValueError("xml-inline: content_args needs a 'tag_pattern'")
     pattern = tag_pattern(source)
     if "key" not in pattern.groupindex:
-        raise ValueError(f"xml-inline: tag_pattern needs a group named 'key': {bounded_repr(source)}")
+        raise ValueError(
+            f"xml-inline: tag_pattern needs a group named 'key': {bounded_repr(source)}"
+        )
     merge = args.get("merge_duplicates", False)
     out: dict[str, Any] = {}
     for match in find_all(pattern, text):
         key = match.groups["key"]
         if key is None:
-            raise ValueError(f"xml-inline: tag_pattern matched without its 'key': {bounded_repr(source)}")
+            raise ValueError(
+                f"xml-inline: tag_pattern matched without its 'key': {bounded_repr(source)}"
+            )
         value = _sub_value(match.groups.get("value", ""), args.get("value_parser"))
         if merge and key in out:
             if not isinstance(out[key], list):

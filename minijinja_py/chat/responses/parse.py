@@ -47,11 +47,15 @@ def parse_response(
 
 
 def decode_with(tokenizer: Any) -> Decode:
-    """A `decode` for a `tokenizers.Tokenizer`: one sequence of ids to its text, a batch (a
+    """A `decode` for a `tokenizers.Tokenizer` (or a function giving one when first needed,
+    so that text never loads a tokenizer): one sequence of ids to its text, a batch (a
     list of sequences, or a 2-D array or tensor) to a list of texts, special tokens kept as
     transformers' `decode` keeps them."""
 
     def decode(ids: Any) -> str | list[str]:
+        nonlocal tokenizer
+        if callable(tokenizer) and not hasattr(tokenizer, "decode"):
+            tokenizer = tokenizer()
         if hasattr(ids, "tolist"):  # numpy arrays and torch tensors
             ids = ids.tolist()
         if isinstance(ids, int):
@@ -128,7 +132,7 @@ def parse_responses(
         )
     parsed = [
         parse_response(text, response_template, prefix=before, tools=tools, limits=limits)
-        for text, before in zip(responses, prefixes)
+        for text, before in zip(responses, prefixes, strict=True)
     ]
     return parsed if batched else parsed[0]
 

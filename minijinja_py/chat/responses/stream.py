@@ -112,10 +112,14 @@ class ResponseParser:
         events: list[Event] = []
         self._process(events, eos=True)
         missing = [
-            name for name, item in self._spec.fields.items() if not item.optional and name not in self._output
+            name
+            for name, item in self._spec.fields.items()
+            if not item.optional and name not in self._output
         ]
         if missing:
-            raise ValueError(f"Required response_template fields missing from the parsed output: {missing}")
+            raise ValueError(
+                f"Required response_template fields missing from the parsed output: {missing}"
+            )
         defaults = self._spec.defaults
         self._output = {k: v for k, v in self._output.items() if k in defaults or not _empty(v)}
         self._finalized = True
@@ -218,7 +222,9 @@ class ResponseParser:
             self._opened = True
         self._body.append(text)
         dirty = item.content not in STREAMABLE_PARSERS
-        events.append({"type": "region_chunk", "field": self._current, "text": text, "dirty": dirty})
+        events.append(
+            {"type": "region_chunk", "field": self._current, "text": text, "dirty": dirty}
+        )
 
     def _open(self, events: list[Event], item: ResponseTemplateField, found: Match) -> None:
         self._current = item.name

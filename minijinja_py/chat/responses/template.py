@@ -71,7 +71,9 @@ class ResponseTemplate:
         turn, with what the chat template pre-wrote of it); all of it when there is none."""
         end = last_match_end(self.start_anchor, prefix)
         if end is None:
-            _log.info("the response_template's start anchor is not in the prefix: all of it is parsed")
+            _log.info(
+                "the response_template's start anchor is not in the prefix: all of it is parsed"
+            )
             return prefix
         return prefix[end:]
 
@@ -114,7 +116,9 @@ def _field(name: str, spec: Any) -> ResponseTemplateField:
     if transform is not None:
         check_transform(scope, transform)
     else:
-        named = sorted({*(opener.groupindex if opener else ()), *(closer.groupindex if closer else ())})
+        named = sorted(
+            {*(opener.groupindex if opener else ()), *(closer.groupindex if closer else ())}
+        )
         if named:
             raise ValueError(
                 f"{scope}: open_pattern/close_pattern name the groups {named}, but the field "
