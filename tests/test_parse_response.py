@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conformance.response_cases import (
     COHERE,
@@ -18,6 +20,7 @@ from conformance.response_cases import (
     SET_ALARM_CALL,
     SET_ALARM_TOOLS,
     SMOLLM,
+    TEMPLATES,
     XML_STRING_ARGS,
 )
 from minijinja_py.chat import ChatTemplate
@@ -308,3 +311,59 @@ def test_pattern_matcher_agrees_with_backtracking_on_plain_searches():
             theirs.end(),
             theirs.groupdict(),
         )
+
+
+_PIECES = [
+    "<think>",
+    "</think>",
+    "<tool_call>",
+    "</tool_call>",
+    "<|im_end|>",
+    "{",
+    "}",
+    "[",
+    '"',
+    ":",
+    "<|channel|>",
+    "commentary to=functions.f",
+    "<|message|>",
+    "<|end|>",
+    "<|call|>",
+    "\n",
+    " ",
+    "<function=g>",
+    "<parameter=k>",
+    "</parameter>",
+    '<|"|>',
+    "<|tool_call>call:h",
+    "<tool_call|>",
+    "<|content_text|>",
+    "<|end_message|>",
+    "<|START_ACTION|>",
+    "<|END_ACTION|>",
+    "a",
+    "7",
+    "\x01",
+]
+
+
+@given(
+    pieces=st.lists(st.sampled_from(_PIECES), max_size=40),
+    name=st.sampled_from(sorted(TEMPLATES)),
+    step=st.integers(1, 9),
+)
+@settings(max_examples=300, deadline=None)
+def test_any_response_parses_or_raises_value_error(pieces, name, step):
+    text = "".join(pieces)
+    template = TEMPLATES[name]
+    outcomes = []
+    for parse in (
+        lambda: parse_response(text, template, prefix=""),
+        lambda: _stream(template, text, step)[0],
+        lambda: parse_response(text, template, prefix="", tools=SET_ALARM_TOOLS),
+    ):
+        try:
+            outcomes.append(parse())
+        except ValueError as error:
+            outcomes.append(type(error))
+    assert outcomes[0] == outcomes[1]  # (any chunking gives the one-shot result)
