@@ -178,7 +178,7 @@ def probe_messages() -> list[dict[str, Any]]:
 
 
 def main() -> None:
-    from transformers.utils.chat_parsing import parse_response
+    from minijinja_py.chat.responses import parse_response
 
     print("| template | reads | round trip | lost |")
     print("|---|---|---|---|")

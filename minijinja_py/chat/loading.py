@@ -14,6 +14,7 @@ __all__ = [
     "load_gguf_files",
     "load_pretrained_files",
     "load_pretrained_sources",
+    "pretrained_response_template",
     "pretrained_tokenizer_file",
     "read_text",
     "resolve_model_folder",
@@ -206,6 +207,15 @@ def pretrained_tokenizer_file(folder: str | os.PathLike[str]) -> Path | None:
     """The `tokenizer.json` of a model folder (or cached Hub repo id), if it has one; a link
     that resolves outside the folder is refused as the templates' are."""
     return _ModelFolder(resolve_model_folder(folder)).file("tokenizer.json")
+
+
+def pretrained_response_template(folder: str | os.PathLike[str]) -> Any:
+    """The `response_template` of a model folder's tokenizer_config.json (transformers 5.23
+    reads it there, for parse_response), or None; it is checked when first used."""
+    files = _ModelFolder(resolve_model_folder(folder))
+    config_path = files.file("tokenizer_config.json")
+    config = _read_json(config_path) if config_path is not None else {}
+    return config.get("response_template") if isinstance(config, Mapping) else None
 
 
 def load_pretrained_files(

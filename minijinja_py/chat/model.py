@@ -40,6 +40,7 @@ class ChatModel:
         limits: Limits | None = None,
         now: datetime | None = None,
         tokenizer: Any = None,
+        response_template: Mapping[str, Any] | None = None,
         files: Mapping[str, str] | None = None,
     ) -> None:
         self._templates, self._single = named_sources(template, name)
@@ -63,10 +64,15 @@ class ChatModel:
             raise TypeError(f"now must be a datetime.datetime, not {type(now).__name__}")
         self.now = now
         self._tokenizer = tokenizer
+        #: transformers' response_template (tokenizer_config.json's), for parse_response; None:
+        #: inferred from the chat template when first asked for
+        self.response_template = response_template
         #: The model folder read by from_pretrained (its tokenizer_config.json gives the
         #: padding and truncation settings of apply_chat_template), else None.
         self.folder: Path | None = None
         self._compiled: dict[str, Any] = {}  # (the model's own templates)
+        # Response templates inferred from the model's sources, by source (a few, small).
+        self._inferred: dict[str, Any] = {}
         self.kept = KeptBetweenCalls()
         for source in compiled_at_load(self.sources, name, limits or Limits()):
             self.compiled_source(source)
@@ -82,7 +88,15 @@ class ChatModel:
     def __setstate__(self, state: dict[str, Any]) -> None:
         # (pickles of 0.1.0 lack the limits and the clock; older ones what is kept)
         self.__dict__.update(
-            {"limits": None, "now": None, "folder": None, "_file_of_source": {}, **state}
+            {
+                "limits": None,
+                "now": None,
+                "folder": None,
+                "_file_of_source": {},
+                "response_template": None,
+                "_inferred": {},
+                **state,
+            }
         )
         for old in ("_passed", "_probes", "_traced_tools"):
             self.__dict__.pop(old, None)

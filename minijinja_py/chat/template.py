@@ -21,6 +21,7 @@ from .inputs import normalise_conversations
 from .loading import (
     load_gguf_files,
     load_pretrained_sources,
+    pretrained_response_template,
     pretrained_tokenizer_file,
     read_text,
     resolve_model_folder,
@@ -94,6 +95,7 @@ class ChatTemplate(ChatModel):
         options.setdefault("files", files)
         if "tokenizer" not in options:
             options["tokenizer"] = pretrained_tokenizer_file(root)
+        options.setdefault("response_template", pretrained_response_template(root))
         chat = cls(template, tokens, name=name, **options)
         chat.folder = root
         return chat
@@ -561,6 +563,65 @@ class ChatTemplate(ChatModel):
         data += [(("document", index), doc) for index, doc in enumerate(documents or [])]
         data += [(("keyword", key), value) for key, value in kwargs.items()]
         return [dict(found) for found in find_control_tokens(self.tokenizer, data)]
+
+    # responses: the model's output back into a message (chat/responses/) --------------------
+
+    def parse_response(
+        self, response: Any, schema: Any = None, *, prefix: Any = None, tools: Any = None
+    ) -> Any:
+        """transformers' tokenizer.parse_response: text or token ids, one or a batch, read by
+        `schema`, else the model's `response_template`, else the one inferred from the chat
+        template (`inferred_response_template`; `response_template_origin` says which)."""
+        from .responses import decode_with, parse_responses
+
+        template = self._response_template() if schema is None else schema
+        decode = decode_with(lambda: self.tokenizer)  # (token ids need the tokenizer)
+        return parse_responses(response, template, prefix=prefix, tools=tools, decode=decode)
+
+    def get_response_parser(
+        self, response_template: Any = None, *, prefix: Any = None, tools: Any = None
+    ) -> Any:
+        """transformers' tokenizer.get_response_parser: a ResponseParser already past `prefix`,
+        with the template `parse_response` would use."""
+        from .responses import decode_with, response_parser
+
+        template = self._response_template() if response_template is None else response_template
+        decode = decode_with(lambda: self.tokenizer)
+        return response_parser(template, prefix=prefix, tools=tools, decode=decode)
+
+    @property
+    def response_template_origin(self) -> str:
+        """Where `parse_response`'s template comes from: "response_template" (the model's, or
+        one set) or "inferred" (from the chat template)."""
+        return "inferred" if self.response_template is None else "response_template"
+
+    def inferred_response_template(self, chat_template: str | None = None) -> Any:
+        """The response template read off the chat template by probe renders, and what it
+        cannot give back (`.template`, `.lost`; see minijinja_py.chat.responses.inferred).
+
+        Raises:
+            ValueError: when the assistant's content cannot be found in a turn.
+        """
+        from .responses.inferred import infer_response_template
+
+        source = self.analysis_source(chat_template)
+        found = self._inferred.get(source)
+        if found is None:
+            def render(messages: list[dict[str, Any]], prompt: bool, tools: Any) -> str:
+                return cast(
+                    str,
+                    self.render(
+                        messages, tools, add_generation_prompt=prompt, chat_template=source
+                    ),
+                )
+
+            found = self._inferred[source] = infer_response_template(render)
+        return found
+
+    def _response_template(self) -> Any:
+        if self.response_template is not None:
+            return self.response_template
+        return self.inferred_response_template().template
 
     # analysis ----------------------------------------------------------------------------------
 
