@@ -131,6 +131,12 @@ def round_trip(
             continue
         if message.get("tool_calls") and "tool_calls" not in fields:
             continue
+        # (reasoning under the name the template reads)
+        own = next((key for key in REASONING_FIELDS if key in fields), None)
+        given = next((key for key in REASONING_FIELDS if key in message), None)
+        if own is not None and given is not None and own != given:
+            message = {**message, own: message[given]}
+            del message[given]
         try:
             prefix, response = generated(render, message, end, inferred.template["start_anchor"])
         except Exception as error:  # (a message the template itself refuses: nothing to parse)

@@ -232,9 +232,16 @@ def _reasoning_field(
     return None
 
 
-def _call(name: str, arguments: Any) -> dict[str, Any]:
+def _call(name: str, arguments: Any, index: int = 0) -> dict[str, Any]:
     # (an id of nine letters and digits: Mistral's templates refuse any other)
-    return {"id": "call0abcd", "type": "function", "function": {"name": name, "arguments": arguments}}
+    function = {"name": name, "arguments": arguments}
+    return {"id": _ID % index, "type": "function", "function": function}
+
+
+# The probe calls' ids, and what stands for an id in the texts the two calls share: a model
+# writes its own ids, so an id the template writes around a call is read as any word.
+_ID = "call%dabcd"
+_ANY_ID = "\0" * len(_ID % 0)
 
 
 @dataclass
@@ -247,10 +254,12 @@ class _Calls:
     spec: dict[str, Any]
     #: The text a name-outside call writes between its name and its arguments.
     between: str = ""
+    #: That text, for each call.
+    betweens: list[str] = field(default_factory=list)
 
 
 def _calls_message(names: tuple[str, ...], arguments: Any, content: str | None) -> dict[str, Any]:
-    calls = [_call(name, arguments) for name in names]
+    calls = [_call(name, arguments, index) for index, name in enumerate(names)]
     return {"tool_calls": calls} if content is None else {"content": content, "tool_calls": calls}
 
 
@@ -305,6 +314,7 @@ def _tool_calls_field(
     if both is not None and len(both.places) == 2:
         # What each call writes is what the two calls' texts share around them; a marker
         # written once before (or after) all the calls is the section's.
+        two = two.replace(_ID % 0, _ANY_ID).replace(_ID % 1, _ANY_ID)
         (start_1, name_1, end_1), (start_2, name_2, end_2) = both.places
         head = two[: name_1 if named else start_1]
         gap = two[end_1 : name_2 if named else start_2]
@@ -324,16 +334,34 @@ def _tool_calls_field(
         if not opener:
             lost.append(_NO_CALL_MARKER)
             return None
-        spec["open_pattern"] = re.escape(opener) + _NAME_PATTERN + _whitespace_pattern(calls.between)
+        betweens = both.betweens if both is not None else [calls.between]
+        spec["open_pattern"] = _literal_pattern(opener) + _NAME_PATTERN + _between_pattern(betweens)
     elif not opener:
         lost.append(_NO_CALL_MARKER)
         return None
+    elif _ANY_ID in opener:
+        spec = {"open_pattern": _literal_pattern(opener), **spec}
     else:
         spec = {"open": opener, **spec}
     if closer or end_marker:
         spec["close"] = closer or end_marker
     section = [marker for marker in section if marker and marker not in (opener, closer, end_marker)]
     return spec, section
+
+
+def _literal_pattern(text: str) -> str:
+    # The text as a pattern, an id written in it (see _ANY_ID) read as any word.
+    return "[^<>\\s]*".join(_whitespace_pattern(piece) for piece in text.split(_ANY_ID))
+
+
+def _between_pattern(betweens: list[str]) -> str:
+    # What calls write between a name and its arguments: the same text, or the same text around
+    # a part that differs per call (Kimi's index, "functions.NAME:0"), read as any word.
+    if len(set(betweens)) == 1:
+        return _whitespace_pattern(betweens[0])
+    head = commonprefix(betweens)
+    tail = _common_suffix(betweens[0][len(head) :], betweens[1][len(head) :])
+    return _whitespace_pattern(head) + "[^<>\\s]*?" + _whitespace_pattern(tail)
 
 
 def _whole_tokens_prefix(text: str, prefix: str) -> str:
@@ -379,6 +407,7 @@ def _find_calls(text: str, names: tuple[str, ...]) -> _Calls | None:
     places: list[tuple[int, int, int]] = []
     spec: dict[str, Any] | None = None
     between = ""
+    betweens: list[str] = []
     low = 0
     for name in names:
         name_at = text.find(name, low)
@@ -390,12 +419,13 @@ def _find_calls(text: str, names: tuple[str, ...]) -> _Calls | None:
             if found is None:
                 return None
         start, end, spec, between = found
+        betweens.append(between)
         if spec.get("transform_each"):
             return _Calls(text, [(start, name_at, end)], spec)
         places.append((start, name_at, end))
         low = end
     assert spec is not None
-    return _Calls(text, places, spec, between)
+    return _Calls(text, places, spec, between, betweens)
 
 
 def _json_call(text: str, name: str, name_at: int) -> tuple[int, int, dict[str, Any], str] | None:

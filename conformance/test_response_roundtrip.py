@@ -1,0 +1,108 @@
+"""The way back as an oracle: for every corpus template, an assistant message rendered, then
+parsed with the response template inferred from the chat template, comes back (modulo the
+whitespace a template strips).  The table of conformance/FINDINGS.md is what the first test
+asserts; the property draws messages for the templates that invert."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from .corpus import corpus_missing, template_names
+from .response_roundtrip import REASONING_FIELDS, TOOLS, probe_messages, round_trip
+
+_MISSING = corpus_missing()
+
+# Templates whose inferred parser does not give every probe message back, each with the reason
+# (conformance/FINDINGS.md, "The way back").
+NOT_INVERTED = {
+    # calls the inference reads but a generated text cannot give back whole
+    "apertus-8b-instruct": "a call is {NAME: arguments}, the name a key, not a value",
+    "gigachat-3-10b-a1.8b": "a call is a message of its own, headed 'function call'",
+    "cohere-command-r-plus-tool_use": "calls in an 'Action:' block whose closing fence joins "
+    "the next turn's header",
+    "functionary-medium-v2.2": "writes a call's arguments only as a string it concatenates",
+    "functionary-medium-v3.2": "a reply opens with '>>>all', a call with '>>>NAME', no closer",
+    "mistral-devstral-small-2507-unsloth": "[TOOL_CALLS]NAME[ARGS]{...}: nothing closes a call "
+    "but the next call's opener",
+    "mistral-ministral-3-14b-reasoning-2512": "as Devstral's",
+    "mistral-small-3.2-24b-instruct-2506": "as Devstral's",
+    "gpt-oss-120b": "every call ends the generation (<|call|>); a second call is a new message "
+    "with its own header",
+    "minimax-m2": "its end-of-turn marker '[e~[' is not a token; calls are XML <invoke>",
+    # no assistant turn to read
+    "blenderbot-default": "past turns are written without the generation prompt's header",
+    "granite-20b-functioncalling-vllm": "past turns are written without the prompt's header",
+    "llama-codellama-70b-instruct": "past turns are written without the prompt's header",
+    "yandexgpt-5-lite-8b-instruct": "past turns are written without the prompt's header",
+    "cohere-command-r-v01": "renders no conversation without tools that carry its preamble",
+    "firefunction-v1": "needs a 'functions' message first",
+    "llama-guard-3-11b-vision": "writes no assistant turn: a classifier's prompt",
+}
+
+
+@pytest.mark.skipif(_MISSING is not None, reason=_MISSING or "")
+def test_the_round_trip_table():
+    from minijinja_py.chat.responses import parse_response
+
+    failed = {}
+    for name in template_names():
+        try:
+            _, _, problems = round_trip(name, probe_messages(), parse_response)
+        except ValueError as error:
+            problems = [str(error)]
+        if problems:
+            failed[name] = problems[0]
+    assert sorted(failed) == sorted(NOT_INVERTED)
+    assert len(template_names()) - len(failed) == 133
+
+
+_WORDS = st.text(alphabet="abcdefghij klmnop,.!?XYZ0123456789", min_size=1, max_size=30).filter(
+    lambda text: any(char.isalnum() for char in text)
+)
+_CALLS = st.sampled_from(
+    [
+        ("get_weather", st.fixed_dictionaries({"city": _WORDS, "days": st.integers(0, 99)})),
+        ("get_time", st.fixed_dictionaries({"zone": _WORDS, "exact": st.booleans()})),
+        ("search_web", st.fixed_dictionaries({"query": _WORDS})),
+    ]
+).flatmap(
+    lambda pair: pair[1].map(
+        lambda arguments: {
+            "id": "call0abcd",
+            "type": "function",
+            "function": {"name": pair[0], "arguments": arguments},
+        }
+    )
+)
+
+
+@st.composite
+def _messages(draw):
+    message = {"role": "assistant", "content": draw(_WORDS)}
+    if draw(st.booleans()):
+        message["reasoning_content"] = draw(_WORDS)
+    calls = draw(st.lists(_CALLS, max_size=3))
+    if calls:
+        message = {"role": "assistant", "content": "", "tool_calls": calls}
+    return message
+
+
+_INVERTED = sorted(set(template_names()) - set(NOT_INVERTED)) if _MISSING is None else []
+
+
+@pytest.mark.skipif(_MISSING is not None, reason=_MISSING or "")
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(_INVERTED or ["none"]), _messages())
+def test_drawn_messages_come_back(name, message):
+    from minijinja_py.chat.responses import parse_response
+
+    _, _, problems = round_trip(name, [message], parse_response)
+    assert problems == []
+
+
+def test_the_tools_and_fields_are_the_probes():
+    # (what the table's probes draw from: every tool's arguments typed, reasoning by name)
+    assert [tool["function"]["name"] for tool in TOOLS] == ["get_weather", "get_time", "search_web"]
+    assert REASONING_FIELDS == ("reasoning_content", "thinking", "reasoning")
