@@ -267,9 +267,16 @@ def test_chat_template_reads_response_template_and_needs_a_tokenizer_for_ids(tmp
 
 
 def test_unterminated_markers_repeated_stay_linear():
-    text = "<|channel|>commentary to=functions.a " * 20_000  # the lazy .*? never finds <|message|>
+    text = "<|channel|>commentary to=functions.a " * 5_000  # the lazy .*? never finds <|message|>
     # (a backtracking search from each position would take minutes; the VM is one pass)
     assert parse_response(text, GPT_OSS, prefix="") == {"role": "assistant"}
+    # ... and a pattern kept open over 200,000 characters is refused (pattern.MAX_PATTERN_WORK)
+    with pytest.raises(ValueError) as caught:
+        parse_response(text * 4, GPT_OSS, prefix="")
+    assert str(caught.value) == (
+        "the response keeps a marker's pattern matching over more than 200000 characters "
+        "(a marker is at most 4096)"
+    )
 
 
 def test_huge_plain_response_and_many_tiny_feeds_keep_the_buffer_bounded():

@@ -8,6 +8,7 @@ from .cases_crashes import CRASHES
 from .cases_errors import ERRORS
 from .cases_escapes import ESCAPES, MUTATIONS
 from .cases_python import PYTHON
+from .cases_responses import RESPONSE_ATTACKS
 from .cases_sandbox4_builtins import SANDBOX4_BUILTINS
 from .cases_sandbox4_chat import SANDBOX4_CHAT
 from .cases_sandbox4_work import SANDBOX4_WORK
@@ -36,6 +37,7 @@ ATTACKS: list[Attack] = [
     *SANDBOX4_WORK,
     *SANDBOX4_CHAT,
     *SANDBOX4_BUILTINS,
+    *RESPONSE_ATTACKS,
 ]
 
 _ids = [a.id for a in ATTACKS]

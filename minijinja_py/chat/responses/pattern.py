@@ -41,6 +41,14 @@ __all__ = ["MAX_ANCHOR", "Literals", "Match", "Pattern", "Scan"]
 
 #: the longest marker (open, close or start anchor match) a response can hold
 MAX_ANCHOR = 4096
+#: Characters a pattern's long-lived threads may step over in one response: the work of
+#: matching is Python's, a few microseconds a character, and only a response built to keep a
+#: pattern open (an opener repeated without its end) comes near it; beyond it the response is
+#: refused.
+MAX_PATTERN_WORK = 200_000
+# A thread alive longer than this is counted in that work: a real marker's pattern decides
+# within a few characters (text full of "<" starts many threads that die at once, uncounted).
+_LONG_LIVED = 64
 #: instructions a compiled pattern may have ({m,n} repeats are unrolled)
 MAX_PROGRAM = 20_000
 
@@ -70,6 +78,8 @@ class Scan:
     seeds: list[tuple[int, tuple[int | None, ...]]]
     best: tuple[tuple[int | None, ...], int] | None = None
     cache: dict[str, Any] = field(default_factory=dict)
+    #: Characters the threads have stepped over so far, in this buffer (see MAX_PATTERN_WORK).
+    work: int = 0
 
 
 def _is_word(char: str) -> bool:
@@ -121,6 +131,24 @@ def _class(items: list[tuple[Any, Any]], what: str) -> tuple[Any, str]:
     return member, f"[{'^' if negate else ''}{''.join(parts)}]"
 
 
+def _literal_start(items: list[Any]) -> Any:
+    """A `re` for the literal text every match begins with (two characters or more), to jump
+    over everything else at the interpreter's speed: text full of the first character alone
+    (HTML's "<" before a "<|channel|>" opener) starts no thread.  None when there is none."""
+    literal = _sre.LITERAL if hasattr(_sre, "LITERAL") else None
+    chars: list[str] = []
+    for op, arg in items:
+        if literal is None or op is not literal:
+            break
+        chars.append(chr(arg))
+    if len(chars) < 2:
+        return None
+    text = "".join(chars)
+    # (or a start of it where the buffer ends: a stream's marker may be cut there)
+    cut = [re.escape(text[:size]) + r"\Z" for size in range(len(text) - 1, 0, -1)]
+    return re.compile("|".join([re.escape(text), *cut]))
+
+
 class Pattern:
     """A `*_pattern` of a response_template, compiled for the linear matcher."""
 
@@ -146,7 +174,7 @@ class Pattern:
         self._starts: list[str] = []  # re sources of the characters that can begin a match
         self._emit(list(parsed))
         self._add(_MATCH)
-        self._skip = self._skipper()
+        self._skip = _literal_start(list(parsed)) or self._skipper()
         self._edge = 1 if "AT_END" in self._args else 0
 
     # compiling ----------------------------------------------------------------------------
@@ -326,14 +354,14 @@ class Pattern:
         if pos <= scan.origin:
             return scan
         if scan.best is not None and scan.best[0][0] < pos:  # type: ignore[operator]
-            return Scan(pos, pos, [])
+            return Scan(pos, pos, [], work=scan.work)
         kept = [seed for seed in scan.seeds if seed[1][0] >= pos]  # type: ignore[operator]
         if len(kept) != len(scan.seeds):
             young = scan.reached - MAX_ANCHOR
             if any(seed[1][0] >= young for seed in scan.seeds if seed[1][0] < pos):  # type: ignore[operator]
                 # a thread that began before pos may have absorbed one that began after it
                 # (one thread per instruction): look at the recent text again to be exact
-                return Scan(pos, max(pos, young), [])
+                return Scan(pos, max(pos, young), [], work=scan.work)
         scan.seeds = kept
         scan.origin = pos
         return scan
@@ -349,10 +377,13 @@ class Pattern:
         # What is decided at the last character or two depends on what comes next (`$` holds
         # before a final newline): that part is worked out afresh at each call, never kept.
         stop = max(scan.reached, n - self._edge)
-        i, seeds, best, _, _ = self._run(text, n, shift, scan.reached, scan.seeds, scan.best, stop)
-        scan.reached, scan.seeds, scan.best = i, seeds, best
+        work = [scan.work]
+        i, seeds, best, _, _ = self._run(
+            text, n, shift, scan.reached, scan.seeds, scan.best, stop, work
+        )
+        scan.reached, scan.seeds, scan.best, scan.work = i, seeds, best, work[0]
         if i < n and (seeds or best is None):
-            i, seeds, best, live, done = self._run(text, n, shift, i, seeds, best, n)
+            i, seeds, best, live, done = self._run(text, n, shift, i, seeds, best, n, work)
         else:
             live, done = self._closure(seeds, i, text, n, shift) if i >= n else ([], None)
         if done is not None:
@@ -376,6 +407,7 @@ class Pattern:
         seeds: list[tuple[int, tuple[int | None, ...]]],
         best: tuple[tuple[int | None, ...], int] | None,
         stop: int,
+        work: list[int],
     ) -> tuple[int, list[Any], Any, list[Any], Any]:
         """Advance the threads from `i` to `stop` (or until the search is decided); at `stop`
         the threads are returned both before (`seeds`) and after (`live`, `done`) closing
@@ -401,6 +433,13 @@ class Pattern:
             char = text[i]
             seeds = [(pc + 1, caps) for pc, caps in live if args[pc](char)]
             i += 1
+            if live and i - min(caps[0] for _, caps in live) > _LONG_LIVED:  # type: ignore[type-var]
+                work[0] += 1
+            if work[0] > MAX_PATTERN_WORK:
+                raise ValueError(
+                    f"the response keeps a marker's pattern matching over more than "
+                    f"{MAX_PATTERN_WORK} characters (a marker is at most {MAX_ANCHOR})"
+                )
             if best is None:
                 seeds.append(self._start(i))
 

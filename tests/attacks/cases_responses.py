@@ -1,0 +1,117 @@
+"""Attacks on the way back (issue 40): model output is untrusted input.  Responses built to make
+a parser backtrack, hold text without end, nest without end or grow without bound, through the
+response template inferred from a chat template and through a written one with patterns; each
+ends in a bounded result or a ValueError, within the CPU bound of every attack."""
+
+from __future__ import annotations
+
+from .model import Attack, Ok
+
+RESPONSES = "hostile-responses"
+
+_CHATML = (
+    "{% for m in messages %}<|im_start|>{{ m.role }}\n"
+    "{% if m.reasoning_content %}<think>\n{{ m.reasoning_content }}\n</think>\n\n{% endif %}"
+    "{{ m.content }}"
+    "{% for c in m.tool_calls or [] %}<tool_call>\n{{ c.function | tojson }}\n</tool_call>"
+    "{% endfor %}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+_PREFIX = "<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\n"
+# A written template whose call opener is a pattern with a lazy repeat (gpt-oss's shape).
+_PATTERNED = {
+    "start_anchor": "<|start|>assistant",
+    "fields": {
+        "tool_calls": {
+            "open_pattern": r"<\|channel\|>commentary to=functions\.(?P<name>\w+).*?<\|message\|>",
+            "close": "<|call|>",
+            "repeats": True,
+            "content": "json",
+            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+        },
+        "content": {"close": "<|return|>"},
+    },
+}
+
+
+def _outcome(parse) -> str:
+    try:
+        message = parse()
+    except ValueError as error:
+        return f"ValueError: {str(error)[:120]}"
+    return "ok " + ", ".join(f"{key}={len(str(value))}" for key, value in sorted(message.items()))
+
+
+def _inferred(response: str) -> str:
+    from minijinja_py import ChatTemplate
+
+    chat = ChatTemplate.from_string(_CHATML)
+    return _outcome(lambda: chat.parse_response(response, prefix=_PREFIX))
+
+
+def _patterned(response: str) -> str:
+    from minijinja_py import ChatTemplate
+
+    chat = ChatTemplate.from_string(_CHATML, response_template=_PATTERNED)
+    return _outcome(lambda: chat.parse_response(response, prefix=""))
+
+
+def unterminated_think() -> str:
+    return _inferred("<think>" + "x" * 5_000_000)
+
+
+def many_unterminated_calls() -> str:
+    return _inferred("<tool_call>{" * 200_000)
+
+
+def deep_json_call() -> str:
+    return _inferred("<tool_call>\n" + "[" * 200_000 + "]" * 200_000 + "\n</tool_call><|im_end|>")
+
+
+def lazy_pattern_never_closed() -> str:
+    return _patterned("<|channel|>commentary to=functions.a " * 50_000)
+
+
+def markers_split_everywhere() -> str:
+    return _inferred("<thi<tool_<|im_en" * 100_000)
+
+
+def response_over_max_string() -> str:
+    return _inferred("a" * 20_000_001)
+
+
+def streamed_one_character_at_a_time() -> str:
+    from minijinja_py import ChatTemplate
+
+    chat = ChatTemplate.from_string(_CHATML)
+    parser = chat.get_response_parser(prefix=_PREFIX)
+    for char in "<tool_call" * 5_000:
+        parser.feed(char)
+    message, _ = parser.finalize()
+    return "ok " + ", ".join(sorted(message))
+
+
+def _fn(name: str) -> str:
+    return f"{__name__}:{name}"
+
+
+RESPONSE_ATTACKS = [
+    Attack(RESPONSES, "unterminated-think", call=_fn("unterminated_think"),
+           expect=Ok("ok reasoning_content=5000000, role=9")),
+    Attack(RESPONSES, "many-unterminated-calls", call=_fn("many_unterminated_calls"),
+           expect=Ok("ValueError: json: the region is not valid JSON (JSON nested more than 100 "
+                     "levels deep); region: '{<tool_call>{<tool_call>{<tool_call")),
+    Attack(RESPONSES, "deep-json-call", call=_fn("deep_json_call"),
+           expect=Ok("ValueError: json: the region is not valid JSON (JSON nested more than 100 "
+                     "levels deep); region: '\\n[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[")),
+    Attack(RESPONSES, "lazy-pattern-never-closed", call=_fn("lazy_pattern_never_closed"),
+           expect=Ok("ValueError: the response keeps a marker's pattern matching over more than "
+                     "200000 characters (a marker is at most 4096)")),
+    Attack(RESPONSES, "markers-split-everywhere", call=_fn("markers_split_everywhere"),
+           expect=Ok("ok content=1700000, role=9")),
+    Attack(RESPONSES, "response-over-max-string", call=_fn("response_over_max_string"),
+           expect=Ok("ValueError: the response (with its prefix) is longer than max_string "
+                     "(10000000 characters)")),
+    Attack(RESPONSES, "streamed-one-character-at-a-time",
+           call=_fn("streamed_one_character_at_a_time"), expect=Ok("ok content, role")),
+]
