@@ -47,6 +47,7 @@ from .options import (
     _read_template,
     _write_stdout,
 )
+from .parse import add_parse
 
 __all__ = ["LIMIT_OPTIONS", "CommandError", "build_parser", "main"]
 
@@ -423,6 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(func=_cmd_check)
 
     add_inspect(commands)
+    add_parse(commands)
 
     batch = commands.add_parser(
         "batch",

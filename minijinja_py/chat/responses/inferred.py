@@ -151,17 +151,78 @@ def infer_response_template(render: Render) -> InferredResponseTemplate:
     section: list[str] = []
     if calls is not None:
         fields["tool_calls"], section = calls
+        # (an empty reasoning block written before the calls is the reasoning field's)
+        if reasoning is not None:
+            markers = (reasoning[1]["open"], reasoning[1]["close"])
+            section = [marker for marker in section if marker not in markers]
     content: dict[str, Any] = {"content": "text"}
     if before_content.strip():
         # (a reply the template opens with a marker of its own: gpt-oss's final channel)
         content["open"] = before_content.strip()
-    # The reply stops at the end of the turn, and at a marker written around all the calls.
-    closers = [marker for marker in (end_marker, *section) if marker]
+    # The reply stops at the end of the turn, and at a marker written around all the calls
+    # (not at its own opener, which a template may also write before the calls).
+    closers = [marker for marker in (end_marker, *section) if marker and marker != content.get("open")]
     if closers:
         content["close"] = closers[0] if len(closers) == 1 else closers
     fields["content"] = content
     template = {"defaults": {"role": "assistant"}, "start_anchor": anchor, "fields": fields}
+    _keep_what_comes_back(template, body, reasoning[0] if reasoning else None, lost)
     return InferredResponseTemplate(template, lost)
+
+
+def _keep_what_comes_back(
+    template: dict[str, Any],
+    body: Callable[..., str | None],
+    reasoning: str | None,
+    lost: list[str],
+) -> None:
+    """Read the probes' own turns with the template: a field whose probe does not come back
+    is dropped (and named in `lost`); content that does not come back is not a parser."""
+    from .parse import parse_response
+
+    fields = template["fields"]
+    close = fields["content"].get("close")
+    end = close[0] if isinstance(close, list) else close
+
+    def back(message: dict[str, Any], tools: Any = None) -> dict[str, Any] | None:
+        text = body(message, tools)
+        if text is None:
+            return None
+        if end and end in text:
+            text = text[: text.rindex(end) + len(end)]
+        try:
+            return dict(parse_response(text, template, prefix=template["start_anchor"]))
+        except ValueError:
+            return None
+
+    if "tool_calls" in fields:
+        for names in ((_NAME,), (_NAME, _NAME_2)):
+            got = None
+            for arguments in ({_KEY: _VALUE}, json.dumps({_KEY: _VALUE})):
+                got = back(_calls_message(names, arguments, ""), _PROBE_TOOLS)
+                if got is not None and got.get("tool_calls"):
+                    break
+            calls = (got or {}).get("tool_calls") or []
+            read = [(call["function"]["name"], call["function"]["arguments"]) for call in calls]
+            if read != [(name, {_KEY: _VALUE}) for name in names]:
+                del fields["tool_calls"]
+                lost.append(
+                    "tool_calls: the template's calls, read back with what was inferred, are not "
+                    "the calls it was given"
+                )
+                break
+    if reasoning is not None:
+        got = back({"content": _CONTENT, reasoning: _REASONING})
+        if got is None or got.get(reasoning) != _REASONING or got.get("content") != _CONTENT:
+            del fields[reasoning]
+            lost.append(f"{reasoning}: read back with what was inferred, it is not what was given")
+    got = back({"content": _CONTENT})
+    if got is None or got.get("content") != _CONTENT:
+        raise ValueError(
+            "cannot infer a response template: the assistant's content, read back with what "
+            f"was inferred, is not what was given ({_CONTENT!r} came back as "
+            f"{(got or {}).get('content')!r})"
+        )
 
 
 def _header_starts(header: str) -> list[str]:
@@ -413,11 +474,13 @@ def _find_calls(text: str, names: tuple[str, ...]) -> _Calls | None:
         name_at = text.find(name, low)
         if name_at < 0:
             return None
-        found = _json_call(text, name, name_at)
+        found = (
+            _json_call(text, name, name_at)
+            or _json_arguments(text, name_at, len(name))
+            or _tagged_arguments(text, name_at, len(name))
+        )
         if found is None:
-            found = _json_arguments(text, name_at, len(name))
-            if found is None:
-                return None
+            return None
         start, end, spec, between = found
         betweens.append(between)
         if spec.get("transform_each"):
@@ -505,6 +568,46 @@ def _json_arguments(
         "content": "json",
         "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
     }, between
+
+
+def _tagged_arguments(
+    text: str, name_at: int, name_length: int
+) -> tuple[int, int, dict[str, Any], str] | None:
+    """A call written as its name, then each argument in tags of its own (Qwen 3 Coder's
+    `<function=NAME>\n<parameter=KEY>\nVALUE\n</parameter>`): the argument's tags, read off
+    the probe's one argument, make the pattern of every argument."""
+    name_end = name_at + name_length
+    key_at = text.find(_KEY, name_end)
+    value_at = text.find(_VALUE, key_at + len(_KEY)) if key_at >= 0 else -1
+    if value_at < 0:
+        return None
+    tag_at = text.rfind("<", name_end, key_at)
+    if tag_at < 0:
+        return None
+    key_prefix = text[tag_at:key_at]
+    key_suffix = text[key_at + len(_KEY) : value_at]
+    value_end = value_at + len(_VALUE)
+    closing = text.find(">", value_end)
+    if closing < 0 or not key_suffix.strip() or "\n\n" in text[value_end:closing]:
+        return None
+    value_suffix = text[value_end : closing + 1]
+    tag = (
+        _whitespace_pattern(key_prefix)
+        + r"(?P<key>[^<>\s]+)"
+        + _whitespace_pattern(key_suffix.rstrip())
+        + r"\s*(?P<value>.*?)"
+        + _whitespace_pattern(value_suffix)
+    )
+    return name_at, closing + 1, {
+        "open_pattern": "",
+        "repeats": True,
+        "content": "xml-inline",
+        "content_args": {
+            "tag_pattern": tag,
+            "value_parser": {"name": "json", "args": {"allow_non_json": True}},
+        },
+        "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+    }, text[name_end:tag_at]
 
 
 def _whitespace_pattern(text: str) -> str:
