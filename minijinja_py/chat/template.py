@@ -28,7 +28,7 @@ from .loading import (
 )
 from .model import ChatModel
 from .render import render_chat
-from .spans.modes import AssistantSpans, check_mask_mode
+from .spans.modes import AssistantSpans, check_mask_mode, mask_reason
 from .types import ChatEncoding, TokenizedBatch, TokenizedChat
 
 if TYPE_CHECKING:  # (imported where used: rendering text needs none of them)
@@ -423,6 +423,7 @@ class ChatTemplate(ChatModel):
             return cast(TokenizedChat, results[0])
         merged = ChatEncoding({key: [result[key] for result in results] for key in results[0]})
         merged.mask_source = [result.mask_source for result in results]
+        merged.mask_reason = [result.mask_reason for result in results]
         return cast(TokenizedBatch, merged)
 
     def tokenize_many(
@@ -495,6 +496,7 @@ class ChatTemplate(ChatModel):
         if text:
             result["text"] = rendered
         result.mask_source = source
+        result.mask_reason = mask_reason(source, call.probes)
         return result
 
     def apply_chat_template(

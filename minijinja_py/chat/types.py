@@ -58,3 +58,7 @@ class ChatEncoding(dict[str, Any]):
     dict equality, nor in a copy made with dict()."""
 
     mask_source: Any = None
+    #: One line saying where the masks came from and why (a list for a batch; None when no
+    #: mask was asked for), e.g. "inferred: from the end of '<|im_start|>assistant\\n' through
+    #: '<|im_end|>'".
+    mask_reason: Any = None

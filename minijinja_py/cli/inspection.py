@@ -129,19 +129,12 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def _reason(chat: Any, messages: list[Any], options: dict[str, Any], source: str) -> str:
-    if source == "generation":
-        return "generation: the template's {% generation %} blocks"
-    if source == "tagged":
-        return "tagged: the hand-tagged copy of this template shipped with minijinja_py"
-    if source == "inferred":
-        traced = chat.render_with_provenance(messages, **options)
-        texts = traced.turn_texts
-        header = texts.generation_prompt
-        end = texts.end_of_turn or texts.past_end_of_turn
-        return f"inferred: from the end of {header!r} through {end!r}" if end else (
-            f"inferred: from the end of {header!r} through the turn's last character"
-        )
-    return "none: no source gave spans; the mask is zeros"
+    from ..chat.spans.modes import mask_reason
+
+    texts = None
+    if source == "inferred":  # (the texts the rule read off the template)
+        texts = chat.render_with_provenance(messages, **options).turn_texts
+    return mask_reason(source, texts) or ""
 
 
 def _page(text: str, spans: list[tuple[int, int]], source: str) -> str:

@@ -61,3 +61,22 @@ def check_mask_mode(mode: Any) -> str:
     if mode not in MASK_MODES:
         raise ValueError(f"mask must be one of {list(MASK_MODES)}, not {bounded_repr(mode)}")
     return str(mode)
+
+
+def mask_reason(source: Any, turn_texts: Any = None) -> str | None:
+    """One line saying where a mask came from and why: `source` (one of `MASK_SOURCES`, or None
+    when no mask was asked for) and, for inferred spans, the texts the rule read off the template
+    (a `TurnTexts`: the generation prompt and the end-of-turn marker)."""
+    if source is None:
+        return None
+    if source == "generation":
+        return "generation: the template's {% generation %} blocks"
+    if source == "tagged":
+        return "tagged: the hand-tagged copy of this template shipped with minijinja_py"
+    if source == "inferred":
+        header = getattr(turn_texts, "generation_prompt", "") or ""
+        end = getattr(turn_texts, "end_of_turn", "") or getattr(turn_texts, "past_end_of_turn", "")
+        if end:
+            return f"inferred: from the end of {header!r} through {end!r}"
+        return f"inferred: from the end of {header!r} through the turn's last character"
+    return "none: no source gave spans; the mask is zeros"
