@@ -5,8 +5,10 @@ minijinja_py/costs.py) and each of its call shapes below, the builtin is called 
 path a template calls it by (the compiler's charge before a filter or test, the method lookup
 that charges the receiver, the call that charges the arguments, the operator's own checks), on
 inputs whose size grows by powers of ten, in every subclass of str the engine makes (Markup,
-the traced string of provenance mode), shared and deep structures, floats where ints are
-expected and huge widths.  What it was charged (steps, bytes) is read off the budget; what it
+the traced string of provenance mode, the Markup that |escape makes: its size is the escaped
+size), texts of the characters builtins treat specially (TEXT_FLAVOURS), shared and deep
+structures, strings that share a long prefix, and in place of every int argument the floats,
+bools, huge and negative numbers a template may pass instead (INT_VARIANTS).  What it was charged (steps, bytes) is read off the budget; what it
 spent is the CPU time of the process and tracemalloc's peak.  A call charged more than a
 render's default step budget is one the budget refuses: counted as refused, not run.
 
@@ -21,8 +23,9 @@ import sys
 import time
 import tracemalloc
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from minijinja_py import chat_environment
 from minijinja_py.builtins.costs import charge_for, declared
@@ -40,7 +43,7 @@ from minijinja_py.errors import LimitError
 from minijinja_py.provenance import _source
 from minijinja_py.sandbox.budget import _CURRENT, Budget, Limits, charge_arguments, costly
 from minijinja_py.sandbox.measure import charge_compared_arguments
-from minijinja_py.values.runtime import Markup, wants_environment
+from minijinja_py.values.runtime import Markup, escape, wants_environment
 
 # What one step may cost: CPU seconds and bytes (a step is a few microseconds of template
 # code, or a kilobyte scanned in C), and the constant every call may spend beyond its charge.
@@ -56,8 +59,33 @@ SIZES = (10, 1000, 100_000, 1_000_000)
 TEXT_UNIT = "ab c<b>&#1;&a \n\t😀x"
 
 
+def _tiled(unit: str) -> Callable[[int], str]:
+    return lambda n: (unit * (n // len(unit) + 1))[:n]
+
+
+# The texts tried, by flavour: each made of the characters some builtin treats specially, where
+# a pattern may backtrack, a split may make many parts, or the output may outgrow the input.
+TEXT_FLAVOURS: dict[str, Callable[[int], str]] = {
+    "mixed": _tiled(TEXT_UNIT),
+    # urlize's punctuation, schemes, addresses and brackets
+    "url": _tiled("http://a.b/c?d=1, www.x.org; a@b.io! (x) [y] <z> 'q' \"r\" .:;?"),
+    # HTML escaping makes each of these four or five characters
+    "escapes": _tiled("<>&'\""),
+    # whitespace that str.split, wordwrap and wordcount split on, in runs
+    "spaces": _tiled("w  \t\t\n\n\u3000\x0b\r\x0c   "),
+    # lone surrogates: no UTF-8 encoding (urlencode, tojson)
+    "surrogates": _tiled("a\ud800 \udfff"),
+    # one long word: wordwrap and truncate cut it, replace and count find it everywhere
+    "run": lambda n: "a" * n,
+    # words of dots that end otherwise (urlize's trailing-punctuation search)
+    "dots": _tiled("." * 4093 + "a. "),
+}
+_FLAVOUR: ContextVar[str] = ContextVar("flavour", default="mixed")
+
+
 def text(n: int) -> str:
-    return (TEXT_UNIT * (n // len(TEXT_UNIT) + 1))[:n]
+    """n characters of the flavour being measured (`measure` sets it)."""
+    return TEXT_FLAVOURS[_FLAVOUR.get()](n)
 
 
 def shared(n: int) -> list[Any]:
@@ -68,6 +96,13 @@ def shared(n: int) -> list[Any]:
     return value
 
 
+def prefixed(n: int) -> list[str]:
+    """Sixteen strings of n characters that differ in their last: each comparison of two reads
+    all of them, which the item count does not see."""
+    prefix = text(n)
+    return [prefix + chr(0x41 + (7 * i) % 16) for i in range(16)]
+
+
 def deep(n: int) -> list[Any]:
     value: Any = []
     for _ in range(min(n, 95)):
@@ -75,11 +110,13 @@ def deep(n: int) -> list[Any]:
     return value
 
 
-# The subclasses of str a template meets: plain, Markup (|safe), traced (provenance mode).
+# The subclasses of str a template meets: plain, Markup (|safe), traced (provenance mode), and
+# the Markup |escape makes of the text: up to five times its length, with entities in it.
 STRING_KINDS: dict[str, Callable[[str], str]] = {
     "str": lambda s: s,
     "Markup": Markup,
     "traced": lambda s: _source(s, ("messages", 0, "content")),
+    "escaped": escape,
 }
 
 # Inputs by kind: (name, size) -> value.  "text" is made in every string kind.
@@ -95,25 +132,48 @@ INPUTS: dict[str, Callable[[int], Any]] = {
     "bigtext": lambda n: [text(n)] * 4,
     "int": lambda n: 1 << min(n, 60_000),
     "float": lambda n: n / 7,
+    "prefixed": prefixed,
+    # what a template may pass where an int is expected (see INT_VARIANTS)
+    "negint": lambda n: -(1 << min(n, 60_000)),
+    "halfint": lambda n: n + 0.5,
+    "bool": lambda n: n % 2 == 0,
 }
+# The inputs that hold text: each is tried in every flavour.
+TEXT_INPUTS = ("text", "strings", "dicts", "dict", "bigtext", "prefixed")
+# The inputs tried at a million: a text, a number; containers stop at 100,000 items.
+LARGEST = ("text", "bigtext", "int", "negint")
 
-# How each builtin is called: (input kind, arguments made from the size).  Every registry
-# entry has at least one shape (the completeness test checks it).
-Shape = tuple[str, Callable[[int], tuple[Any, ...]]]
-NO: Callable[[int], tuple[Any, ...]] = lambda n: ()  # noqa: E731
+Args = Callable[[int], tuple[Any, ...]]
 
 
-def _fixed(*args: Any) -> Callable[[int], tuple[Any, ...]]:
+class Shape(NamedTuple):
+    """How a builtin is called: its input kind, its arguments made from the size, and a label
+    for a variant (what was put in place of an int)."""
+
+    input: str
+    args: Args
+    label: str = ""
+
+    @property
+    def name(self) -> str:
+        return f"{self.input} {self.label}" if self.label else self.input
+
+
+NO: Args = lambda n: ()  # noqa: E731
+
+
+def _fixed(*args: Any) -> Args:
     """The same arguments at every size."""
     return lambda n: args
 
 
-def _shapes(*kinds: str, args: Callable[[int], tuple[Any, ...]] = NO) -> list[Shape]:
-    return [(kind, args) for kind in kinds]
+def _shapes(*kinds: str, args: Args = NO) -> list[Shape]:
+    return [Shape(kind, args) for kind in kinds]
 
 
 ANY = ("text", "strings", "shared", "deep", "bigtext", "int")
 SEQ = ("text", "strings", "ints", "dicts", "shared", "deep")
+COMPARED = ("text", "ints", "strings", "shared", "prefixed")
 
 FILTER_SHAPES: dict[str, list[Shape]] = {
     "abs": _shapes("int", "float"),
@@ -134,16 +194,16 @@ FILTER_SHAPES: dict[str, list[Shape]] = {
     "format": _shapes("text", args=lambda n: ("x",)) + _shapes("text", args=lambda n: (text(n),)),
     "groupby": _shapes("dicts", args=lambda n: ("a",)),
     "indent": _shapes("text", "strings", args=lambda n: (8, True)),
-    "int": _shapes("text", "float", "int"),
+    "int": _shapes("text", "float", "int") + _shapes("text", args=lambda n: (0, 16)),
     "items": _shapes("dict"),
-    "join": _shapes("strings", "ints", "shared", "bigtext", args=lambda n: (", ",)),
+    "join": _shapes("strings", "ints", "shared", "bigtext", "prefixed", args=lambda n: (", ",)),
     "last": _shapes(*SEQ),
     "length": _shapes(*SEQ),
     "list": _shapes(*SEQ),
     "lower": _shapes(*ANY),
     "map": _shapes("strings", args=lambda n: ("upper",)) + _shapes("dicts", args=lambda n: ()),
-    "max": _shapes("text", "ints", "strings", "shared"),
-    "min": _shapes("text", "ints", "strings", "shared"),
+    "max": _shapes(*COMPARED),
+    "min": _shapes(*COMPARED),
     "pprint": _shapes(*ANY),
     "random": _shapes(*SEQ),
     "reject": _shapes("ints", args=lambda n: ("odd",)),
@@ -151,23 +211,24 @@ FILTER_SHAPES: dict[str, list[Shape]] = {
     "replace": _shapes("text", args=lambda n: ("a", "xyz"))
     + _shapes("text", args=lambda n: ("", "-")),
     "reverse": _shapes(*SEQ),
-    "round": _shapes("float", "int"),
+    "round": _shapes("float", "int") + _shapes("float", args=lambda n: (2,)),
     "safe": _shapes(*ANY),
     "select": _shapes("ints", args=lambda n: ("odd",)),
     "selectattr": _shapes("dicts", args=lambda n: ("a", "equalto", 3)),
     "slice": _shapes(*SEQ, args=lambda n: (3,)),
-    "sort": _shapes("text", "ints", "strings", "shared"),
+    "sort": _shapes(*COMPARED),
     "string": _shapes(*ANY),
     "striptags": _shapes(*ANY),
     "sum": _shapes("ints", "floats"),
     "title": _shapes(*ANY),
     "tojson": _shapes(*ANY) + _shapes("dicts", args=lambda n: (4,)),
     "trim": _shapes(*ANY),
-    "truncate": _shapes("text", args=lambda n: (n // 2,)),
-    "unique": _shapes("text", "ints", "strings", "shared"),
+    "truncate": _shapes("text", args=lambda n: (n // 2,))
+    + _shapes("text", args=lambda n: (n // 2, True, "...", 5)),
+    "unique": _shapes(*COMPARED),
     "upper": _shapes(*ANY),
     "urlencode": _shapes("text", "dict"),
-    "urlize": _shapes("text", "strings"),
+    "urlize": _shapes("text", "strings") + _shapes("text", args=lambda n: (10,)),
     "wordcount": _shapes(*ANY),
     "wordwrap": _shapes("text", args=lambda n: (7,)) + _shapes("text", args=lambda n: (7.5,)),
     "xmlattr": _shapes("dict"),
@@ -187,6 +248,7 @@ TEST_SHAPES: dict[str, list[Shape]] = {
     **{
         name: _shapes("text", args=lambda n: (text(n),))
         + _shapes("shared", args=lambda n: (shared(n),))
+        + _shapes("prefixed", args=lambda n: (prefixed(n)[::-1],))
         for name in "== eq equalto != ne > gt greaterthan >= ge < lt lessthan <= le".split()
     },
 }
@@ -208,6 +270,11 @@ for _name in ("center", "ljust", "rjust"):
         "text", args=lambda n: (10**12,)
     )
 STR_SHAPES["expandtabs"] += _shapes("text", args=lambda n: (10**9,))
+for _name in ("split", "rsplit"):
+    STR_SHAPES[_name] += _shapes("text", args=lambda n: (" ", n // 2))
+for _name in ("find", "rfind", "count", "index", "rindex", "startswith", "endswith"):
+    STR_SHAPES[_name] += _shapes("text", args=lambda n: ("a", 1, n))
+STR_SHAPES["replace"] += _shapes("text", args=lambda n: ("a", "xyz", n // 2))
 STR_SHAPES["format"] = _shapes("text", args=lambda n: ("x" * n,))
 
 METHOD_SHAPES: dict[str, list[Shape]] = {
@@ -248,6 +315,7 @@ OPERATOR_SHAPES: dict[str, list[Shape]] = {
     **{
         name: _shapes("text", args=lambda n: (text(n),))
         + _shapes("shared", args=lambda n: (shared(n),))
+        + _shapes("prefixed", args=lambda n: (prefixed(n)[::-1],))
         for name in ("==", "!=", "<", "<=", ">", ">=")
     },
     "in": _shapes("text", args=lambda n: (text(n),))
@@ -257,9 +325,11 @@ OPERATOR_SHAPES: dict[str, list[Shape]] = {
 }
 
 GLOBAL_SHAPES: dict[str, list[Shape]] = {
-    "range": _shapes("int", args=lambda n: (min(n, 10**9),)),
+    "range": _shapes("int", args=lambda n: (min(n, 10**9),))
+    + _shapes("int", args=lambda n: (0, min(n, 10**9), 3)),
     "dict": _shapes("dict", args=lambda n: ()),
-    "lipsum": _shapes("int", args=lambda n: (min(n, 10**6), False)),
+    "lipsum": _shapes("int", args=lambda n: (min(n, 10**6), False))
+    + _shapes("int", args=lambda n: (10, False, min(n, 10**6), min(n, 10**6))),
     "cycler": _shapes("text", args=lambda n: tuple([text(3)] * min(n, 1000))),
     "joiner": _shapes("text", args=lambda n: (text(n),)),
     "namespace": _shapes("dict", args=lambda n: ()),
@@ -267,12 +337,57 @@ GLOBAL_SHAPES: dict[str, list[Shape]] = {
     "strftime_now": _shapes("text", args=lambda n: ()),
 }
 
+# What a template may pass where a builtin takes an int: a float (a width of 0.5 wraps at 1,
+# where an int's check may not look), a bool (an int to Python), a number beyond any size and a
+# negative one.
+INT_VARIANTS: dict[str, Callable[[int], Any]] = {
+    "float": float,
+    "+0.5": lambda x: x + 0.5,
+    "0.5": lambda x: 0.5,
+    "inf": lambda x: float("inf"),
+    "True": lambda x: True,
+    "False": lambda x: False,
+    "10**30": lambda x: 10**30,
+    "-10**30": lambda x: -(10**30),
+    "negative": lambda x: -x,
+}
+# ... and where its input is an int (INPUTS "int"): these inputs instead.
+INT_INPUTS = ("negint", "halfint", "bool")
+
+
+def _replaced(make: Args, index: int, variant: Callable[[int], Any]) -> Args:
+    def args(n: int) -> tuple[Any, ...]:
+        made = make(n)
+        return (*made[:index], variant(made[index]), *made[index + 1 :])
+
+    return args
+
+
+def with_int_variants(shapes: list[Shape]) -> list[Shape]:
+    """`shapes`, and for each int among a shape's arguments (a bool is not one) the shape with
+    each of INT_VARIANTS in its place; for an int input, the shape on each of INT_INPUTS."""
+    variants = list(shapes)
+    for shape in shapes:
+        for index, arg in enumerate(shape.args(10)):
+            if type(arg) is int and arg.bit_length() < 64:  # (a huge one is its own variant)
+                variants += [
+                    Shape(shape.input, _replaced(shape.args, index, variant), f"#{index}={label}")
+                    for label, variant in INT_VARIANTS.items()
+                ]
+        if shape.input == "int":
+            variants += [shape._replace(input=kind) for kind in INT_INPUTS]
+    return variants
+
+
 SHAPES: dict[str, dict[str, list[Shape]]] = {
-    "filter": FILTER_SHAPES,
-    "test": TEST_SHAPES,
-    "method": METHOD_SHAPES,
-    "operator": OPERATOR_SHAPES,
-    "global": GLOBAL_SHAPES,
+    kind: {name: with_int_variants(shapes) for name, shapes in table.items()}
+    for kind, table in {
+        "filter": FILTER_SHAPES,
+        "test": TEST_SHAPES,
+        "method": METHOD_SHAPES,
+        "operator": OPERATOR_SHAPES,
+        "global": GLOBAL_SHAPES,
+    }.items()
 }
 
 
@@ -304,6 +419,12 @@ class Measure:
     seconds: float
     peak: int
     outcome: str
+    flavour: str = "mixed"
+
+    @property
+    def case(self) -> str:
+        flavour = "" if self.flavour == "mixed" else f" {self.flavour}"
+        return f"{self.shape} {self.string}{flavour} {self.size:,}"
 
     @property
     def time_ratio(self) -> float:
@@ -375,20 +496,39 @@ def _caller(kind: str, name: str, value: Any, args: tuple[Any, ...]) -> Callable
     return call
 
 
-def _input(kind: str, size: int, string: str) -> Any:
-    value = INPUTS[kind](size)
-    if kind == "text":
+def uses_text(shape: Shape) -> bool:
+    """Whether the shape's input or arguments hold text (tried in every flavour)."""
+    args = shape.args(10)
+    return shape.input in TEXT_INPUTS or any(
+        type(a) is str or (type(a) is list and a and type(a[0]) is str) for a in args
+    )
+
+
+def sizes_for(shape: Shape) -> tuple[int, ...]:
+    return SIZES if shape.input in LARGEST else SIZES[:3]
+
+
+def made(shape: Shape, size: int, string: str, flavour: str = "mixed") -> tuple[Any, tuple]:
+    """The input and the arguments of one call: text of the flavour, in the string kind."""
+    token = _FLAVOUR.set(flavour)
+    try:
+        value = INPUTS[shape.input](size)
+        args = shape.args(size)
+    finally:
+        _FLAVOUR.reset(token)
+    if shape.input == "text":
         value = STRING_KINDS[string](value)
-    return value
-
-
-def measure(kind: str, name: str, shape: Shape, size: int, string: str) -> Measure:
-    """One call of builtin ``name`` on an input of ``size`` made as ``shape`` says."""
-    input_kind, make_args = shape
-    value = _input(input_kind, size, string)
-    args = make_args(size)
     if string != "str":
         args = tuple(STRING_KINDS[string](a) if type(a) is str else a for a in args)
+    return value, args
+
+
+def measure(
+    kind: str, name: str, shape: Shape, size: int, string: str, flavour: str = "mixed"
+) -> Measure:
+    """One call of builtin ``name`` on an input of ``size`` made as ``shape`` says."""
+    input_kind = shape.name
+    value, args = made(shape, size, string, flavour)
     call = _caller(kind, name, value, args)
     limits = Limits(max_steps=10**15, max_memory=10**15, max_steps_growth=0)
     # The charge alone first: a call charged beyond a render's budget is refused, not run.
@@ -400,11 +540,14 @@ def measure(kind: str, name: str, shape: Shape, size: int, string: str) -> Measu
             call_charge_only = _charge_only(kind, name, value, args)
             call_charge_only()
         except LimitError:
-            return Measure(kind, name, input_kind, size, string, 0, 0, 0.0, 0, "refused")
+            return Measure(kind, name, input_kind, size, string, 0, 0, 0.0, 0, "refused", flavour)
         except Exception:
             pass
         if budget.steps > ADMITTED_STEPS:
-            return Measure(kind, name, input_kind, size, string, budget.steps, 0, 0.0, 0, "refused")
+            steps = budget.steps
+            return Measure(
+                kind, name, input_kind, size, string, steps, 0, 0.0, 0, "refused", flavour
+            )
         # (run under a render's own budget: what the builtin charges as it goes stops it there)
         limits = Limits()
         budget = Budget(limits)
@@ -439,7 +582,9 @@ def measure(kind: str, name: str, shape: Shape, size: int, string: str) -> Measu
             tracemalloc.stop()
     finally:
         _CURRENT.reset(token)
-    return Measure(kind, name, input_kind, size, string, steps, charged, best or 0.0, peak, outcome)
+    return Measure(
+        kind, name, input_kind, size, string, steps, charged, best or 0.0, peak, outcome, flavour
+    )
 
 
 def _reference_work() -> None:
@@ -509,14 +654,16 @@ def _receiver(name: str, value: Any) -> Any:
     return value
 
 
-def cases(kind: str, name: str) -> Iterator[tuple[Shape, int, str]]:
+def cases(kind: str, name: str) -> Iterator[tuple[Shape, int, str, str]]:
+    """The report's cases: every shape, size and flavour, each string kind other than str in
+    the mixed flavour only (the property test draws from all of it)."""
     for shape in SHAPES[kind][name]:
-        strings = STRING_KINDS if shape[0] == "text" else {"str": None}
-        for size in SIZES:
-            if size > 100_000 and shape[0] not in ("text", "bigtext", "int"):
-                continue
+        strings = list(STRING_KINDS) if shape.input == "text" else ["str"]
+        flavours = list(TEXT_FLAVOURS) if uses_text(shape) else ["mixed"]
+        for size in sizes_for(shape):
             for string in strings:
-                yield shape, size, string
+                for flavour in flavours if string == "str" else ["mixed"]:
+                    yield shape, size, string, flavour
 
 
 def warm(kind: str, name: str) -> None:
@@ -548,8 +695,8 @@ def main() -> None:
             t, m = worst(kind, name)
             shape = costs[name].shape if name in costs else "UNDECLARED"
             print(
-                f"| {kind} `{name}` | {shape} | {t.time_ratio:.2f} ({t.shape} {t.string}"
-                f" {t.size:,}) | {m.memory_ratio:.2f} ({m.shape} {m.string} {m.size:,}) |",
+                f"| {kind} `{name}` | {shape} | {t.time_ratio:.2f} ({t.case})"
+                f" | {m.memory_ratio:.2f} ({m.case}) |",
                 flush=True,
             )
 

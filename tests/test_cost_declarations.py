@@ -18,13 +18,15 @@ import time
 import pytest
 from cost_report import (
     SHAPES,
-    SIZES,
     STRING_KINDS,
+    TEXT_FLAVOURS,
     _charge_only,
-    _input,
     host_slowdown,
+    made,
     measure,
     reachable,
+    sizes_for,
+    uses_text,
     warm,
 )
 from hypothesis import HealthCheck, given, settings
@@ -60,8 +62,7 @@ def test_every_declaration_is_checked(kind):
 
 
 def _charged(kind, name, shape, size, string):
-    value = _input(shape[0], size, string)
-    args = shape[1](size)
+    value, args = made(shape, size, string)
     budget = Budget(Limits(max_steps=10**15, max_memory=10**15))
     token = _CURRENT.set(budget)
     try:
@@ -78,7 +79,7 @@ TEXT_ENTRIES = [
     for kind, name in ENTRIES
     if kind in ("filter", "test", "method")
     for index, shape in enumerate(SHAPES[kind][name])
-    if shape[0] == "text"
+    if shape.input == "text"
 ]
 
 
@@ -102,13 +103,14 @@ def test_subclasses_pay_as_strings(kind, name, index):
 def test_declared_costs_hold(data):
     kind, name = data.draw(st.sampled_from(ENTRIES), label="builtin")
     shape = data.draw(st.sampled_from(SHAPES[kind][name]), label="shape")
-    sizes = SIZES if shape[0] in ("text", "bigtext", "int") else SIZES[:3]
-    size = data.draw(st.sampled_from(sizes), label="size")
+    size = data.draw(st.sampled_from(sizes_for(shape)), label="size")
     string = data.draw(
-        st.sampled_from(sorted(STRING_KINDS) if shape[0] == "text" else ["str"]), label="str"
+        st.sampled_from(sorted(STRING_KINDS) if shape.input == "text" else ["str"]), label="str"
     )
+    flavours = list(TEXT_FLAVOURS) if uses_text(shape) else ["mixed"]
+    flavour = data.draw(st.sampled_from(flavours), label="flavour")
     warm(kind, name)
-    result = measure(kind, name, shape, size, string)
+    result = measure(kind, name, shape, size, string, flavour)
     judged = result.time_ratio
     # CPU time only grows with noise: a busy machine's caches, and on a shared virtual machine
     # CPU taken away mid-call or other processes' page faults, for a second at a time.  A call
@@ -120,7 +122,7 @@ def test_declared_costs_hold(data):
             break
         time.sleep(0.1 * 2**attempt)
         slowdown = host_slowdown()
-        again = measure(kind, name, shape, size, string)
+        again = measure(kind, name, shape, size, string, flavour)
         judged = min(judged, again.time_ratio / slowdown)
         result = min(result, again, key=lambda measured: measured.time_ratio)
     assert judged <= TIME_FACTOR, result
