@@ -103,20 +103,6 @@ def cut_at_tag(rendered: str, final_message: Any) -> str:
 _ENVIRONMENTS: dict[Limits | None, Any] = {}
 
 
-def _environment(limits: Limits | None = None) -> Any:
-    environment = _ENVIRONMENTS.get(limits)
-    if environment is None:
-        from ..environment import chat_environment
-
-        if len(_ENVIRONMENTS) >= 16:  # distinct Limits are few; never let the cache grow unbounded
-            _ENVIRONMENTS.clear()
-        environment = _ENVIRONMENTS[limits] = chat_environment(limits)
-    return environment
-
-
-_ENVIRONMENTS: dict[Limits | None, Any] = {}
-
-
 def chat_engine(limits: Limits | None = None) -> Any:
     """The engine configured as transformers configures Jinja2, one per distinct `Limits`."""
     environment = _ENVIRONMENTS.get(limits)

@@ -39,6 +39,7 @@ from .options import (
     _describe,
     _limits,
     _load_chat,
+    _load_conversation,
     _load_json,
     _now,
     _parse_vars,
@@ -79,15 +80,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
         if args.plain:
             raise CommandError("--plain applies to --context rendering only")
         chat = _load_chat(args)
-        data = _load_json(args.messages, "--messages")
-        options: dict[str, Any] = {}
-        if isinstance(data, dict):
-            if "messages" not in data:
-                raise CommandError(f"{args.messages}: the object has no 'messages' key")
-            options = dict(data)
-            data = options.pop("messages")
-        if not isinstance(data, list):
-            raise CommandError(f"{args.messages}: expected a list of messages")
+        data, options = _load_conversation(args.messages)
         if tools is not None:
             options["tools"] = tools
         if args.add_generation_prompt:

@@ -19,6 +19,7 @@ from .options import (
     _add_limit_options,
     _add_source,
     _load_chat,
+    _load_conversation,
     _load_json,
     _parse_vars,
     _write_stdout,
@@ -91,15 +92,7 @@ def mark_spans(text: str, spans: list[tuple[int, int]], opener: str, closer: str
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
     chat = _load_chat(args)
-    data = _load_json(args.messages, "--messages")
-    options: dict[str, Any] = {}
-    if isinstance(data, dict):
-        if "messages" not in data:
-            raise CommandError(f"{args.messages}: the object has no 'messages' key")
-        options = dict(data)
-        data = options.pop("messages")
-    if not isinstance(data, list):
-        raise CommandError(f"{args.messages}: expected a list of messages")
+    data, options = _load_conversation(args.messages)
     if args.tools:
         tools = _load_json(args.tools, "--tools")
         if not isinstance(tools, list):

@@ -94,6 +94,21 @@ def _write_stdout(text: str) -> None:
     buffer.flush()
 
 
+def _load_conversation(path: str) -> tuple[list[Any], dict[str, Any]]:
+    """The messages of a `--messages` file (a list of messages, or an object with "messages"
+    and options) and its options."""
+    data = _load_json(path, "--messages")
+    options: dict[str, Any] = {}
+    if isinstance(data, dict):
+        if "messages" not in data:
+            raise CommandError(f"{path}: the object has no 'messages' key")
+        options = dict(data)
+        data = options.pop("messages")
+    if not isinstance(data, list):
+        raise CommandError(f"{path}: expected a list of messages")
+    return data, options
+
+
 def _load_chat(args: argparse.Namespace) -> Any:
     from ..chat import ChatTemplate
     from ..errors import TemplateError
