@@ -6,9 +6,11 @@ knows how to call each entry.  Three properties:
   shapes to be checked with;
 - subclasses pay as their base type: a Markup or traced string is charged at least what the
   plain string of the same text is charged, by every text builtin;
-- the declarations hold: for drawn entries, call shapes, sizes (powers of ten) and string
-  kinds, the CPU time and peak allocation of the call stay within TIME_FACTOR and
-  MEMORY_FACTOR of its charge (see cost_report.Measure for the units).
+- the declarations hold: for drawn entries, call shapes (with floats, bools, huge and negative
+  numbers in place of each int: cost_report.INT_VARIANTS), sizes (powers of ten and 300,000),
+  string kinds and text flavours (cost_report.TEXT_FLAVOURS), the CPU time and peak allocation
+  of the call stay within TIME_FACTOR and MEMORY_FACTOR of its charge (see
+  cost_report.Measure for the units).
 """
 
 from __future__ import annotations
@@ -93,7 +95,7 @@ def test_subclasses_pay_as_strings(kind, name, index):
 
 
 @settings(
-    max_examples=600,
+    max_examples=1200,
     derandomize=True,
     deadline=None,
     database=None,
