@@ -155,7 +155,11 @@ def _printed_measure(value: Any, budget: Budget | None) -> tuple[int, int, int]:
         item, depth = pop()
         nodes += 1
         if isinstance(item, str):
-            size += leaf_repr_size(item)  # (a string in a container prints as its repr)
+            # (a string in a container prints as its repr, measured a chunk at a time in C:
+            # charged as any scan, and no further than the limit it is measured against)
+            if budget is not None and len(item) >= CHARS_PER_STEP:
+                budget.charge(len(item) // CHARS_PER_STEP)
+            size += leaf_repr_size(item, limit - size)
         elif isinstance(item, PRINTED_CONTAINERS):
             if depth > deepest:
                 raise LimitError(f"a value nested deeper than max_recursion ({deepest})")

@@ -36,9 +36,10 @@ class AttributeBag:
 CHUNK = 1 << 16
 
 
-def repr_size(s: str, write: Any = str.__repr__) -> int:
+def repr_size(s: str, write: Any = str.__repr__, most: int | None = None) -> int:
     """`len(str.__repr__(s))` (or of `ascii(s)`, with `write=ascii`), exactly, without
-    making the repr of a long string."""
+    making the repr of a long string; with `most`, a size over `most` as soon as the chunks
+    measured so far pass it (the caller refuses then: the rest need not be measured)."""
     n = len(s)
     if n <= CHUNK:
         return len(write(s))
@@ -49,6 +50,8 @@ def repr_size(s: str, write: Any = str.__repr__) -> int:
     for start in range(0, n, CHUNK):
         chunk = s[start : start + CHUNK]
         size += len(write(chunk)) - 2 - _escaped_quotes(chunk)
+        if most is not None and size > most:
+            return size
     return size + _escaped_quotes(s)
 
 
@@ -92,10 +95,11 @@ def prints_as_str(kind: type) -> bool:
     return kind is str or kind.__repr__ is str.__repr__
 
 
-def leaf_repr_size(value: Any) -> int:
-    """An upper bound of `len(repr(value))` for a value that holds no other value."""
+def leaf_repr_size(value: Any, most: int | None = None) -> int:
+    """An upper bound of `len(repr(value))` for a value that holds no other value (for a
+    string, over `most` as soon as it is known to be: see repr_size)."""
     if isinstance(value, str):
-        size = repr_size(value)
+        size = repr_size(value, most=most)
         kind = type(value)
         if prints_as_str(kind):
             return size
