@@ -102,7 +102,7 @@ def normalised(message: dict[str, Any]) -> dict[str, Any]:
             value = [
                 {
                     "name": call["function"]["name"],
-                    "arguments": call["function"]["arguments"],
+                    "arguments": _stripped(call["function"]["arguments"]),
                 }
                 for call in value
             ]
@@ -157,6 +157,16 @@ def round_trip(
         if back != want:
             failed.append(f"{want} came back as {back}")
     return inferred.template, inferred.lost, failed
+
+
+def _stripped(arguments: Any) -> Any:
+    # (an argument's text around whitespace, which templates that write arguments in tags trim)
+    if isinstance(arguments, dict):
+        return {
+            key: value.strip() if isinstance(value, str) else value
+            for key, value in arguments.items()
+        }
+    return arguments
 
 
 def probe_messages() -> list[dict[str, Any]]:
