@@ -380,3 +380,21 @@ def test_any_response_parses_or_raises_value_error(pieces, name, step):
         except ValueError as error:
             outcomes.append(type(error))
     assert outcomes[0] == outcomes[1]  # (any chunking gives the one-shot result)
+
+
+def test_inferred_templates_kept_are_bounded_in_bytes(monkeypatch):
+    # A source passed as chat_template= may be any text: what is kept of it is bounded.
+    from minijinja_py.chat import kept
+
+    monkeypatch.setattr(kept, "RESPONSES_BYTES", 16 << 10)
+    source = (
+        "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
+        "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+    )
+    chat = ChatTemplate.from_string(source)
+    for index in range(40):
+        other = source + "{# " + "x" * 1000 + str(index) + " #}"
+        found = chat.inferred_response_template(chat_template=other)
+        assert found.template["fields"]["content"] == {"content": "text", "close": "<|im_end|>"}
+    assert chat.kept.responses.size <= 16 << 10
+    assert 0 < len(chat.kept.responses) < 40

@@ -18,6 +18,7 @@ from typing import Any
 __all__ = [
     "COMPILED_BYTES",
     "PROBES_BYTES",
+    "RESPONSES_BYTES",
     "TOOLS_BYTES",
     "KeptBetweenCalls",
     "KeptBytes",
@@ -31,6 +32,8 @@ COMPILED_BYTES = 16 << 20
 PROBES_BYTES = 4 << 20
 #: bytes of traced tool lists (see spans/traced.py, sourced_tools)
 TOOLS_BYTES = 4 << 20
+#: bytes of response templates inferred from the sources read (see responses/inferred.py)
+RESPONSES_BYTES = 1 << 20
 
 
 def compiled_size(source: str) -> int:
@@ -84,11 +87,13 @@ class KeptBytes:
 
 class KeptBetweenCalls:
     """What one chat model keeps from call to call, each part bounded in bytes: templates
-    compiled from sources passed as `chat_template=`, probed turn texts, traced tool lists."""
+    compiled from sources passed as `chat_template=`, probed turn texts, traced tool lists,
+    inferred response templates."""
 
-    __slots__ = ("compiled", "probes", "tools")
+    __slots__ = ("compiled", "probes", "tools", "responses")
 
     def __init__(self) -> None:
         self.compiled = KeptBytes(COMPILED_BYTES)
         self.probes = KeptBytes(PROBES_BYTES)
         self.tools = KeptBytes(TOOLS_BYTES)
+        self.responses = KeptBytes(RESPONSES_BYTES)

@@ -71,8 +71,6 @@ class ChatModel:
         #: padding and truncation settings of apply_chat_template), else None.
         self.folder: Path | None = None
         self._compiled: dict[str, Any] = {}  # (the model's own templates)
-        # Response templates inferred from the model's sources, by source (a few, small).
-        self._inferred: dict[str, Any] = {}
         self.kept = KeptBetweenCalls()
         for source in compiled_at_load(self.sources, name, limits or Limits()):
             self.compiled_source(source)
@@ -94,7 +92,6 @@ class ChatModel:
                 "folder": None,
                 "_file_of_source": {},
                 "response_template": None,
-                "_inferred": {},
                 **state,
             }
         )

@@ -607,7 +607,7 @@ class ChatTemplate(ChatModel):
         from .responses.inferred import infer_response_template
 
         source = self.analysis_source(chat_template)
-        found = self._inferred.get(source)
+        found = self.kept.responses.get(source)
         if found is None:
             def render(messages: list[dict[str, Any]], prompt: bool, tools: Any) -> str:
                 return cast(
@@ -617,7 +617,9 @@ class ChatTemplate(ChatModel):
                     ),
                 )
 
-            found = self._inferred[source] = infer_response_template(render)
+            found = infer_response_template(render)
+            # (a source passed as chat_template= may be any text: kept while the bytes allow)
+            self.kept.responses.put(source, found, len(source) + len(repr(found.template)) + 1024)
         return found
 
     def _response_template(self) -> Any:
