@@ -114,6 +114,7 @@ def find_calls(text: str, names: tuple[str, ...]) -> FoundCalls | None:
         found = (
             _json_call(text, name, name_at)
             or _json_arguments(text, name_at, len(name))
+            or _delimited_arguments(text, name_at, len(name))
             or _tagged_arguments(text, name_at, len(name))
         )
         if found is None:
@@ -203,6 +204,52 @@ def _json_arguments(
         "open_pattern": "",
         "repeats": True,
         "content": "json",
+        "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+    }, between
+
+
+def _delimited_arguments(
+    text: str, name_at: int, name_length: int
+) -> tuple[int, int, dict[str, Any], str] | None:
+    """A call written as its name, then its arguments as an object whose strings stand between
+    delimiters of the template's own and whose keys may be bare (Gemma's
+    `call:NAME{key:<|"|>text<|"|>}`): read as JSON with those delimiters."""
+    from .content import parse_content
+
+    name_end = name_at + name_length
+    brace = text.find("{", name_end)
+    key_at = text.find(KEY, brace) if brace >= 0 else -1
+    value_at = text.find(VALUE, key_at) if key_at >= 0 else -1
+    if value_at < 0 or value_at - name_end > 200:
+        return None
+    between = text[name_end:brace]
+    if "\n\n" in between:
+        return None
+    quoted = text[key_at - 1] == '"' and text[key_at + len(KEY)] == '"'
+    after_key = text[key_at + len(KEY) + quoted : value_at]
+    if not after_key.startswith(":"):
+        return None
+    delimiter = after_key[1:].strip()
+    value_end = value_at + len(VALUE)
+    if not delimiter or not text.startswith(delimiter, value_end):
+        return None
+    args = {"string_delims": [[delimiter, delimiter]], "unquoted_keys": not quoted}
+    close = text.find("}", value_end)
+    while close >= 0:
+        try:
+            value = parse_content(text[brace : close + 1], "json", args)
+        except ValueError:
+            value = None
+        if value == {KEY: VALUE}:
+            break
+        close = text.find("}", close + 1)
+    else:
+        return None
+    return name_at, close + 1, {
+        "open_pattern": "",
+        "repeats": True,
+        "content": "json",
+        "content_args": args,
         "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
     }, between
 

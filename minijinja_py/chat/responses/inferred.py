@@ -151,8 +151,14 @@ def infer_response_template(render: Render) -> InferredResponseTemplate:
             before_content = before_content[before_content.index(closer, at) + len(closer) :]
     calls = _tool_calls_field(body, end_marker, lost)
     section: list[str] = []
+    several = False
     if calls is not None:
-        fields["tool_calls"], section = calls
+        fields["tool_calls"], section, several = calls
+        if not several:
+            lost.append(
+                "tool_calls: the template writes one call per message (it refuses or drops a "
+                "second), so only one comes back"
+            )
         # (an empty reasoning block written before the calls is the reasoning field's)
         if reasoning is not None:
             markers = (reasoning[1]["open"], reasoning[1]["close"])
@@ -168,7 +174,7 @@ def infer_response_template(render: Render) -> InferredResponseTemplate:
         content["close"] = closers[0] if len(closers) == 1 else closers
     fields["content"] = content
     template = {"defaults": {"role": "assistant"}, "start_anchor": anchor, "fields": fields}
-    _keep_what_comes_back(template, body, reasoning[0] if reasoning else None, lost)
+    _keep_what_comes_back(template, body, reasoning[0] if reasoning else None, several, lost)
     return InferredResponseTemplate(template, lost)
 
 
@@ -176,6 +182,7 @@ def _keep_what_comes_back(
     template: dict[str, Any],
     body: Callable[..., str | None],
     reasoning: str | None,
+    several: bool,
     lost: list[str],
 ) -> None:
     """Read the probes' own turns with the template: a field whose probe does not come back
@@ -198,7 +205,7 @@ def _keep_what_comes_back(
             return None
 
     if "tool_calls" in fields:
-        for names in ((NAME,), (NAME, NAME_2)):
+        for names in ((NAME,), (NAME, NAME_2)) if several else ((NAME,),):
             got = None
             for arguments in ({KEY: VALUE}, json.dumps({KEY: VALUE})):
                 got = back(calls_message(names, arguments, ""), PROBE_TOOLS)
@@ -295,9 +302,10 @@ def _probe_calls(body: Callable[..., str | None]) -> tuple[str, str | None, bool
 
 def _tool_calls_field(
     body: Callable[..., str | None], end_marker: str, lost: list[str]
-) -> tuple[dict[str, Any], list[str]] | None:
-    """The tool_calls field, and the section markers around all calls (which the content field
-    must stop at: they are not the reply's text)."""
+) -> tuple[dict[str, Any], list[str], bool] | None:
+    """The tool_calls field, the section markers around all calls (which the content field
+    must stop at: they are not the reply's text), and whether a message's second call is
+    written."""
     one, two, _ = _probe_calls(body)
     if not one:
         lost.append("tool_calls: the template does not write an assistant message's tool calls")
@@ -321,7 +329,7 @@ def _tool_calls_field(
         spec = {"open": opener, **spec}
         if closer or end_marker:
             spec["close"] = closer or end_marker
-        return spec, section
+        return spec, section, two is not None
     start, name_at, end = calls.places[0]
     named = "open_pattern" in spec
     opener = last_token(one[:start])
@@ -359,10 +367,14 @@ def _tool_calls_field(
         spec = {"open_pattern": literal_pattern(opener), **spec}
     else:
         spec = {"open": opener, **spec}
-    if closer or end_marker:
+    if not closer and both is not None and end_marker:
+        # Nothing ends a call but the next call's opener (Mistral's "[TOOL_CALLS]NAME[ARGS]"
+        # one after another): a call closes before it, which opens the next.
+        spec["close_pattern"] = f"(?={literal_pattern(opener)})|{literal_pattern(end_marker)}"
+    elif closer or end_marker:
         spec["close"] = closer or end_marker
     section = [marker for marker in section if marker and marker not in (opener, closer, end_marker)]
-    return spec, section
+    return spec, section, two is not None
 
 
 _NO_CALL_MARKER = (

@@ -13,9 +13,12 @@ of attacker-written text can take quadratic or exponential time. So:
   per instruction at most, advanced one character at a time. That is linear in the text for
   a given pattern, gives the same leftmost match and groups as a backtracking engine, and says
   for free which threads are still alive at the end of the buffer (the partial match).
-  What needs backtracking is refused when the template is loaded: backreferences, lookaround,
-  atomic groups and possessive repeats, and flags other than DOTALL (always on, as in
-  transformers).
+  What needs backtracking is refused when the template is loaded: backreferences, lookbehind,
+  a lookahead that more of the pattern follows, negative lookahead, atomic groups and
+  possessive repeats, and flags other than DOTALL (always on, as in transformers). A lookahead
+  at the end of the pattern (or of one of its top-level alternatives, as in a closer that is
+  the next region's opener or the end of the turn: `(?=<call>)|</s>`) needs none: it is matched
+  as the rest of the pattern, and the match ends where the lookahead began.
 
 The one bound that changes results: a marker is at most `MAX_ANCHOR` characters long. A
 partial marker older than that is given up (so a stream holds back at most that much text),
@@ -64,6 +67,12 @@ class Match:
     end: int
     groups: dict[str, str | None] = field(default_factory=dict)
     partial: bool = False
+    #: Where the matching stopped: past `end` by what a final lookahead read.
+    reach: int = -1
+
+    def __post_init__(self) -> None:
+        if self.reach < self.end:
+            self.reach = self.end
 
 
 @dataclass
@@ -166,13 +175,15 @@ class Pattern:
             raise ValueError(f"{what}: inline flags other than (?s) are not supported")
         self.source = source
         self.groupindex: dict[str, int] = dict(state.groupdict)
-        self._slots = 2 * (state.groups + 1) if hasattr(state, "groups") else 2
+        # (the captures' slots, then one for where a final lookahead began)
+        self._slots = (2 * (state.groups + 1) if hasattr(state, "groups") else 2) + 1
+        self._ahead = self._slots - 1
         self._what = what
         self._ops: list[int] = []
         self._args: list[Any] = []
         self._args2: list[int] = []
         self._starts: list[str] = []  # re sources of the characters that can begin a match
-        self._emit(list(parsed))
+        self._emit(list(parsed), tail=True)
         self._add(_MATCH)
         self._skip = _literal_start(list(parsed)) or self._skipper()
         self._edge = 1 if "AT_END" in self._args else 0
@@ -187,9 +198,11 @@ class Pattern:
         self._args2.append(arg2)
         return len(self._ops) - 1
 
-    def _emit(self, items: list[tuple[Any, Any]]) -> None:
-        for op, arg in items:
+    def _emit(self, items: list[tuple[Any, Any]], tail: bool = False) -> None:
+        # `tail`: nothing of the pattern follows these items (a lookahead is allowed last)
+        for index, (op, arg) in enumerate(items):
             name = str(op)
+            last = tail and index == len(items) - 1
             if name == "LITERAL":
                 self._char((lambda c: lambda x: x == c)(chr(arg)), re.escape(chr(arg)))
             elif name == "NOT_LITERAL":
@@ -200,14 +213,14 @@ class Pattern:
                 member, source = _class(arg, self._what)
                 self._char(member, source)
             elif name == "BRANCH":
-                self._branch(arg[1])
+                self._branch(arg[1], last)
             elif name == "SUBPATTERN":
                 group, add_flags, del_flags, body = arg
                 if (add_flags & ~_ALLOWED_FLAGS) or del_flags:
                     raise ValueError(f"{self._what}: scoped flags are not supported")
                 if group:
                     self._add(_SAVE, 2 * group)
-                self._emit(list(body))
+                self._emit(list(body), last)
                 if group:
                     self._add(_SAVE, 2 * group + 1)
             elif name in ("MAX_REPEAT", "MIN_REPEAT"):
@@ -221,9 +234,18 @@ class Pattern:
                 "AT_NON_BOUNDARY",
             ):
                 self._add(_ASSERT, str(arg))
+            elif name == "ASSERT" and arg[0] == 1 and last:
+                # a final lookahead: read as the rest of the pattern, the match ending here
+                self._add(_SAVE, self._ahead)
+                self._emit(list(arg[1]))
+            elif name == "ASSERT" and arg[0] == 1:
+                raise ValueError(
+                    f"{self._what}: a lookahead is supported only at the end of the pattern "
+                    "(or of a top-level alternative), where it needs no backtracking"
+                )
             else:
-                # backreferences, lookaround, atomic groups, possessive repeats: all need
-                # backtracking, which this matcher does not do
+                # backreferences, lookbehind, negative lookahead, atomic groups, possessive
+                # repeats: all need backtracking, which this matcher does not do
                 raise ValueError(
                     f"{self._what}: {name.lower()} is not supported in response_template "
                     "patterns (they are matched without backtracking)"
@@ -233,17 +255,17 @@ class Pattern:
         self._add(_CHAR, test)
         self._starts.append(source)
 
-    def _branch(self, alternatives: list[Any]) -> None:
+    def _branch(self, alternatives: list[Any], tail: bool) -> None:
         jumps = []
         for index, alternative in enumerate(alternatives):
             if index < len(alternatives) - 1:
                 split = self._add(_SPLIT, None)
                 self._args[split] = split + 1
-                self._emit(list(alternative))
+                self._emit(list(alternative), tail)
                 jumps.append(self._add(_JMP, None))
                 self._args2[split] = len(self._ops)
             else:
-                self._emit(list(alternative))
+                self._emit(list(alternative), tail)
         for jump in jumps:
             self._args[jump] = len(self._ops)
 
@@ -450,7 +472,8 @@ class Pattern:
         for name, index in self.groupindex.items():
             first, last = caps[2 * index], caps[2 * index + 1]
             groups[name] = text[first:last] if first is not None and last is not None else None
-        return Match(start, end, groups)
+        ahead = caps[self._ahead]
+        return Match(start, end if ahead is None else ahead, groups, reach=end)
 
 
 class Literals:

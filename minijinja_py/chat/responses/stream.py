@@ -167,20 +167,31 @@ class ResponseParser:
         return best, hold
 
     def _may_grow(self, kind: str, item: ResponseTemplateField, found: Match) -> bool:
-        if found.end != len(self._buffer):
+        if found.reach != len(self._buffer):
             return False
-        if found.start == found.end:
-            return True  # ($ and \Z hold only at the true end)
+        if found.start == found.reach:
+            return True  # (\Z holds only at the true end)
         anchor = item.open if kind == "open" else item.close
         return not anchor.literal or anchor.can_extend  # type: ignore[union-attr]
 
     def _process(self, events: list[Event], eos: bool) -> None:
+        empty = 0  # (markers matched on the empty text at this place, one after another)
         while True:
             best, hold = self._scan(eos)
             if best is not None:
                 kind, item, found = best
                 if found.start > self._pos:
                     self._route(events, self._buffer[self._pos : found.start])
+                    empty = 0
+                if found.end == found.start == self._pos:
+                    empty += 1
+                    if empty > 2 * len(self._spec.fields) + 2:
+                        raise ValueError(
+                            "the response_template's markers match the empty text at one "
+                            "place over and over (a region opens and closes there forever)"
+                        )
+                else:
+                    empty = 0
                 self._pos = found.end
                 if kind == "open":
                     self._close(events)
