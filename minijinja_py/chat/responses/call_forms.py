@@ -6,11 +6,12 @@ template field that reads calls written that way."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from os.path import commonprefix
 from typing import Any
 
-from .markers import common_suffix, whitespace_pattern
+from .markers import ANY_ID, common_suffix, literal_pattern, whitespace_pattern
 
 __all__ = [
     "ID",
@@ -120,6 +121,9 @@ def find_calls(text: str, names: tuple[str, ...]) -> FoundCalls | None:
         if found is None:
             return None
         start, end, spec, between = found
+        # (a name the call writes again after its header, MuseGlimmer's `<atem:invoke
+        # name="NAME">`, is read as any word there)
+        between = between.replace(name, ANY_ID)
         betweens.append(between)
         if spec.get("transform_each"):
             return FoundCalls(text, [(start, name_at, end)], spec)
@@ -278,7 +282,7 @@ def _tagged_arguments(
     tag = (
         whitespace_pattern(key_prefix)
         + r"(?P<key>[^<>\s]+)"
-        + whitespace_pattern(key_suffix.rstrip())
+        + _any_attribute_values(whitespace_pattern(key_suffix.rstrip()))
         + r"\s*(?P<value>.*?)"
         + whitespace_pattern(value_suffix)
     )
@@ -294,11 +298,17 @@ def _tagged_arguments(
     }, text[name_end:tag_at]
 
 
+def _any_attribute_values(pattern: str) -> str:
+    # An attribute the tag writes after the key is read with any value: DeepSeek V3.2's
+    # `string="true"` says how the value is written, and differs per argument.
+    return re.sub(r'=(\\?)"[^"\\]*"', r'=\1"[^"]*"', pattern)
+
+
 def between_pattern(betweens: list[str]) -> str:
     # What calls write between a name and its arguments: the same text, or the same text around
     # a part that differs per call (Kimi's index, "functions.NAME:0"), read as any word.
     if len(set(betweens)) == 1:
-        return whitespace_pattern(betweens[0])
+        return literal_pattern(betweens[0])
     head = commonprefix(betweens)
     tail = common_suffix(betweens[0][len(head) :], betweens[1][len(head) :])
-    return whitespace_pattern(head) + "[^<>\\s]*?" + whitespace_pattern(tail)
+    return literal_pattern(head) + "[^<>\\s]*?" + literal_pattern(tail)

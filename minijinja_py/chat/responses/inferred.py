@@ -170,12 +170,39 @@ def infer_response_template(render: Render) -> InferredResponseTemplate:
     # The reply stops at the end of the turn, and at a marker written around all the calls
     # (not at its own opener, which a template may also write before the calls).
     closers = [marker for marker in (end_marker, *section) if marker and marker != content.get("open")]
-    if closers:
+    if "open" in content and "open_pattern" in fields.get("tool_calls", {}):
+        content = _opener_beside_calls(content, fields["tool_calls"]["open_pattern"])
+    if ("open" in content or "open_pattern" in content) and "tool_calls" in fields:
+        # (a reply opened by a marker of its own is a region that only its closer ends: it
+        # must also end where a call begins, GLM's "</think>" then "<tool_call>NAME")
+        content["close_pattern"] = _ending_at_call(closers, fields["tool_calls"])
+    elif closers:
         content["close"] = closers[0] if len(closers) == 1 else closers
     fields["content"] = content
     template = {"defaults": {"role": "assistant"}, "start_anchor": anchor, "fields": fields}
     _keep_what_comes_back(template, body, reasoning[0] if reasoning else None, several, lost)
     return InferredResponseTemplate(template, lost)
+
+
+def _opener_beside_calls(content: dict[str, Any], calls_opener: str) -> dict[str, Any]:
+    """A reply's opener that a call's opener also reads (Functionary's `>>>all` for the reply,
+    `>>>NAME` for a call) is read with the spaces after it as a call's is, so that the two
+    match alike and the tie goes to the reply (markers at one place tie by field name)."""
+    from .pattern import Pattern
+
+    opener = content["open"]
+    found, _ = Pattern(calls_opener, "open_pattern").search(opener + "\n", 0, partial=False)
+    if found is None or found.start != 0:
+        return content
+    reply = {key: value for key, value in content.items() if key != "open"}
+    return {"open_pattern": re.escape(opener) + r"\s*", **reply}
+
+
+def _ending_at_call(closers: list[str], calls: dict[str, Any]) -> str:
+    # The closers, or (looked ahead at, not consumed) the calls' opener.
+    opener = calls.get("open_pattern") or re.escape(calls["open"])
+    opener = opener.replace("(?P<name>", "(?:")  # (the content's closer captures nothing)
+    return "|".join([f"(?={opener})", *(re.escape(marker) for marker in closers)])
 
 
 def _keep_what_comes_back(
@@ -235,8 +262,11 @@ def _keep_what_comes_back(
 
 
 def _header_starts(header: str) -> list[str]:
-    # The header, then its starts at each marker boundary, longest first.
+    # The header, then its starts at each marker boundary, longest first; and each without the
+    # spaces it ends with (Granite's prompt "ASSISTANT: \n", its past turns "ASSISTANT:\n").
     starts = [header]
+    if header.rstrip() and header.rstrip() != header:
+        starts.append(header.rstrip())
     for token in reversed(list(TOKEN.finditer(header))):
         if token.start() > 0 and header[: token.start()].strip():
             starts.append(header[: token.start()])
@@ -354,6 +384,13 @@ def _tool_calls_field(
         lead = one[:name_at]
         cut = max(lead.rfind(" "), lead.rfind("\n"))
         opener = lead[cut + 1 :].strip()
+    elif opener:
+        # A call on a line of its own after a header (GigaChat's "function call<|role_sep|>"):
+        # the whole line opens it, not its last marker alone, which other headers share.
+        lead = one[:start].rstrip()
+        line = lead[lead.rfind("\n") + 1 :].strip()
+        if line.endswith(opener) and not line[: -len(opener)].rstrip().endswith((">", "]")):
+            opener = line
     if named:
         if not opener:
             lost.append(_NO_CALL_MARKER)

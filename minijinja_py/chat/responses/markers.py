@@ -24,8 +24,9 @@ __all__ = [
 ANY_ID = "\0" * 9
 
 
-# A marker: a special token (`<|im_end|>`, `</tool_call>`, `[TOOL_CALLS]`) or a word.
-TOKEN = re.compile(r"<[^<>\s]*>|\[[^\[\]\s]*\]|[^<\[\s]+|[<\[]")
+# A marker: a special token (`<|im_end|>`, `</tool_call>`, `[TOOL_CALLS]`), one that opens with
+# a bracket and runs to the next space (MiniMax's `[e~[`), or a word.
+TOKEN = re.compile(r"<[^<>\s]*>|\[[^\[\]\s]*\]|[^<\[\s]+|[<\[]\S*")
 
 
 def first_token(text: str) -> str:
