@@ -20,6 +20,7 @@ __all__ = [
     "NAME_2",
     "NAME_PATTERN",
     "PROBE_TOOLS",
+    "PYTHON_CALLS",
     "VALUE",
     "FoundCalls",
     "between_pattern",
@@ -113,7 +114,8 @@ def find_calls(text: str, names: tuple[str, ...]) -> FoundCalls | None:
         if name_at < 0:
             return None
         found = (
-            _json_call(text, name, name_at)
+            _python_call(text, name, name_at)
+            or _json_call(text, name, name_at)
             or _json_arguments(text, name_at, len(name))
             or _delimited_arguments(text, name_at, len(name))
             or _tagged_arguments(text, name_at, len(name))
@@ -171,6 +173,38 @@ def _json_call(text: str, name: str, name_at: int) -> tuple[int, int, dict[str, 
             "transform": {"type": "function", "function": transform},
         }, ""
     return None
+
+
+#: The field that reads every call of a region as Python or JSON (pythonic lists, JSON objects one
+#: after another): the content parser gives {"name", "arguments"} for each.
+PYTHON_CALLS: dict[str, Any] = {
+    "content": "python",
+    "content_args": {"list": True},
+    "transform_each": True,
+    "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{arguments}"}},
+}
+
+
+def _python_call(text: str, name: str, name_at: int) -> tuple[int, int, dict[str, Any], str] | None:
+    """A call written as Python, `NAME(KEY="VALUE")`, alone or in a list `[NAME(...), ...]`:
+    the region of all the calls, read by the `python` content parser."""
+    name_end = name_at + len(name)
+    if not text.startswith("(", name_end) or not text[name_end + 1 :].lstrip().startswith(KEY):
+        return None
+    key_end = text.index(KEY, name_end) + len(KEY)
+    if not text[key_end:].lstrip().startswith("="):
+        return None
+    value_at = text.find(VALUE, key_end)
+    close = text.find(")", value_at + len(VALUE)) if value_at >= 0 else -1
+    if close < 0:
+        return None
+    start, end = name_at, close + 1
+    before = text[:name_at].rstrip()
+    if before.endswith("["):
+        bracket = text.find("]", end)
+        if bracket >= 0 and not text[end:bracket].strip():
+            start, end = len(before) - 1, bracket + 1
+    return start, end, dict(PYTHON_CALLS), ""
 
 
 def _call_keys(item: dict[str, Any], name: str) -> tuple[str, str] | None:

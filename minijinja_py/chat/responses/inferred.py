@@ -32,7 +32,9 @@ from .call_forms import (
     NAME_2,
     NAME_PATTERN,
     PROBE_TOOLS,
+    PYTHON_CALLS,
     VALUE,
+    FoundCalls,
     between_pattern,
     calls_message,
     find_calls,
@@ -349,13 +351,19 @@ def _tool_calls_field(
         return None
     spec = calls.spec
     section: list[str] = []
+    if not one[: calls.places[0][0]].strip():
+        # Nothing is written before the calls: they are read where a turn opens with one.
+        return _calls_opening_the_turn(one, calls, end_marker), section, two is not None
     if spec.get("transform_each"):
-        # One JSON list holds every call: its markers are the field's.
+        # One list holds every call: its markers are the field's (a code fence between them
+        # and the list is the list's, which the python parser reads).
         start, _, end = calls.places[0]
-        opener, closer = last_token(one[:start]), first_token(one[end:])
+        opener, closer = _marker_before(one[:start]), _marker_after(one[end:])
         if not opener:
             lost.append(_NO_CALL_MARKER)
             return None
+        if not (one[:start].rstrip().endswith(opener) and one[end:].lstrip().startswith(closer)):
+            spec = _python_calls_like(spec)
         spec = {"open": opener, **spec}
         if closer or end_marker:
             spec["close"] = closer or end_marker
@@ -397,6 +405,15 @@ def _tool_calls_field(
             return None
         betweens = both.betweens if both is not None else [calls.between]
         spec["open_pattern"] = literal_pattern(opener) + NAME_PATTERN + between_pattern(betweens)
+    elif not opener and both is not None and gap.strip() in ("", ","):
+        # Calls one after another between one pair of markers (MiniMax M1's `<tool_calls>`
+        # holding a JSON object a line): the pair is the field's, the calls a sequence in it.
+        opener, closer = _marker_before(one[:start]), _marker_after(one[end:])
+        if not opener:
+            lost.append(_NO_CALL_MARKER)
+            return None
+        spec = {"open": opener, **_python_calls_like(spec), "close": closer or end_marker}
+        return spec, [], True
     elif not opener:
         lost.append(_NO_CALL_MARKER)
         return None
@@ -412,6 +429,56 @@ def _tool_calls_field(
         spec["close"] = closer or end_marker
     section = [marker for marker in section if marker and marker not in (opener, closer, end_marker)]
     return spec, section, two is not None
+
+
+_FENCE = re.compile(r"```\w*")
+
+
+def _marker_before(text: str) -> str:
+    # The last marker of `text`, over a code fence's opening line.
+    for token in reversed(TOKEN.findall(text)):
+        if not _FENCE.fullmatch(token):
+            return token
+    return ""
+
+
+def _marker_after(text: str) -> str:
+    # The first marker of `text`, over a code fence's end.
+    for token in TOKEN.findall(text):
+        if not _FENCE.fullmatch(token):
+            return token
+    return ""
+
+
+def _python_calls_like(spec: dict[str, Any]) -> dict[str, Any]:
+    """The calls `spec` reads as JSON, read instead by the python parser (a sequence of them, in
+    a list or not, in a code fence or not), under the same keys."""
+    if spec.get("content") == "python":
+        return spec
+    function = spec["transform"]["function"]
+    keys = {part: function[part].strip("{}").removeprefix("content.") for part in function}
+    transform = {part: f"{{{key}}}" for part, key in keys.items()}
+    return {**PYTHON_CALLS, "transform": {"type": "function", "function": transform}}
+
+
+def _calls_opening_the_turn(one: str, calls: FoundCalls, end_marker: str) -> dict[str, Any]:
+    """Calls written with no marker before them (Llama 3.1's bare JSON object, pythonic lists):
+    a turn that opens with what a call opens with is read as calls, up to the turn's end."""
+    spec = _python_calls_like(calls.spec)
+    start, _, end = calls.places[0]
+    region = one[start:end]
+    if calls.spec.get("content") == "python":
+        look = r"[A-Za-z_][\w.\-]*\("
+    else:  # (the brackets, then the first key: `{"name"`, `[{"name"`)
+        first = re.match(r'[\[{\s]*"[^"]*"', region)
+        assert first is not None
+        brackets, key = first.group().split('"', 1)
+        look = "".join(re.escape(char) + r"\s*" for char in brackets if not char.isspace())
+        look += re.escape('"' + key)
+    if calls.spec.get("content") == "python" and region.startswith("["):
+        look = r"\[\s*" + look
+    closer = _marker_after(one[end:])
+    return {"open_pattern": rf"\A\s*(?={look})", **spec, "close": closer or end_marker}
 
 
 _NO_CALL_MARKER = (
