@@ -30,7 +30,10 @@ _SPACE = re.compile(r"\s*")
 _NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
 # A call's name, and the word checked for a constant or a call: dotted, with '-' (tool names).
 _WORD = re.compile(r"[^\W\d][\w.\-]*")
-_KEYWORD = re.compile(r"[^\W\d]\w*\s*=(?!=)")
+_KEYWORD = re.compile(r"([^\W\d]\w*)\s*=(?!=)\s*")
+_NUMBER_START = frozenset("0123456789-+.")
+_SEPARATOR = re.compile(r"\s*(,\s*)?")
+_COLON = re.compile(r"\s*:\s*")
 # Unrolled string bodies: one escape or one run of plain characters per step, so no backtracking.
 _BODY = {
     '"': re.compile(r'[^"\\]*(?:\\[\s\S][^"\\]*)*'),
@@ -83,7 +86,7 @@ class _Reader:
             if char == "{":
                 return self.mapping(pos + 1, depth + 1)
             return self.sequence(pos + 1, depth + 1, ")" if char == "(" else "]")
-        number = _NUMBER.match(self.text, pos, self.end)
+        number = _NUMBER.match(self.text, pos, self.end) if char in _NUMBER_START else None
         if number is not None:
             return self.number(number.group(), pos), number.end()
         word = _WORD.match(self.text, pos, self.end)
@@ -152,13 +155,15 @@ class _Reader:
             at += 1
         return text[pos:at].strip(), at
 
+    # The loops below inline their regex matches: they are where a long region's time goes.
+
     def sequence(self, pos: int, depth: int, closer: str) -> tuple[list[Any], int]:
-        items: list[Any] = []
-        opened, pos = pos - 1, self.skip(pos)
+        text, end, items = self.text, self.end, []
+        opened, pos = pos - 1, _SPACE.match(text, pos, end).end()  # type: ignore[union-attr]
         while self.more(pos, opened, closer):
             item, pos = self.value(pos, depth)
             items.append(item)
-            pos = self.separator(self.skip(pos), opened, closer)
+            pos = self.separator(pos, opened, closer)
         return items, pos + 1
 
     def more(self, pos: int, opened: int, closer: str) -> bool:
@@ -168,12 +173,15 @@ class _Reader:
         return self.text[pos] != closer
 
     def separator(self, pos: int, opened: int, closer: str) -> int:
-        """Past the `,` after an item (or at the closer); anything else is an error."""
-        if self.more(pos, opened, closer) and self.text[pos] != ",":
-            raise self.fail(f"expected ',' or {closer!r}, found {self.text[pos]!r}", pos)
-        return pos if self.text[pos] == closer else self.skip(pos + 1)
+        """Past the space and `,` after an item, or at the closer; anything else is an error."""
+        found = _SEPARATOR.match(self.text, pos, self.end)
+        assert found is not None  # (space and an optional comma: empty matches too)
+        if found.group(1) is None and self.more(found.end(), opened, closer):
+            at = found.end()
+            raise self.fail(f"expected ',' or {closer!r}, found {self.text[at]!r}", at)
+        return found.end()
 
-    def key(self, pos: int, depth: int) -> tuple[Any, int]:
+    def key(self, pos: int) -> tuple[Any, int]:
         if pos < self.end and self.text[pos] in "\"'":
             return self.string(pos)
         run = _BARE_KEY.match(self.text, pos, self.end)
@@ -189,36 +197,32 @@ class _Reader:
         return written, run.end()
 
     def mapping(self, pos: int, depth: int) -> tuple[dict[Any, Any], int]:
-        out: dict[Any, Any] = {}
-        opened, pos = pos - 1, self.skip(pos)
+        text, end, out = self.text, self.end, {}
+        opened, pos = pos - 1, _SPACE.match(text, pos, end).end()  # type: ignore[union-attr]
         while self.more(pos, opened, "}"):
-            key, pos = self.key(pos, depth)
-            pos = self.skip(pos)
-            if pos >= self.end or self.text[pos] != ":":
-                raise self.fail("expected ':' after a key", pos)
-            out[key], pos = self.value(self.skip(pos + 1), depth)
-            pos = self.separator(self.skip(pos), opened, "}")
+            key, pos = self.key(pos)
+            colon = _COLON.match(text, pos, end)
+            if colon is None:
+                raise self.fail("expected ':' after a key", self.skip(pos))
+            out[key], pos = self.value(colon.end(), depth)
+            pos = self.separator(pos, opened, "}")
         return out, pos + 1
 
     def call(self, name: str, pos: int, depth: int) -> tuple[dict[str, Any], int]:
-        arguments: dict[str, Any] = {}
-        opened, pos = pos - 1, self.skip(pos)
+        text, end, arguments = self.text, self.end, {}
+        opened, pos = pos - 1, _SPACE.match(text, pos, end).end()  # type: ignore[union-attr]
         while self.more(pos, opened, ")"):
-            keyword = _KEYWORD.match(self.text, pos, self.end)
+            keyword = _KEYWORD.match(text, pos, end)
             if keyword is None:
-                start = pos
                 positional, _ = self.value(pos, depth)
                 raise self.fail(
                     f"call {name!r} has a positional argument {bounded_repr(positional)} "
                     "(only keyword arguments are read)",
-                    start,
+                    pos,
                 )
-            key = keyword.group()[:-1].rstrip()
-            arguments[key], pos = self.value(self.skip(keyword.end()), depth)
-            pos = self.skip(pos)
-            if pos < self.end and self.text[pos] == ",":
-                pos = self.skip(pos + 1)
-            # (no separator at all: templates write `f(a="x"b=3)`)
+            arguments[keyword.group(1)], pos = self.value(keyword.end(), depth)
+            # (a comma, or no separator at all: templates write `f(a="x"b=3)`)
+            pos = _SEPARATOR.match(text, pos, end).end()  # type: ignore[union-attr]
         return {"name": name, "arguments": arguments}, pos + 1
 
 
