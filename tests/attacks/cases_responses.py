@@ -33,6 +33,23 @@ _PATTERNED = {
     },
 }
 
+# A written template whose calls are Python syntax, read by the `python` content parser.
+_PYTHONIC_ANCHOR = "<|start_header_id|>assistant<|end_header_id|>\n\n"
+_PYTHONIC = {
+    "start_anchor": _PYTHONIC_ANCHOR,
+    "fields": {
+        "tool_calls": {
+            "open": "<|python_tag|>",
+            "close": "<|eom_id|>",
+            "content": "python",
+            "content_args": {"list": True},
+            "transform_each": True,
+            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{arguments}"}},
+        },
+        "content": {"close": "<|python_tag|>"},
+    },
+}
+
 
 def _outcome(parse) -> str:
     try:
@@ -54,6 +71,13 @@ def _patterned(response: str) -> str:
 
     chat = ChatTemplate.from_string(_CHATML, response_template=_PATTERNED)
     return _outcome(lambda: chat.parse_response(response, prefix=""))
+
+
+def _pythonic(response: str) -> str:
+    from minijinja_py import ChatTemplate
+
+    chat = ChatTemplate.from_string(_CHATML, response_template=_PYTHONIC)
+    return _outcome(lambda: chat.parse_response(response, prefix=_PYTHONIC_ANCHOR))
 
 
 def unterminated_think() -> str:
@@ -91,6 +115,16 @@ def streamed_one_character_at_a_time() -> str:
     return "ok " + ", ".join(sorted(message))
 
 
+def deep_python_calls() -> str:
+    return _pythonic("<|python_tag|>[" + "f(a=[" * 200_000 + "<|eom_id|>")
+
+
+def megabytes_of_python_calls() -> str:
+    # Two megabytes of the densest realistic calls: the reader is linear, about 0.4 us a byte.
+    call = "get_weather(city='Paris', days=3, units=\"metric\", extra={'a': [1, 2.5, None]}), "
+    return _pythonic("<|python_tag|>[" + call * 25_000 + "]<|eom_id|>")
+
+
 def _fn(name: str) -> str:
     return f"{__name__}:{name}"
 
@@ -114,4 +148,9 @@ RESPONSE_ATTACKS = [
                      "(10000000 characters)")),
     Attack(RESPONSES, "streamed-one-character-at-a-time",
            call=_fn("streamed_one_character_at_a_time"), expect=Ok("ok content, role")),
+    Attack(RESPONSES, "deep-python-calls", call=_fn("deep_python_calls"),
+           expect=Ok("ValueError: python: nested more than 100 levels deep at position 250: "
+                     "'[f(a=[f(a=[f(a=[f(a=[f(a=[f(a=[f(a=[f(a='")),
+    Attack(RESPONSES, "megabytes-of-python-calls", call=_fn("megabytes_of_python_calls"),
+           expect=Ok("ok tool_calls=3825000")),
 ]

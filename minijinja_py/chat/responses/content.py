@@ -15,6 +15,7 @@ from typing import Any
 
 from ...errors import bounded_repr
 from ..loading import MAX_JSON_DEPTH, json_deeper_than
+from .literals import read_literals
 from .pattern import Pattern, find_all
 
 __all__ = [
@@ -28,7 +29,9 @@ __all__ = [
 
 #: parsers whose streamed chunks are the value itself (`dirty: False` in events)
 STREAMABLE_PARSERS = frozenset({"text", "int", "float", "bool"})
-CONTENT_PARSERS = ("text", "int", "float", "bool", "json", "xml-inline", "kv-lines")
+# ("python" is this project's extension to transformers' set: calls and values written in Python
+# or JSON syntax, read by literals.py)
+CONTENT_PARSERS = ("text", "int", "float", "bool", "json", "xml-inline", "kv-lines", "python")
 
 # (the text of the template's own transform strings, not of the response)
 _PLACEHOLDER = re.compile(r"\{(\w+(?:\.\w+)*)\}")
@@ -193,6 +196,11 @@ def parse_content(text: str, name: str, args: Any) -> Any:
         return _xml_inline(text, args)
     if name == "kv-lines":
         return _kv_lines(text, args)
+    if name == "python":
+        as_list = args.get("list", False)
+        if not isinstance(as_list, bool):
+            raise ValueError(f"python: content_args 'list' must be a bool, got {as_list!r}")
+        return read_literals(text, as_list)
     raise ValueError(f"unknown content parser {bounded_repr(name)}; known: {list(CONTENT_PARSERS)}")
 
 
