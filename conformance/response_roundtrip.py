@@ -91,6 +91,20 @@ def generated(
     return prefix, response
 
 
+def renders_calls(name: str) -> bool:
+    """Whether the template writes an assistant message's tool call (its name, after the
+    user's question)."""
+    render = renderer(chat_template(name))
+    message = probe_messages()[2]
+    for written in (message, _with_string_arguments(message)):
+        try:
+            text = render([USER, written], False, TOOLS)
+        except Exception:  # (a template that refuses the call, or takes it only as a string)
+            continue
+        return "get_weather" in text.split(USER["content"], 1)[-1]
+    return False
+
+
 def normalised(message: dict[str, Any]) -> dict[str, Any]:
     """The message as a round trip can give it back: empty fields dropped, text stripped,
     a call as its name and arguments."""

@@ -156,3 +156,15 @@ def test_streamed_calls_that_open_the_turn_read_alike(step):
     for at in range(0, len(text), step):
         parser.feed(text[at : at + step])
     assert parser.finalize()[0] == _parsed(inferred, text)
+
+
+def test_calls_named_by_their_key_in_python_syntax_opening_the_turn():
+    inferred = _inferred(
+        "[{% for c in m.tool_calls %}{{ {c.function.name: c.function.arguments} }}"
+        "{% if not loop.last %}, {% endif %}{% endfor %}]"
+    )
+    text = "[{'f': {'city': 'Paris', 'ok': True}}, {'g': {}}]<|end|>"
+    assert _parsed(inferred, text) == {
+        "role": "assistant",
+        "tool_calls": [_call("f", {"city": "Paris", "ok": True}), _call("g", {})],
+    }

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from os.path import commonprefix
 from typing import Any
 
+from .literals import read_value
 from .markers import ANY_ID, common_suffix, literal_pattern, whitespace_pattern
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "PYTHON_CALLS",
     "VALUE",
     "FoundCalls",
+    "read_as_python",
     "between_pattern",
     "calls_message",
     "decoded_at",
@@ -142,36 +144,41 @@ def _json_call(text: str, name: str, name_at: int) -> tuple[int, int, dict[str, 
         if text[at] != "{":
             continue
         decoded = decoded_at(text, at)
+        python = decoded is None  # (Python's literals, Phi-4-mini's `{'city': 'Paris'}`)
+        if python:
+            decoded = _python_at(text, at)
         if decoded is None or decoded[1] <= name_at:
             continue
         value, end = decoded
         if not isinstance(value, dict):
             continue
+        listed = _listed(text, at, value)
+        if list(value) == [name] and _probe_arguments(value[name]):
+            # the name as the one key, the arguments its value (Apertus's `{"NAME": {...}}`)
+            spec = {**PYTHON_CALLS, "content_args": {"list": True, "name_keys": True}}
+            return (*(listed or (at, end)), spec, "")
         keys = _call_keys(value, name)
         if keys is None:
             continue
         name_key, arguments_key = keys
-        # Inside a JSON list of calls?
-        before = text[:at].rstrip()
-        if before.endswith("[") or before.endswith(","):
-            bracket = before.rfind("[")
-            listed = decoded_at(text, bracket) if bracket >= 0 else None
-            if listed is not None and isinstance(listed[0], list) and value in listed[0]:
-                transform = {"name": f"{{{name_key}}}", "arguments": f"{{{arguments_key}}}"}
-                return bracket, listed[1], {
-                    "content": "json",
-                    "transform_each": True,
-                    "transform": {"type": "function", "function": transform},
-                }, ""
+        if listed is not None:
+            transform = {"name": f"{{{name_key}}}", "arguments": f"{{{arguments_key}}}"}
+            spec = {
+                "content": "json",
+                "transform_each": True,
+                "transform": {"type": "function", "function": transform},
+            }
+            return (*listed, read_as_python(spec) if python else spec, "")
         transform = {
             "name": f"{{content.{name_key}}}",
             "arguments": f"{{content.{arguments_key}}}",
         }
-        return at, end, {
+        spec = {
             "repeats": True,
             "content": "json",
             "transform": {"type": "function", "function": transform},
-        }, ""
+        }
+        return at, end, read_as_python(spec) if python else spec, ""
     return None
 
 
@@ -207,6 +214,40 @@ def _python_call(text: str, name: str, name_at: int) -> tuple[int, int, dict[str
     return start, end, dict(PYTHON_CALLS), ""
 
 
+def _python_at(text: str, at: int) -> tuple[Any, int] | None:
+    try:
+        return read_value(text, at)
+    except ValueError:
+        return None
+
+
+def _listed(text: str, at: int, value: Any) -> tuple[int, int] | None:
+    # Where the list holding the object at `at` (as one of its items) starts and ends, if any.
+    before = text[:at].rstrip()
+    if not (before.endswith("[") or before.endswith(",")):
+        return None
+    bracket = before.rfind("[")
+    listed = (decoded_at(text, bracket) or _python_at(text, bracket)) if bracket >= 0 else None
+    if listed is not None and isinstance(listed[0], list) and value in listed[0]:
+        return bracket, listed[1]
+    return None
+
+
+def _probe_arguments(value: Any) -> bool:
+    return value == {KEY: VALUE} or (isinstance(value, str) and VALUE in value)
+
+
+def read_as_python(spec: dict[str, Any]) -> dict[str, Any]:
+    """The calls `spec` reads as JSON, read instead by the python parser (a sequence of them, in
+    a list or not, in a code fence or not, in Python's syntax or JSON's), under the same keys."""
+    if spec.get("content") == "python":
+        return spec
+    function = spec["transform"]["function"]
+    keys = {part: function[part].strip("{}").removeprefix("content.") for part in function}
+    transform = {part: f"{{{key}}}" for part, key in keys.items()}
+    return {**PYTHON_CALLS, "transform": {"type": "function", "function": transform}}
+
+
 def _call_keys(item: dict[str, Any], name: str) -> tuple[str, str] | None:
     # (the key holding the call's name, and the one holding its arguments)
     name_key = next((key for key, value in item.items() if value == name), None)
@@ -215,7 +256,7 @@ def _call_keys(item: dict[str, Any], name: str) -> tuple[str, str] | None:
     for key, value in item.items():
         if key == name_key:
             continue
-        if value == {KEY: VALUE} or (isinstance(value, str) and VALUE in value):
+        if _probe_arguments(value):
             return name_key, key
     return None
 

@@ -176,6 +176,18 @@ def _kv_lines(text: str, args: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _calls_by_name_key(value: Any) -> Any:
+    # A call written as an object whose one key is its name (`{"get_weather": {"city": ...}}`)
+    # reads as a pythonic call does: {"name": ..., "arguments": ...}.
+    if isinstance(value, list):
+        return [_calls_by_name_key(item) for item in value]
+    if isinstance(value, dict) and len(value) == 1:
+        [(name, arguments)] = value.items()
+        if isinstance(name, str):
+            return {"name": name, "arguments": arguments}
+    return value
+
+
 def parse_content(text: str, name: str, args: Any) -> Any:
     """The value of a region's text under the content parser `name`."""
     if not isinstance(args, dict):
@@ -200,7 +212,11 @@ def parse_content(text: str, name: str, args: Any) -> Any:
         as_list = args.get("list", False)
         if not isinstance(as_list, bool):
             raise ValueError(f"python: content_args 'list' must be a bool, got {as_list!r}")
-        return read_literals(text, as_list)
+        named = args.get("name_keys", False)
+        if not isinstance(named, bool):
+            raise ValueError(f"python: content_args 'name_keys' must be a bool, got {named!r}")
+        value = read_literals(text, as_list)
+        return _calls_by_name_key(value) if named else value
     raise ValueError(f"unknown content parser {bounded_repr(name)}; known: {list(CONTENT_PARSERS)}")
 
 

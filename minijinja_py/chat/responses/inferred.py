@@ -32,12 +32,12 @@ from .call_forms import (
     NAME_2,
     NAME_PATTERN,
     PROBE_TOOLS,
-    PYTHON_CALLS,
     VALUE,
     FoundCalls,
     between_pattern,
     calls_message,
     find_calls,
+    read_as_python,
 )
 from .markers import (
     ANY_ID,
@@ -50,7 +50,7 @@ from .markers import (
     whole_tokens_suffix,
 )
 
-__all__ = ["InferredResponseTemplate", "infer_response_template"]
+__all__ = ["UNQUOTED_STRINGS", "InferredResponseTemplate", "infer_response_template"]
 
 #: render(messages, add_generation_prompt, tools) -> text
 Render = Callable[[list[dict[str, Any]], bool, "list[dict[str, Any]] | None"], str]
@@ -249,6 +249,9 @@ def _keep_what_comes_back(
                     "the calls it was given"
                 )
                 break
+        else:
+            if not _awkward_strings_come_back(body, back):
+                lost.append(UNQUOTED_STRINGS)
     if reasoning is not None:
         got = back({"content": _CONTENT, reasoning: _REASONING})
         if got is None or got.get(reasoning) != _REASONING or got.get("content") != _CONTENT:
@@ -261,6 +264,23 @@ def _keep_what_comes_back(
             f"was inferred, is not what was given ({_CONTENT!r} came back as "
             f"{(got or {}).get('content')!r})"
         )
+
+
+def _awkward_strings_come_back(
+    body: Callable[..., str | None], back: Callable[..., dict[str, Any] | None]
+) -> bool:
+    """Whether a string that holds what a call's syntax is made of comes back: a template that
+    prints strings bare (`city=Paris`) or in quotes it does not escape writes it so that it
+    reads otherwise."""
+    for arguments in ({KEY: _AWKWARD}, json.dumps({KEY: _AWKWARD})):
+        for content in ("", None):
+            message = calls_message((NAME,), arguments, content)
+            if body(message, PROBE_TOOLS) is None:
+                continue  # (a probe the template refuses: try the next way of writing it)
+            got = back(message, PROBE_TOOLS) or {}
+            read = [call["function"]["arguments"] for call in got.get("tool_calls") or []]
+            return read in ([{KEY: _AWKWARD}], [arguments])
+    return True
 
 
 def _header_starts(header: str) -> list[str]:
@@ -363,7 +383,7 @@ def _tool_calls_field(
             lost.append(_NO_CALL_MARKER)
             return None
         if not (one[:start].rstrip().endswith(opener) and one[end:].lstrip().startswith(closer)):
-            spec = _python_calls_like(spec)
+            spec = read_as_python(spec)
         spec = {"open": opener, **spec}
         if closer or end_marker:
             spec["close"] = closer or end_marker
@@ -412,7 +432,7 @@ def _tool_calls_field(
         if not opener:
             lost.append(_NO_CALL_MARKER)
             return None
-        spec = {"open": opener, **_python_calls_like(spec), "close": closer or end_marker}
+        spec = {"open": opener, **read_as_python(spec), "close": closer or end_marker}
         return spec, [], True
     elif not opener:
         lost.append(_NO_CALL_MARKER)
@@ -450,36 +470,31 @@ def _marker_after(text: str) -> str:
     return ""
 
 
-def _python_calls_like(spec: dict[str, Any]) -> dict[str, Any]:
-    """The calls `spec` reads as JSON, read instead by the python parser (a sequence of them, in
-    a list or not, in a code fence or not), under the same keys."""
-    if spec.get("content") == "python":
-        return spec
-    function = spec["transform"]["function"]
-    keys = {part: function[part].strip("{}").removeprefix("content.") for part in function}
-    transform = {part: f"{{{key}}}" for part, key in keys.items()}
-    return {**PYTHON_CALLS, "transform": {"type": "function", "function": transform}}
-
-
 def _calls_opening_the_turn(one: str, calls: FoundCalls, end_marker: str) -> dict[str, Any]:
     """Calls written with no marker before them (Llama 3.1's bare JSON object, pythonic lists):
     a turn that opens with what a call opens with is read as calls, up to the turn's end."""
-    spec = _python_calls_like(calls.spec)
+    spec = read_as_python(calls.spec)
     start, _, end = calls.places[0]
     region = one[start:end]
-    if calls.spec.get("content") == "python":
-        look = r"[A-Za-z_][\w.\-]*\("
-    else:  # (the brackets, then the first key: `{"name"`, `[{"name"`)
-        first = re.match(r'[\[{\s]*"[^"]*"', region)
-        assert first is not None
-        brackets, key = first.group().split('"', 1)
+    first = re.match(r"""[\[{\s]*(["'])[^"']*\1""", region)
+    if first is not None:  # (an object: its brackets, then its first key, `{"name"`)
+        brackets, key = first.group()[: first.start(1)], first.group()[first.start(1) :]
         look = "".join(re.escape(char) + r"\s*" for char in brackets if not char.isspace())
-        look += re.escape('"' + key)
-    if calls.spec.get("content") == "python" and region.startswith("["):
-        look = r"\[\s*" + look
+        # (a key that is the call's name, `{"NAME": {...}}`, is any name)
+        look += r"""["'][\w.\-]+["']""" if NAME in key else re.escape(key)
+    else:  # (a pythonic call, alone or in a list)
+        look = (r"\[\s*" if region.startswith("[") else "") + r"[A-Za-z_][\w.\-]*\("
     closer = _marker_after(one[end:])
     return {"open_pattern": rf"\A\s*(?={look})", **spec, "close": closer or end_marker}
 
+
+_AWKWARD = "Probe, (value) \"3b8d\" it's a\\b"
+
+#: What `lost` says of a template whose string arguments do not all come back.
+UNQUOTED_STRINGS = (
+    "tool_calls: a string argument holding , ( ) \" ' or \\ does not come back as it was: the "
+    "template writes strings without quotes, or in quotes it does not escape"
+)
 
 _NO_CALL_MARKER = (
     "tool_calls: the template writes a call with no marker before it, so a generated text "

@@ -24,7 +24,7 @@ from typing import Any
 from ...errors import bounded_repr
 from ..loading import MAX_JSON_DEPTH
 
-__all__ = ["read_literals"]
+__all__ = ["read_literals", "read_value"]
 
 _SPACE = re.compile(r"\s*")
 _NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
@@ -53,6 +53,7 @@ _BARE_KEY = re.compile(r"[^:,\n()\[\]{}'\"]*")
 _CONSTANTS: dict[str, Any] = {
     "True": True, "False": False, "None": None, "true": True, "false": False, "null": None,
 }  # fmt: skip
+_GLUED = re.compile(r"True|False|None|true|false|null")
 _OPENERS = "([{"
 _CLOSERS = ")]}"
 _NOT_BARE = "'\"0123456789([{)]},:="
@@ -99,6 +100,10 @@ class _Reader:
                 return self.call(word.group(), after + 1, depth + 1)
             if word.group() in _CONSTANTS:
                 return _CONSTANTS[word.group()], word.end()
+            # (a constant a template glued to the next keyword, `f(exact=falsezone="CET")`)
+            glued = _GLUED.match(word.group())
+            if glued is not None and _KEYWORD.match(self.text, pos + glued.end(), self.end):
+                return _CONSTANTS[glued.group()], pos + glued.end()
         if char in _NOT_BARE:
             raise self.fail(f"expected a value, found {char!r}", pos)
         return self.bare(pos)
@@ -262,3 +267,8 @@ def read_literals(text: str, as_list: bool = False) -> Any:
     if len(values) == 1 and (not as_list or isinstance(values[0], list)):
         return values[0]
     return values
+
+
+def read_value(text: str, pos: int) -> tuple[Any, int]:
+    """The one value written at `pos` of `text` (no space before it), and where it ends."""
+    return _Reader(text, len(text)).value(pos, 0)
