@@ -2,11 +2,13 @@
 values a model writes in Python or JSON syntax, `[get_weather(city="Paris", days=3)]`, read
 without `eval`, `exec`, `compile` or `ast` (a project rule: a region is untrusted text).
 
-The reader is a recursive descent over tokens found with regular expressions that never
-backtrack more than a constant (each is a run of one character class, or an unrolled string
-body), so its time is linear in the region; nesting past `MAX_JSON_DEPTH` is refused before the
-recursion gets near Python's limit. Every failure is a `ValueError` naming the position in the
-region's text as given, and a bounded view of the text there.
+The reader is a recursive descent over tokens found with regular expressions that backtrack at
+most over the token they try (each is a run of one character class, a word then `=`, or an
+unrolled string body) and try each token at most three times, so its time is linear in the
+region; nesting past `MAX_JSON_DEPTH` is refused before the recursion gets near Python's limit,
+and a region of more than `MAX_PYTHON_ITEMS` items before its Python steps add up to seconds.
+Every failure is a `ValueError` naming the position in the region's text as given, and a
+bounded view of the text there.
 
 What it reads: strings in '...' or "..." with Python's and JSON's escapes (JSON's surrogate
 pairs joined); numbers (a leading zero reads as decimal, `007` is 7); True/False/None and
