@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from minijinja_py.chat.responses import parse_response
 from minijinja_py.chat.responses.content import CONTENT_PARSERS, parse_content
-from minijinja_py.chat.responses.literals import read_literals
+from minijinja_py.chat.responses.literals import MAX_PYTHON_ITEMS, read_literals
 
 
 def _read(text: str, **args: object) -> object:
@@ -61,6 +61,8 @@ def test_python_is_a_content_parser() -> None:
         ('```json\n{"a": [1, 2]}\n```', {}, {"a": [1, 2]}),
         ("```\nf()\n```", {}, _call("f")),
         ("```f(a=1)```", {}, _call("f", a=1)),
+        ("```python\nf(a='```')\n```\nDone.", {}, _call("f", a="```")),
+        ("```python\nf(a=1)", {}, _call("f", a=1)),
         ("  \n f(a=1) \n ", {}, _call("f", a=1)),
         (
             "functions.get-weather_2(x=None, y=null)",
@@ -148,6 +150,25 @@ def test_errors(text: str, message: str) -> None:
     with pytest.raises(ValueError) as caught:
         _read(text)
     assert str(caught.value) == message
+
+
+@pytest.mark.parametrize(
+    ("text", "position", "near"),
+    [
+        ("[" + "1," * 200_001 + "]", 399_999, "'1,1,]'"),
+        ('"' + "\\n" * 200_001 + '"', 0, "'\"" + "\\\\n" * 19 + "\\\\'"),
+        ("f(a=-" + "(" * 200_001 + ")", 200_003, "'((()'"),
+    ],
+)
+def test_items_past_the_cap_are_refused(text: str, position: int, near: str) -> None:
+    # (values, escapes and brackets in bare words: each costs the reader a Python step)
+    with pytest.raises(ValueError) as caught:
+        _read(text)
+    assert str(caught.value) == (
+        f"python: the region holds more than {MAX_PYTHON_ITEMS} values, escapes and brackets "
+        f"at position {position}: {near}"
+    )
+    assert MAX_PYTHON_ITEMS == 200_000
 
 
 def test_content_args_are_checked() -> None:

@@ -33,7 +33,8 @@ _PATTERNED = {
     },
 }
 
-# A written template whose calls are Python syntax, read by the `python` content parser.
+# A written template whose calls are Python syntax, read by the `python` content parser (the
+# list of calls itself: transforms are measured elsewhere).
 _PYTHONIC_ANCHOR = "<|start_header_id|>assistant<|end_header_id|>\n\n"
 _PYTHONIC = {
     "start_anchor": _PYTHONIC_ANCHOR,
@@ -43,8 +44,6 @@ _PYTHONIC = {
             "close": "<|eom_id|>",
             "content": "python",
             "content_args": {"list": True},
-            "transform_each": True,
-            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{arguments}"}},
         },
         "content": {"close": "<|python_tag|>"},
     },
@@ -120,9 +119,15 @@ def deep_python_calls() -> str:
 
 
 def megabytes_of_python_calls() -> str:
-    # Two megabytes of the densest realistic calls: the reader is linear, about 0.4 us a byte.
-    call = "get_weather(city='Paris', days=3, units=\"metric\", extra={'a': [1, 2.5, None]}), "
-    return _pythonic("<|python_tag|>[" + call * 25_000 + "]<|eom_id|>")
+    # Four megabytes of calls with a sentence in each: linear time, under the reader's item cap.
+    note = "The forecast for the next days, with the hourly temperature and the wind. " * 2
+    call = f"get_weather(city='Paris', days=3, note=\"{note}\"), "
+    return _pythonic("<|python_tag|>[" + call * (4_000_000 // len(call)) + "]<|eom_id|>")
+
+
+def dense_python_values() -> str:
+    # Eight megabytes of the smallest values: refused at MAX_PYTHON_ITEMS, a fraction of a second.
+    return _pythonic("<|python_tag|>[" + "1," * 4_000_000 + "]<|eom_id|>")
 
 
 def _fn(name: str) -> str:
@@ -152,5 +157,8 @@ RESPONSE_ATTACKS = [
            expect=Ok("ValueError: python: nested more than 100 levels deep at position 250: "
                      "'[f(a=[f(a=[f(a=[f(a=[f(a=[f(a=[f(a=[f(a='")),
     Attack(RESPONSES, "megabytes-of-python-calls", call=_fn("megabytes_of_python_calls"),
-           expect=Ok("ok tool_calls=3825000")),
+           expect=Ok("ok tool_calls=4749924")),
+    Attack(RESPONSES, "dense-python-values", call=_fn("dense_python_values"),
+           expect=Ok("ValueError: python: the region holds more than 200000 values, escapes and "
+                     "brackets at position 399999: '1,1,1,1,1,1,1,1,1,1,1,1,1,1,")),
 ]

@@ -2,11 +2,13 @@
 values a model writes in Python or JSON syntax, `[get_weather(city="Paris", days=3)]`, read
 without `eval`, `exec`, `compile` or `ast` (a project rule: a region is untrusted text).
 
-The reader is a recursive descent over tokens found with regular expressions that never
-backtrack more than a constant (each is a run of one character class, or an unrolled string
-body), so its time is linear in the region; nesting past `MAX_JSON_DEPTH` is refused before the
-recursion gets near Python's limit. Every failure is a `ValueError` naming the position in the
-region's text as given, and a bounded view of the text there.
+The reader is a recursive descent over tokens found with regular expressions that backtrack at
+most over the token they try (each is a run of one character class, a word then `=`, or an
+unrolled string body) and try each token at most three times, so its time is linear in the
+region; nesting past `MAX_JSON_DEPTH` is refused before the recursion gets near Python's limit,
+and a region of more than `MAX_PYTHON_ITEMS` items before its Python steps add up to seconds.
+Every failure is a `ValueError` naming the position in the region's text as given, and a
+bounded view of the text there.
 
 What it reads: strings in '...' or "..." with Python's and JSON's escapes (JSON's surrogate
 pairs joined); numbers (a leading zero reads as decimal, `007` is 7); True/False/None and
@@ -24,7 +26,7 @@ from typing import Any
 from ...errors import bounded_repr
 from ..loading import MAX_JSON_DEPTH
 
-__all__ = ["read_literals", "read_value"]
+__all__ = ["MAX_PYTHON_ITEMS", "read_literals", "read_value"]
 
 _SPACE = re.compile(r"\s*")
 _NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
@@ -60,22 +62,39 @@ _NOT_BARE = "'\"0123456789([{)]},:="
 # Past 4300 digits int() is refused on Python 3.11+ and quadratic on 3.10: refuse it everywhere.
 _MAX_DIGITS = 4300
 _FENCE = "```"
+#: Items (values, escapes, and brackets in bare words) one region may hold: the reader spends about a
+#: microsecond of Python on each (json's C parser a hundredth of that), so the cap keeps ten
+#: megabytes of `1,1,1`, `''''` or `"\n\n"` to a fraction of a second, far above any call list
+#: a model writes (a hundred values is a lot).
+MAX_PYTHON_ITEMS = 200_000
 
 
 class _Reader:
     def __init__(self, text: str, end: int) -> None:
         self.text = text
         self.end = end
+        self.left = MAX_PYTHON_ITEMS
 
     def fail(self, what: str, pos: int) -> ValueError:
         near = bounded_repr(self.text[pos : pos + 40])
         return ValueError(f"python: {what} at position {pos}: {near}")
+
+    def charge(self, items: int, pos: int) -> None:
+        """Count `items` against MAX_PYTHON_ITEMS; past it, refuse the region."""
+        self.left -= items
+        if self.left < 0:
+            raise self.fail(
+                f"the region holds more than {MAX_PYTHON_ITEMS} values, escapes and brackets", pos
+            )
 
     def skip(self, pos: int) -> int:
         return _SPACE.match(self.text, pos, self.end).end()  # type: ignore[union-attr]
 
     def value(self, pos: int, depth: int) -> tuple[Any, int]:
         """The value starting at `pos` (no space before it) and the position after it."""
+        self.left -= 1
+        if self.left < 0:
+            self.charge(0, pos)
         if pos >= self.end:
             raise self.fail("expected a value, found the end", pos)
         char = self.text[pos]
@@ -118,6 +137,7 @@ class _Reader:
         if "\\" not in raw:
             return raw, body.end() + 1
         start = pos + 1
+        self.charge(raw.count("\\"), pos)  # (each escape is a Python call below)
 
         def unescape(match: re.Match[str]) -> str:
             high, low, unit, byte, wide, octal, other = match.groups()
@@ -150,6 +170,7 @@ class _Reader:
             at = _BARE_RUN.match(text, at, self.end).end()  # type: ignore[union-attr]
             if at >= self.end:
                 break
+            self.charge(1, at)
             char = text[at]
             if char in _OPENERS:
                 nested += 1
@@ -232,12 +253,14 @@ class _Reader:
 
 
 def _unfence(text: str, start: int, end: int) -> tuple[int, int]:
-    """The span inside a Markdown code fence (```python, ```json or a bare ```), else the span."""
+    """The span inside a Markdown code fence (```python, ```json or a bare ```), else the span;
+    text after the closing fence (a model's remark) is dropped with it."""
     if not text.startswith(_FENCE, start, end):
         return start, end
     inner = start + len(_FENCE)
-    if end - inner >= len(_FENCE) and text.startswith(_FENCE, end - len(_FENCE), end):
-        end -= len(_FENCE)
+    closing = text.rfind(_FENCE, inner, end)
+    if closing >= 0:
+        end = closing
     newline = text.find("\n", inner, end)
     language = text[inner : end if newline < 0 else newline].strip()
     if newline >= 0 and (not language or language.isidentifier()):
