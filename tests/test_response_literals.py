@@ -283,3 +283,15 @@ def test_a_constant_glued_to_the_next_keyword() -> None:
         "name": "f",
         "arguments": {"exact": False, "zone": "CET", "b": "truex"},
     }
+
+
+def test_calls_named_by_their_one_key() -> None:
+    text = '[{"get_weather": {"city": "Paris"}}, {"get_time": {}}, {"a": 1, "b": 2}]'
+    assert parse_content(text, "python", {"list": True, "name_keys": True}) == [
+        {"name": "get_weather", "arguments": {"city": "Paris"}},
+        {"name": "get_time", "arguments": {}},
+        {"a": 1, "b": 2},
+    ]
+    with pytest.raises(ValueError) as caught:
+        parse_content("[]", "python", {"name_keys": 1})
+    assert str(caught.value) == "python: content_args 'name_keys' must be a bool, got 1"
