@@ -64,31 +64,65 @@ def _with_string_arguments(message: dict[str, Any]) -> dict[str, Any]:
     return {**message, "tool_calls": calls}
 
 
+FOLLOW_UP = {"role": "user", "content": "And tomorrow?"}
+
+
 def generated(
-    render: Callable[..., str], message: dict[str, Any], end: str | None, anchor: str
+    render: Callable[..., str],
+    message: dict[str, Any],
+    ends: list[str],
+    anchor: str,
+    follow: bool = False,
 ) -> tuple[str, str]:
     """(prefix, response): the prompt before the assistant's turn, and what the model writes,
     through its end-of-turn marker (what follows it is not generated).  Where the turn does
     not follow the generation prompt as written, the prompt is the text through the turn's
-    header (`anchor`)."""
+    header (`anchor`).  With `follow`, the turn is rendered with a user's turn after it (a
+    template that drops a conversation's last assistant message writes it then)."""
+    after = [FOLLOW_UP] if follow else []
     tools = TOOLS if message.get("tool_calls") else None
     try:
         render([USER], False, tools)
     except Exception:  # (a template that renders only when tools are offered)
         tools = TOOLS
     try:
-        full = render([USER, message], False, tools)
+        full = render([USER, message, *after], False, tools)
     except Exception:  # (a template that takes a call's arguments only as a JSON string)
-        full = render([USER, _with_string_arguments(message)], False, tools)
+        full = render([USER, _with_string_arguments(message), *after], False, tools)
+    if follow:
+        full = full[: full.index(FOLLOW_UP["content"])]
     prompt = render([USER], True, tools)
     if full.startswith(prompt):
         prefix, response = prompt, full[len(prompt) :]
     else:
+        anchor = anchor or USER["content"]  # (no header: the reply follows the user's text)
         at = full.find(anchor, full.find(USER["content"])) + len(anchor)
         prefix, response = full[:at], full[at:]
-    if end and end in response:
-        response = response[: response.rindex(end) + len(end)]
-    return prefix, response
+    from minijinja_py.chat.responses.inferred import through_turn_end
+
+    # (through the end marker after the message's last text: what the template writes after
+    # the turn is not generated)
+    return prefix, through_turn_end(response, ends, _texts_of(message))
+
+
+def _texts_of(message: dict[str, Any]) -> list[str]:
+    texts = [value for key, value in message.items() if key != "role" and isinstance(value, str) and value]
+    for call in message.get("tool_calls", ()):
+        texts.append(call["function"]["name"])
+        arguments = call["function"]["arguments"]
+        values = arguments.values() if isinstance(arguments, dict) else [arguments]
+        texts += [json.dumps(value)[1:-1] for value in values if isinstance(value, str)]
+    return texts or [""]
+
+
+def generation_prompt(name: str) -> str:
+    """The prompt for a reply to the user's question (with tools where the template needs
+    them)."""
+    render = renderer(chat_template(name))
+    try:
+        return render([USER], True, None)
+    except Exception:  # (a template that renders only when tools are offered)
+        return render([USER], True, TOOLS)
 
 
 def renders_calls(name: str) -> bool:
@@ -130,13 +164,12 @@ def round_trip(
     name: str, messages: list[dict[str, Any]], parse: Callable[..., dict[str, Any]]
 ) -> tuple[dict[str, Any], list[str], list[str]]:
     """(the inferred template, what it says is lost, the messages that did not come back)."""
-    from minijinja_py.chat.responses.inferred import infer_response_template
+    from minijinja_py.chat.responses.inferred import infer_response_template, turn_ends
 
     render = renderer(chat_template(name))
     inferred = infer_response_template(render)
     fields = inferred.template["fields"]
-    close = fields["content"].get("close")
-    end = close[0] if isinstance(close, list) else close
+    ends = turn_ends(inferred.template)
     failed = []
     for message in messages:
         if any(key in message for key in REASONING_FIELDS) and not any(
@@ -155,7 +188,9 @@ def round_trip(
         # wrote is what comes back)
         single = any(line.startswith("tool_calls: the template writes one call") for line in inferred.lost)
         try:
-            prefix, response = generated(render, message, end, inferred.template["start_anchor"])
+            prefix, response = generated(
+                render, message, ends, inferred.turn_header, inferred.needs_follow_up
+            )
         except Exception as error:  # (a message the template itself refuses: nothing to parse)
             if single and len(message.get("tool_calls", ())) > 1:
                 continue
@@ -169,6 +204,9 @@ def round_trip(
             failed.append(f"{type(error).__name__}: {str(error)[:80]}")
             continue
         want = {key: value for key, value in normalised(message).items() if key != "role"}
+        for key in REASONING_FIELDS:  # (reasoning a template drops from past turns: not written)
+            if key in want and want[key] not in response:
+                del want[key]
         back = {key: value for key, value in normalised(got).items() if key != "role"}
         for key in REASONING_FIELDS:  # (the template's own name for reasoning comes back)
             if key in want and key not in back:

@@ -168,3 +168,88 @@ def test_calls_named_by_their_key_in_python_syntax_opening_the_turn():
         "role": "assistant",
         "tool_calls": [_call("f", {"city": "Paris", "ok": True}), _call("g", {})],
     }
+
+
+# Turns: where a reply starts and ends when the template writes it unusually ------------------
+
+
+def _inferred_from(source: str):
+    chat = ChatTemplate.from_string(source)
+
+    def render(messages, prompt, tools):
+        return chat.render(messages, tools=tools, add_generation_prompt=prompt)
+
+    return infer_response_template(render), render
+
+
+def test_past_turns_written_with_another_header_than_the_prompts():
+    # (the prompt's header, written after every conversation, names who the reply is for)
+    inferred, render = _inferred_from(
+        "{% for m in messages %}Source: {{ m.role }}\n\n {{ m.content }} <step> {% endfor %}"
+        "Source: assistant\nDestination: user\n\n "
+    )
+    prompt = render([{"role": "user", "content": "Hi"}], True, None)
+    assert parse_response("It is sunny. <step>", inferred.template, prefix=prompt) == {
+        "role": "assistant",
+        "content": "It is sunny.",
+    }
+
+
+def test_a_reply_read_from_where_the_prompt_ends():
+    inferred, render = _inferred_from(
+        "{% for m in messages %}{{ m.role }}: {{ m.content }}<eot>{% endfor %}"
+        "{% if add_generation_prompt %}Your answer, please.{% endif %}"
+    )
+    assert inferred.template["start_anchor_pattern"] == "\\Z"
+    assert inferred.turn_header == "<eot>assistant:"
+    prompt = render([{"role": "user", "content": "Hi"}], True, None)
+    assert parse_response("Sunny.<eot>", inferred.template, prefix=prompt) == {
+        "role": "assistant",
+        "content": "Sunny.",
+    }
+
+
+def test_a_template_that_drops_the_last_assistant_message():
+    inferred, render = _inferred_from(
+        "{% for m in messages %}{% if not (loop.last and m.role == 'assistant') %}"
+        "{{ m.role }}: {{ m.content }}<eot>{% endif %}{% endfor %}"
+        "{% if add_generation_prompt %}assistant:{% endif %}"
+    )
+    assert inferred.needs_follow_up
+    prompt = render([{"role": "user", "content": "Hi"}], True, None)
+    assert parse_response(" Sunny.<eot>", inferred.template, prefix=prompt) == {
+        "role": "assistant",
+        "content": "Sunny.",
+    }
+
+
+def test_a_turn_ends_at_the_first_end_marker_after_its_own_text():
+    from minijinja_py.chat.responses.inferred import through_turn_end
+
+    text = "Sunny.<end><sys>Answer briefly.<end>"
+    assert through_turn_end(text, ["<end>"], ["Sunny."]) == "Sunny.<end>"
+    assert through_turn_end(text, ["<stop>"], ["Sunny."]) == text
+
+
+def test_what_the_prompt_writes_after_the_header_is_not_the_reply():
+    # (text after the header: part of the header; an opening tag: the reasoning it opens)
+    inferred, render = _inferred_from(
+        "{% for m in messages %}<{{ m.role }}>{{ m.content }}<eot>{% endfor %}"
+        "{% if add_generation_prompt %}<assistant>[SEP]{% endif %}"
+    )
+    assert inferred.template["start_anchor"] == ["<assistant>", "<assistant>[SEP]"]
+    prompt = render([{"role": "user", "content": "Hi"}], True, None)
+    assert parse_response("Sunny.<eot>", inferred.template, prefix=prompt) == {
+        "role": "assistant",
+        "content": "Sunny.",
+    }
+    inferred, render = _inferred_from(
+        "{% for m in messages %}<{{ m.role }}>{{ m.content }}<eot>{% endfor %}"
+        "{% if add_generation_prompt %}<assistant><think>\n{% endif %}"
+    )
+    prompt = render([{"role": "user", "content": "Hi"}], True, None)
+    assert parse_response("Look.</think>Sunny.<eot>", inferred.template, prefix=prompt) == {
+        "role": "assistant",
+        "reasoning_content": "Look.",
+        "content": "Sunny.",
+    }

@@ -254,14 +254,17 @@ def test_chat_template_reads_response_template_and_needs_a_tokenizer_for_ids(tmp
     parser = chat.get_response_parser(prefix="<|im_start|>assistant\nSure, ")
     assert parser.initial_events[0] == {"type": "region_open", "field": "content"}
     # Without a response_template, one is inferred from the chat template; one that writes no
-    # turns at all gives nothing to infer from (transformers: NoResponseTemplateError).
-    bare = ChatTemplate.from_string("{{ messages }}")
+    # assistant turns gives nothing to infer from (transformers: NoResponseTemplateError).
+    bare = ChatTemplate.from_string(
+        "{% for m in messages if m.role == 'user' %}<u>{{ m.content }}</u>{% endfor %}"
+        "{% if add_generation_prompt %}<a>{% endif %}"
+    )
     assert bare.response_template_origin == "inferred"
     with pytest.raises(ValueError) as caught:
         bare.parse_response("x", prefix="")
     assert str(caught.value) == (
         "cannot infer a response template: the template does not write an assistant message's "
-        "content after its header \"'}]\""
+        "content after the user's"
     )
 
 

@@ -50,7 +50,13 @@ from .markers import (
     whole_tokens_suffix,
 )
 
-__all__ = ["UNQUOTED_STRINGS", "InferredResponseTemplate", "infer_response_template"]
+__all__ = [
+    "UNQUOTED_STRINGS",
+    "InferredResponseTemplate",
+    "infer_response_template",
+    "through_turn_end",
+    "turn_ends",
+]
 
 #: render(messages, add_generation_prompt, tools) -> text
 Render = Callable[[list[dict[str, Any]], bool, "list[dict[str, Any]] | None"], str]
@@ -69,6 +75,11 @@ class InferredResponseTemplate:
     template: dict[str, Any]
     #: One sentence per field the template does not let come back, with the reason.
     lost: list[str] = field(default_factory=list)
+    #: The header past assistant turns are written with (the start anchor, unless the prompt's
+    #: header differs; empty where a reply follows the user's text with no header).
+    turn_header: str = ""
+    #: Whether the template writes an assistant message only when a user's turn follows it.
+    needs_follow_up: bool = False
 
 
 def infer_response_template(render: Render) -> InferredResponseTemplate:
@@ -104,9 +115,13 @@ def infer_response_template(render: Render) -> InferredResponseTemplate:
     shared = len(commonprefix([base, prompt]))
     header = _start_anchor(prompt[shared:], base)
 
+    # (a template that drops a conversation's last assistant message, taking it for the one
+    # to generate, writes it when a user's turn follows)
+    follow = [] if _CONTENT in _rendered(render, [user, _plain()]) else [_FOLLOW_UP]
+
     def turn(message: dict[str, Any], tools: list[dict[str, Any]] | None = None) -> str | None:
         try:
-            return render([user, {"role": "assistant", **message}], False, tools)
+            return render([user, {"role": "assistant", **message}, *follow], False, tools)
         except Exception:  # (a probe the template refuses: that input does not come back)
             return None
 
@@ -114,19 +129,28 @@ def infer_response_template(render: Render) -> InferredResponseTemplate:
     # reply's first marker on the header's line: "<｜Assistant｜><think>\n").
     plain_turn = turn({"content": _CONTENT}) or ""
     after_user = plain_turn.find(_USER)
+    if _CONTENT not in plain_turn or after_user < 0:
+        raise ValueError(
+            "cannot infer a response template: the template does not write an assistant "
+            "message's content after the user's"
+        )
     anchor = next(
         (
             start
             for start in _header_starts(header)
-            if 0 <= plain_turn.find(start, max(after_user, 0)) < plain_turn.find(_CONTENT)
+            if 0 <= plain_turn.find(start, after_user) < plain_turn.find(_CONTENT)
         ),
         None,
     )
+    start_anchor: dict[str, str] = {"start_anchor": anchor or ""}
     if anchor is None:
-        raise ValueError(
-            "cannot infer a response template: the template does not write an assistant "
-            f"message's content after its header {header!r}"
-        )
+        # Past turns are written with another header than the prompt's (CodeLlama 70B's
+        # "Source: assistant" without the prompt's "Destination: user"), or none at all: the
+        # reply is read from where the prompt ends, and probes from where past turns' own
+        # header (or the user's text) ends.
+        between = plain_turn[after_user + len(_USER) : plain_turn.find(_CONTENT)]
+        anchor = between.strip() or _USER
+        start_anchor = {"start_anchor_pattern": r"\Z"}
     lost: list[str] = []
 
     def body(message: dict[str, Any], tools: list[dict[str, Any]] | None = None) -> str | None:
@@ -142,6 +166,9 @@ def infer_response_template(render: Render) -> InferredResponseTemplate:
     after_content = plain[plain.index(_CONTENT) + len(_CONTENT) :]
     end_marker = first_token(after_content)
     fields: dict[str, Any] = {}
+    # What the prompt writes after the header: the model's turn goes on from there (Qwen's
+    # "<think>\n", Apriel's "Here are my reasoning steps:\n").
+    prewritten = prompt[prompt.rfind(anchor) + len(anchor) :] if anchor in prompt else ""
     reasoning = _reasoning_field(body, lost)
     if reasoning is not None:
         fields[reasoning[0]] = reasoning[1]
@@ -181,9 +208,32 @@ def infer_response_template(render: Render) -> InferredResponseTemplate:
     elif closers:
         content["close"] = closers[0] if len(closers) == 1 else closers
     fields["content"] = content
-    template = {"defaults": {"role": "assistant"}, "start_anchor": anchor, "fields": fields}
+    template = {"defaults": {"role": "assistant"}, **start_anchor, "fields": fields}
+    if prewritten and "start_anchor" in template:
+        _read_past_prewritten(template, prewritten)
     _keep_what_comes_back(template, body, reasoning[0] if reasoning else None, several, lost)
-    return InferredResponseTemplate(template, lost)
+    header_written = "" if anchor == _USER else anchor
+    return InferredResponseTemplate(template, lost, header_written, bool(follow))
+
+
+def _read_past_prewritten(template: dict[str, Any], prewritten: str) -> None:
+    """Text the prompt writes after the header must not read as the reply. An opening tag
+    the past turns never write (DeepSeek R1 distill's "<think>\n": they drop reasoning) opens
+    the reasoning the model writes up to its closing tag; other text (Yandex's "[SEP]", Gemma 4's
+    empty thought block) is part of the header the reply starts after."""
+    from .parse import parse_response
+
+    got = parse_response("", template, prefix=template["start_anchor"] + prewritten)
+    if not got.get("content"):
+        return
+    fields = template["fields"]
+    tag = re.fullmatch(r"<(\w+)>", prewritten.strip())
+    if tag is not None and not any(name in fields for name in _REASONING_FIELDS):
+        fields["reasoning_content"] = {"open": tag.group(), "close": f"</{tag.group(1)}>"}
+        template["fields"] = {"reasoning_content": fields.pop("reasoning_content"), **fields}
+        return
+    anchor = template["start_anchor"]
+    template["start_anchor"] = [anchor, anchor + prewritten]
 
 
 def _opener_beside_calls(content: dict[str, Any], calls_opener: str) -> dict[str, Any]:
@@ -207,6 +257,34 @@ def _ending_at_call(closers: list[str], calls: dict[str, Any]) -> str:
     return "|".join([f"(?={opener})", *(re.escape(marker) for marker in closers)])
 
 
+def turn_ends(template: dict[str, Any]) -> list[str]:
+    """The literal markers that end a reply or a section of calls: where a model stops."""
+    ends: list[str] = []
+    for name in ("content", "tool_calls"):
+        close = template["fields"].get(name, {}).get("close")
+        ends += close if isinstance(close, list) else [close] if close else []
+    return ends
+
+
+def through_turn_end(text: str, ends: list[str], own: tuple[str, ...] | list[str]) -> str:
+    """`text` through the first end marker after the last of the turn's `own` texts: a model
+    stops there, where a template may write more (Command R+'s system turn after a reply)."""
+    last = 0
+    for item in set(own):  # (a text the turn holds k times: through its k-th occurrence)
+        at = -len(item)
+        for _ in range(own.count(item) if item else 0):
+            found = text.find(item, at + len(item))
+            if found < 0:
+                break
+            at = found
+            last = max(last, at + len(item))
+    stops = [(at, len(end)) for end in ends if (at := text.find(end, last)) >= 0]
+    if not stops:
+        return text
+    at, size = min(stops)
+    return text[: at + size]
+
+
 def _keep_what_comes_back(
     template: dict[str, Any],
     body: Callable[..., str | None],
@@ -219,17 +297,15 @@ def _keep_what_comes_back(
     from .parse import parse_response
 
     fields = template["fields"]
-    close = fields["content"].get("close")
-    end = close[0] if isinstance(close, list) else close
+    ends = turn_ends(template)
 
     def back(message: dict[str, Any], tools: Any = None) -> dict[str, Any] | None:
         text = body(message, tools)
         if text is None:
             return None
-        if end and end in text:
-            text = text[: text.rindex(end) + len(end)]
+        text = through_turn_end(text, ends, _PROBE_TEXTS)
         try:
-            return dict(parse_response(text, template, prefix=template["start_anchor"]))
+            return dict(parse_response(text, template, prefix=""))
         except ValueError:
             return None
 
@@ -281,6 +357,22 @@ def _awkward_strings_come_back(
             read = [call["function"]["arguments"] for call in got.get("tool_calls") or []]
             return read in ([{KEY: _AWKWARD}], [arguments])
     return True
+
+
+_FOLLOW_UP = {"role": "user", "content": "Probe follow-up 5e6f?"}
+# (what a probe's turn holds of its own, the last of which the turn's end marker follows)
+_PROBE_TEXTS = (_CONTENT, _REASONING, VALUE, NAME, NAME_2)
+
+
+def _plain() -> dict[str, Any]:
+    return {"role": "assistant", "content": _CONTENT}
+
+
+def _rendered(render: Render, messages: list[dict[str, Any]]) -> str:
+    try:
+        return render(messages, False, None)
+    except Exception:  # (a template that refuses the conversation: nothing of it is written)
+        return ""
 
 
 def _header_starts(header: str) -> list[str]:
@@ -385,8 +477,9 @@ def _tool_calls_field(
         if not (one[:start].rstrip().endswith(opener) and one[end:].lstrip().startswith(closer)):
             spec = read_as_python(spec)
         spec = {"open": opener, **spec}
-        if closer or end_marker:
-            spec["close"] = closer or end_marker
+        ends = [marker for marker in dict.fromkeys((closer, end_marker)) if marker]
+        if ends:  # (the section's own closer, or the turn's end where a model writes none)
+            spec["close"] = ends[0] if len(ends) == 1 else ends
         return spec, section, two is not None
     start, name_at, end = calls.places[0]
     named = "open_pattern" in spec

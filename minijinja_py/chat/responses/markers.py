@@ -24,9 +24,10 @@ __all__ = [
 ANY_ID = "\0" * 9
 
 
-# A marker: a special token (`<|im_end|>`, `</tool_call>`, `[TOOL_CALLS]`), one that opens with
-# a bracket and runs to the next space (MiniMax's `[e~[`), or a word.
-TOKEN = re.compile(r"<[^<>\s]*>|\[[^\[\]\s]*\]|[^<\[\s]+|[<\[]\S*")
+# A marker: a special token (`<|im_end|>`, `</tool_call>`, `[TOOL_CALLS]`), a bracketed phrase in
+# capitals (Apriel's `[BEGIN FINAL RESPONSE]`), one that opens with a bracket and runs to the
+# next space (MiniMax's `[e~[`), or a word.
+TOKEN = re.compile(r"<[^<>\s]*>|\[[^\[\]\s]*\]|\[[A-Z][A-Z ]*\]|[^<\[\s]+|[<\[]\S*")
 
 
 def first_token(text: str) -> str:
