@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from minijinja_py import ChatTemplate
+from minijinja_py.chat.spans.conventions import adjust_spans
 
 CHATML = (
     "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
@@ -233,6 +234,34 @@ def test_the_family_header_convention_takes_deepseeks_header_and_leaves_chatmls(
     assert _span_texts(result, result.rule_spans) == ["Hello!<｜end▁of▁sentence｜>"]
     chatml = ChatTemplate.from_string(CHATML).render_with_provenance(MESSAGES[:2])
     assert _span_texts(chatml) == _span_texts(chatml, chatml.rule_spans) == ["Hello!<|im_end|>\n"]
+
+
+def test_the_family_header_convention_takes_qwen_2_5s_newline_known_by_its_system_prompt():
+    # Qwen 2.5 writes Qwen 3's ChatML header; TRL tags its newline as the turn's, and the
+    # family is told by the default system prompt its template writes
+    qwen_2_5 = (
+        "{% if messages[0].role != 'system' %}<|im_start|>system\nYou are Qwen, created by "
+        "Alibaba Cloud. You are a helpful assistant.<|im_end|>\n{% endif %}" + CHATML
+    )
+    result = ChatTemplate.from_string(qwen_2_5).render_with_provenance(MESSAGES[:2])
+    assert result.turn_texts.opening.startswith("<|im_start|>system\nYou are Qwen, created")
+    assert _span_texts(result) == ["\nHello!<|im_end|>\n"]
+    assert _span_texts(result, result.rule_spans) == ["Hello!<|im_end|>\n"]
+    with_system = [{"role": "system", "content": "Be brief."}, *MESSAGES[:2]]
+    result = ChatTemplate.from_string(qwen_2_5).render_with_provenance(with_system)
+    assert _span_texts(result) == ["\nHello!<|im_end|>\n"]  # (read off the probes)
+
+
+def test_the_final_eos_is_the_last_assistant_turns_by_default():
+    # The model writes it to stop (TRL's Phi 3 tags); after a user turn it is nobody's
+    chat = ChatTemplate.from_string(CHATML + "{{ eos_token }}", {"eos_token": "</s>"})
+    result = chat.render_with_provenance(MESSAGES[:2])
+    assert result.eos_token == "</s>"
+    assert _span_texts(result) == ["Hello!<|im_end|>\n</s>"]
+    assert _span_texts(result, result.rule_spans) == ["Hello!<|im_end|>\n"]
+    assert _span_texts(result, adjust_spans(result, final_eos=False)) == ["Hello!<|im_end|>\n"]
+    result = chat.render_with_provenance(MESSAGES[:3])
+    assert _span_texts(result) == ["Hello!<|im_end|>\n"]
 
 
 def test_an_empty_past_turn_that_writes_less_of_the_header_has_its_span():

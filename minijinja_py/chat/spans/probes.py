@@ -64,6 +64,14 @@ class TurnTexts(NamedTuple):
     #: What a template that writes no end-of-turn marker writes between an assistant turn's
     #: text and the next user turn's (Falcon's ``"\nUser: "``): where an empty turn ends.
     next_header: str = ""
+    #: What the template writes before a conversation's first user message (a default system
+    #: prompt): read by the header convention of the template's family, not by the rule.
+    opening: str = ""
+
+    def rule_texts(self) -> tuple[str, ...]:
+        """The texts the rule reads (spans/inferred.py), in its arguments' order: all but
+        `opening`."""
+        return tuple(self)[:-1]
 
 
 _PROBE_USER = "Probe question 7f3a?"
@@ -137,8 +145,9 @@ def _probe_shape(render: Any, typed: bool, system: bool) -> tuple[TurnTexts, boo
     if trailing and call_end.endswith(trailing):
         call_end = call_end[: len(call_end) - len(trailing)]
     next_header = "" if marker else _between(followed, _PROBE_ASSISTANT, _PROBE_USER)
+    opening = without[: without.rfind(_PROBE_USER)]
     texts = TurnTexts(
-        prompt, marker, past, line_end, past_line_end, call_end, call_start, next_header
+        prompt, marker, past, line_end, past_line_end, call_end, call_start, next_header, opening
     )
     return texts, _PROBE_ASSISTANT in reply
 
