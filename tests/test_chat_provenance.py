@@ -279,7 +279,8 @@ def test_an_empty_past_turn_that_writes_less_of_the_header_has_its_span():
 
 def test_a_tool_call_turn_without_a_role_header_starts_with_the_call_opening():
     # Mistral-like: no generation prompt; a call turn opens with " [TOOL_CALLS] [" (the space
-    # between the turns is not the call's)
+    # is the reply's too: the model writes it after the prompt's " [/INST]", as TRL's LLaVA-NeXT
+    # tags have it; so is the one after " [/TOOL_RESULTS]")
     source = (
         "<s>{% for m in messages %}{% if m.role == 'user' %} [INST] {{ m.content }} [/INST]"
         "{% elif m.tool_calls %} [TOOL_CALLS] {{ m.tool_calls | map(attribute='function')"
@@ -289,8 +290,8 @@ def test_a_tool_call_turn_without_a_role_header_starts_with_the_call_opening():
     result = ChatTemplate.from_string(source).render_with_provenance(_CALL_THEN_REPLY)
     assert result.turn_texts.call_start == '[TOOL_CALLS] [{"name": "'
     assert _span_texts(result) == [
-        '[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris"}}] </s>',
-        "Sunny. </s>",
+        ' [TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris"}}] </s>',
+        " Sunny. </s>",
     ]
 
 
@@ -484,15 +485,16 @@ def test_a_first_turn_and_an_empty_turn_without_markers():
     ]
 
 
-def test_an_empty_element_a_header_opens_is_the_headers():
-    # DeepSeek V3.1-like: the prompt opens "<think>", a past turn closes it at once
+def test_the_closer_of_an_element_the_prompt_opens_is_the_replys():
+    # DeepSeek V3.1-like: the prompt opens "<think>", a past turn closes it at once; the model
+    # writes that "</think>" after the prompt (it was the header's before issue 41)
     source = (
         "{% for m in messages %}{% if m.role == 'user' %}<U>{{ m.content }}"
         "{% else %}<A><think></think>{{ m.content }}<eos>{% endif %}{% endfor %}"
         "{% if add_generation_prompt %}<A><think>{% endif %}"
     )
     result = ChatTemplate.from_string(source).render_with_provenance(MESSAGES[:2])
-    assert _span_texts(result) == ["Hello!<eos>"]
+    assert _span_texts(result) == ["</think>Hello!<eos>"]
 
 
 def test_an_empty_turn_without_markers_leaves_the_separator_to_the_next_turn():
