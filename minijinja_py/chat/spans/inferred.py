@@ -206,6 +206,7 @@ def infer_assistant_spans(
                     if before < end <= first:
                         before = end
         last = max(end for start, end in own if start < following)
+        message_end = before  # (where the text of the message before ends)
         if spans:
             # (a turn the template writes without a header of its own, after a dropped tool
             # turn, does not reach back into the turn before)
@@ -222,7 +223,7 @@ def infer_assistant_spans(
             previous = messages[index - 1] if index else None
             after_tool = isinstance(previous, dict) and previous.get("role") == "tool"
             start = _after_turn_end(
-                text, before, start, tool_line_end if after_tool else user_line_end
+                text, before, start, tool_line_end if after_tool else user_line_end, message_end
             )
         found = _marker_end(text, markers, last, following)
         if found is None and call_end:
@@ -355,17 +356,19 @@ def _header_start(text: str, low: int, high: int, header: str, prompt: str) -> i
     return end
 
 
-def _after_turn_end(text: str, low: int, start: int, line_end: str) -> int:
+def _after_turn_end(
+    text: str, low: int, start: int, line_end: str, message_end: int | None = None
+) -> int:
     # A template that writes no generation prompt (the user turn writes the assistant's header,
     # or none is written): the whitespace between the template's text that ends the turn before
     # and the reply is the reply's, what the model writes after the prompt (Llama 2's " "
     # after " [/INST]"), except `line_end`, which the turn before writes when it ends the
-    # conversation.  Whitespace right after the last message's own text (no template text
-    # between) separates the two: `start` stays.
+    # conversation.  Whitespace right after the last message's own text (`message_end`, else
+    # `low`: no template text between) separates the two: `start` stays.
     at = start
     while at > low and text[at - 1].isspace():
         at -= 1
-    if at == start or at == low:
+    if at == start or at == (low if message_end is None else message_end):
         return start
     if line_end and text.startswith(line_end, at):
         at = min(at + len(line_end), start)
@@ -373,7 +376,11 @@ def _after_turn_end(text: str, low: int, start: int, line_end: str) -> int:
 
 
 def _line_end(text: str, end: int, high: int, line_end: str) -> int:
-    if line_end and end + len(line_end) <= high and text.startswith(line_end, end):
+    # Only whitespace that ends a line: spaces alone after a marker go with what follows (a
+    # tokenizer joins a space to the word after it: LLaVA's "</s> " before "[INST]").
+    if "\n" not in line_end:
+        return end
+    if end + len(line_end) <= high and text.startswith(line_end, end):
         return end + len(line_end)
     return end
 
