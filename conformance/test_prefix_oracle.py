@@ -39,9 +39,6 @@ FAILING = {
     "functionary-medium-v3.2": _OPENS_THE_REPLY + " ('>>>')",
     "cohere-command-r7b-12-2024-tool_use": _OPENS_THE_REPLY
     + " ('<|START_THINKING|><|END_THINKING|>' before a call)",
-    # The prompt starts with the marker that ends the turn before.
-    "qwen-1.5-72b-chat": "a turn's '<|im_end|>' is written only when another turn follows: the "
-    "prompt starts with it, and the rule reads that line as the header",
     # After tool results the reply writes the header a user turn writes otherwise.
     "llama3-chatqa-1.5": "after tool results the reply writes 'Assistant:' itself",
     "hunyuan-a13b-vllm": "after tool results the reply writes '助手：' itself, and a call "
@@ -64,12 +61,13 @@ FAILING = {
 
 @pytest.mark.skipif(_MISSING is not None, reason=_MISSING or "")
 def test_the_prefix_oracle_over_the_corpus_conversations():
-    # 961 of 1037 pairs where the prompt is a prefix start where it ends (874 before the
-    # whitespace after a user turn's marker and a prompt's closer were the reply's); every
+    # 968 of 1037 pairs where the prompt is a prefix start where it ends (874 before the
+    # whitespace after a user turn's marker, a prompt's closer and a turn's end that only a
+    # prompt writes were read as issue 41 reads them); every
     # span covers its reply's text.  None: the template refuses the conversation, the prompt
     # is not a prefix, or the reply writes only whitespace.
     counted, failing = measure()
-    assert dict(counted) == {"ok": 961, "start": 76, None: 715}
+    assert dict(counted) == {"ok": 968, "start": 69, None: 715}
     assert sorted(failing) == sorted(FAILING)
 
 

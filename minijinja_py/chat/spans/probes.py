@@ -152,6 +152,15 @@ def _probe_shape(render: Any, typed: bool, system: bool) -> tuple[TurnTexts, boo
     if trailing and call_end.endswith(trailing):
         call_end = call_end[: len(call_end) - len(trailing)]
     next_header = "" if marker else _between(followed, _PROBE_ASSISTANT, _PROBE_USER)
+    closing = _shared_lines(prompt, next_header) if not marker else ""
+    if closing.strip():
+        # A template that ends a turn only where another follows (Qwen 1.5 writes
+        # "<|im_end|>\n" before the next turn's "<|im_start|>", none after the last): the
+        # prompt starts with that end, as the next user turn does; it is the turn before's
+        # marker and line end, not the reply's header.
+        prompt = prompt[len(closing) :]
+        marker = closing.rstrip()
+        past_line_end = closing[len(marker) :]
     opening = without[: without.rfind(_PROBE_USER)]
     texts = TurnTexts(
         prompt,
@@ -189,6 +198,12 @@ def _between(text: str, first: str, second: str) -> str:
     at = text.find(first)
     end = text.find(second, at) if at >= 0 else -1
     return text[at + len(first) : end] if end >= 0 else ""
+
+
+def _shared_lines(first: str, second: str) -> str:
+    # The whole lines (each with its newline) that both texts start with.
+    shared = commonprefix((first, second))
+    return shared[: shared.rfind("\n") + 1]
 
 
 def _tail_after(text: str, probe: str) -> str:
