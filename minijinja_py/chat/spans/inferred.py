@@ -176,8 +176,10 @@ def infer_assistant_spans(
                 start = text.find(end_of_turn, low, high)
                 if start < 0:
                     continue
-                # (the whitespace the reply writes before its marker: Llama 2's "  </s>")
-                start = _after_turn_end(text, low - 1, start, user_line_end)
+                if user_end >= 0:
+                    # (the whitespace the reply writes after the user's marker, before its
+                    # own: Llama 2's "  </s>")
+                    start = _after_turn_end(text, low, start, user_line_end, -1)
             found = _marker_end(text, markers, start, high)
             if found is not None:
                 after = line_end if index == last_message else past_line_end
@@ -364,7 +366,8 @@ def _after_turn_end(
     # and the reply is the reply's, what the model writes after the prompt (Llama 2's " "
     # after " [/INST]"), except `line_end`, which the turn before writes when it ends the
     # conversation.  Whitespace right after the last message's own text (`message_end`, else
-    # `low`: no template text between) separates the two: `start` stays.
+    # `low`: no template text between; -1: template text ends at `low`) separates the two:
+    # `start` stays.
     at = start
     while at > low and text[at - 1].isspace():
         at -= 1
