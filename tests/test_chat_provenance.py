@@ -512,3 +512,44 @@ def test_an_empty_turn_without_markers_leaves_the_separator_to_the_next_turn():
     result = ChatTemplate.from_string(source).render_with_provenance(messages)
     assert result.turn_texts.next_header == "\n\n### Instruction:\n"
     assert _span_texts(result) == ["Yes"]
+
+
+def test_a_reply_after_a_prompt_that_does_not_write_its_space_starts_with_it():
+    # Llama 2-like: no generation prompt; the reply writes " " after the user's " [/INST]"
+    # (what the model writes), and the "\n" the user turn writes when it ends a conversation
+    # stays the user's
+    source = (
+        "{% for m in messages %}{% if m.role == 'user' %}[INST] {{ m.content }} [/INST]\n"
+        "{% else %} {{ m.content }} </s>{% endif %}{% endfor %}"
+    )
+    result = ChatTemplate.from_string(source).render_with_provenance(MESSAGES)
+    assert result.turn_texts.user_line_end == "\n"
+    assert _span_texts(result) == [" Hello! </s>", "  </s>"]
+
+
+def test_a_space_alone_after_the_marker_is_not_the_turns():
+    # LLaVA-NeXT-like: "</s> " before the next "[INST]" (a tokenizer joins the space to it)
+    source = (
+        "{% for m in messages %}{% if m.role == 'user' %}[INST] {{ m.content }} [/INST]"
+        "{% else %}{{ ' ' + m.content + '</s> ' }}{% endif %}{% endfor %}"
+    )
+    result = ChatTemplate.from_string(source).render_with_provenance(MESSAGES[:3])
+    assert _span_texts(result) == [" Hello!</s>"]
+
+
+def test_a_turn_end_written_only_before_another_turn_is_the_turns_marker():
+    # Qwen 1.5-like: "<|im_end|>\n" only where another turn follows, so the prompt starts
+    # with it; it is the turn before's marker and line end, not the reply's header
+    source = (
+        "{% for m in messages %}{% if not loop.first %}<|im_end|>\n{% endif %}"
+        "<|im_start|>{{ m.role }}\n{{ m.content }}{% endfor %}"
+        "{% if add_generation_prompt %}<|im_end|>\n<|im_start|>assistant\n{% endif %}"
+    )
+    result = ChatTemplate.from_string(source).render_with_provenance(MESSAGES[:3])
+    texts = result.turn_texts
+    assert (texts.generation_prompt, texts.end_of_turn, texts.past_line_end) == (
+        "<|im_start|>assistant\n",
+        "<|im_end|>",
+        "\n",
+    )
+    assert _span_texts(result) == ["Hello!<|im_end|>\n"]
