@@ -22,8 +22,8 @@ from typing import Any
 
 from .corpus import _conversation, _meta, conversation_names, template_names, template_source
 
-# A verdict: "start" (the last turn's span does not start where the prefix ends), "cover" (a
-# non-whitespace character of the message is outside every span), "ok", or None (the template
+# A verdict: "cover" (a non-whitespace character of the message is outside every span),
+# "start" (the last turn's span does not start where the prefix ends), "ok", or None (the template
 # refuses the conversation, the prefix is not a prefix, or the turn wrote only whitespace).
 Verdict = str | None
 
@@ -61,9 +61,6 @@ def verdict(name: str, messages: list[dict[str, Any]], options: dict[str, Any]) 
     if not text.startswith(prefix) or not text[end:].strip():
         return None
     spans = adjust_spans(full, header="exclude")
-    last = [span for span in spans if span[1] > end]
-    if not last or last[0][0] != end:
-        return "start"
     index = len(messages) - 1
     for segment in full.segments:
         path = segment.path
@@ -72,6 +69,9 @@ def verdict(name: str, messages: list[dict[str, Any]], options: dict[str, Any]) 
         for at in range(segment.start, segment.end):
             if not text[at].isspace() and not any(s <= at < e for s, e in spans):
                 return "cover"
+    last = [span for span in spans if span[1] > end]
+    if not last or last[0][0] != end:
+        return "start"
     return "ok"
 
 
