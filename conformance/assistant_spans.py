@@ -128,8 +128,6 @@ def conversation_agreement(
 
     truth_template, plain_template = _templates(name)
     options = dict(mask_options or {})
-    if options.get("final_eos"):
-        options["eos_token"] = plain_template.special_tokens.get("eos_token")
     agree = total = 0
     differ = []
     for conversation in conversation_names():

@@ -114,8 +114,10 @@ def test_inferred_masks_agree_by_conversation_with_this_projects_tags_by_default
     if missing:
         pytest.skip(missing)
     agree, total, differ = _own_agreement({})
-    assert (agree, total) == (588, 600)  # 98.0% (579 with the header excluded in every family)
-    assert agree >= 0.95 * total
+    # 98.0%, the figure before Qwen 2.5 was retagged with its header's newline (TRL's tags) and
+    # Phi 3.5 with its final <|endoftext|>, which the defaults now take.
+    assert (agree, total) == (588, 600)
+    assert agree >= 0.98 * total
     assert differ == DISAGREEING
 
 
@@ -186,61 +188,91 @@ def _totals(rows):
 
 
 # TRL's conventions where they are not the family's default, chosen by option: the header's
-# newline or space is the turn's for Qwen 2.5, GLM-4 MoE and LLaVA-NeXT, and Phi 3's final
-# <|endoftext|> is the last turn's.
-TRAINING_CONVENTIONS = {
-    "qwen2_5": {"header": "whitespace"},
-    "glm4moe": {"header": "whitespace"},
-    "llava_next": {"header": "whitespace"},
-    "phi3": {"final_eos": True},
-    "phi3_5": {"final_eos": True},
+# newline is the turn's for GLM-4 MoE.  (Qwen 2.5's header newline, Phi 3's final
+# <|endoftext|> and LLaVA-NeXT's spaces around its reply are the defaults now: the family's
+# header convention, the final EOS the model writes to stop, the whitespace after a prompt
+# that does not write it, and a space after a marker left to what follows.)
+TRAINING_CONVENTIONS = {"glm4moe": {"header": "whitespace"}}
+
+# The TRL templates whose inferred mask still parts from TRL's tags by default, and why
+# (conformance/FINDINGS.md): strict xfails, one per template.
+TRL_DISAGREEING = {
+    "deepseek_r1_distill": "its tags take '<｜tool▁outputs▁end｜>', written before the model "
+    "generates after tool results, as the reply's (09, 10)",
+    "deepseekv3": "its tags take '<｜tool▁outputs▁end｜>', written before the model generates "
+    "after tool results, as the reply's (09, 10)",
+    "glm4moe": "its tags take the newline of the prompt's '<|assistant|>\\n<think></think>' "
+    "as a past turn's (06, enable_thinking=False)",
 }
 
 
+def _trl_names():
+    from .training_pairs import folder, pair_names
+
+    root = folder()
+    return pair_names(root) if root is not None else []
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(
+            name,
+            marks=[pytest.mark.xfail(strict=True, reason=TRL_DISAGREEING[name])]
+            if name in TRL_DISAGREEING
+            else [],
+        )
+        for name in _trl_names()
+    ]
+    or [pytest.param("trl", marks=pytest.mark.skip("MINIJINJA_TRAINING_TEMPLATES not set"))],
+)
+def test_inferred_masks_agree_with_each_trl_training_template(name):
+    from .training_pairs import agreement, folder
+
+    root = folder()
+    if root is None or corpus_missing():
+        pytest.skip("set MINIJINJA_TRAINING_TEMPLATES to trl 1.16.0's trl/chat_templates folder")
+    agree, total, differ = agreement(root, name)
+    assert total > 0
+    assert differ == []
+
+
 def test_inferred_masks_agree_by_conversation_with_trls_training_templates_by_default():
-    # 96.3%.  Left: Qwen 2.5's tags take the newline of the generation prompt (Qwen 3's
-    # and the other ChatML templates' do not), DeepSeek's the "<｜tool▁outputs▁end｜>" that
-    # closes the tool results, Phi 3's the final <|endoftext|>, GLM-4 MoE's a newline, and
-    # LLaVA-NeXT's tags leave out the space after "</s>" (conformance/FINDINGS.md).
-    assert _totals(_trl_rows(lambda name: None)) == (
-        491,
-        510,
-        {
-            "deepseek_r1_distill": 2,
-            "deepseekv3": 2,
-            "glm4moe": 1,
-            "llava_next": 1,
-            "phi3": 1,
-            "phi3_5": 1,
-            "qwen2_5": 11,
-        },
-    )
+    # 99.0% (96.3% before the final EOS, Qwen 2.5's header newline and LLaVA-NeXT's spaces
+    # were the defaults).  Left: DeepSeek's tags take the "<｜tool▁outputs▁end｜>" that closes
+    # the tool results, GLM-4 MoE's a newline of the prompt (conformance/FINDINGS.md).
+    agree, rendered, differ = _totals(_trl_rows(lambda name: None))
+    assert (agree, rendered) == (505, 510)
+    assert agree >= 0.98 * rendered
+    assert differ == {"deepseek_r1_distill": 2, "deepseekv3": 2, "glm4moe": 1}
 
 
 def test_inferred_masks_agree_by_conversation_with_trls_training_templates_by_convention():
     assert _totals(_trl_rows(TRAINING_CONVENTIONS.get)) == (
-        505,
+        506,
         510,
-        {"deepseek_r1_distill": 2, "deepseekv3": 2, "llava_next": 1},
-    )  # 99.0%
+        {"deepseek_r1_distill": 2, "deepseekv3": 2},
+    )  # 99.2%
 
 
 def test_trls_tags_with_the_header_excluded_in_every_family():
-    # The convention before "auto" read the family's: 89.0%.
+    # The convention before "auto" read the family's: 89.6% (89.2% with the final EOS left
+    # out too, the default before).
     assert _totals(_trl_rows(lambda name: {"header": "exclude"})) == (
-        454,
+        457,
         510,
         {
             "deepseek_r1_distill": 10,
             "deepseekv3": 10,
             "glm4moe": 1,
             "gptoss": 11,
-            "llava_next": 1,
             "muse_glimmer": 10,
-            "phi3": 1,
-            "phi3_5": 1,
             "qwen2_5": 11,
         },
+    )
+    assert _totals(_trl_rows(lambda name: {"header": "exclude", "final_eos": False}))[:2] == (
+        455,
+        510,
     )
 
 
@@ -251,12 +283,13 @@ def test_this_projects_tags_with_the_header_excluded_in_every_family():
     agree, total, differ = _own_agreement(
         {name: {"header": "exclude"} for name in tagged_names()}
     )
-    assert (agree, total) == (550, 600)
+    assert (agree, total) == (539, 600)  # (Qwen 2.5's tags take its header's newline now)
     assert differ == {
         "deepseek-r1": 8,
         "deepseek-v3.1": 10,
         "glm-4.6": 1,
         "gpt-oss-120b": 11,
+        "qwen-2.5-7b-instruct": 11,
         "smollm-3-3b": 11,
         "laguna-v8": 9,
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from minijinja_py import ChatTemplate
+from minijinja_py.chat.spans.conventions import adjust_spans
 
 CHATML = (
     "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}"
@@ -235,6 +236,34 @@ def test_the_family_header_convention_takes_deepseeks_header_and_leaves_chatmls(
     assert _span_texts(chatml) == _span_texts(chatml, chatml.rule_spans) == ["Hello!<|im_end|>\n"]
 
 
+def test_the_family_header_convention_takes_qwen_2_5s_newline_known_by_its_system_prompt():
+    # Qwen 2.5 writes Qwen 3's ChatML header; TRL tags its newline as the turn's, and the
+    # family is told by the default system prompt its template writes
+    qwen_2_5 = (
+        "{% if messages[0].role != 'system' %}<|im_start|>system\nYou are Qwen, created by "
+        "Alibaba Cloud. You are a helpful assistant.<|im_end|>\n{% endif %}" + CHATML
+    )
+    result = ChatTemplate.from_string(qwen_2_5).render_with_provenance(MESSAGES[:2])
+    assert result.turn_texts.opening.startswith("<|im_start|>system\nYou are Qwen, created")
+    assert _span_texts(result) == ["\nHello!<|im_end|>\n"]
+    assert _span_texts(result, result.rule_spans) == ["Hello!<|im_end|>\n"]
+    with_system = [{"role": "system", "content": "Be brief."}, *MESSAGES[:2]]
+    result = ChatTemplate.from_string(qwen_2_5).render_with_provenance(with_system)
+    assert _span_texts(result) == ["\nHello!<|im_end|>\n"]  # (read off the probes)
+
+
+def test_the_final_eos_is_the_last_assistant_turns_by_default():
+    # The model writes it to stop (TRL's Phi 3 tags); after a user turn it is nobody's
+    chat = ChatTemplate.from_string(CHATML + "{{ eos_token }}", {"eos_token": "</s>"})
+    result = chat.render_with_provenance(MESSAGES[:2])
+    assert result.eos_token == "</s>"
+    assert _span_texts(result) == ["Hello!<|im_end|>\n</s>"]
+    assert _span_texts(result, result.rule_spans) == ["Hello!<|im_end|>\n"]
+    assert _span_texts(result, adjust_spans(result, final_eos=False)) == ["Hello!<|im_end|>\n"]
+    result = chat.render_with_provenance(MESSAGES[:3])
+    assert _span_texts(result) == ["Hello!<|im_end|>\n"]
+
+
 def test_an_empty_past_turn_that_writes_less_of_the_header_has_its_span():
     # DeepSeek V3: the prompt is "<｜Assistant｜><think>\n"; an empty past turn writes the
     # header without "<think>", the marker right after it
@@ -250,7 +279,8 @@ def test_an_empty_past_turn_that_writes_less_of_the_header_has_its_span():
 
 def test_a_tool_call_turn_without_a_role_header_starts_with_the_call_opening():
     # Mistral-like: no generation prompt; a call turn opens with " [TOOL_CALLS] [" (the space
-    # between the turns is not the call's)
+    # is the reply's too: the model writes it after the prompt's " [/INST]", as TRL's LLaVA-NeXT
+    # tags have it; so is the one after " [/TOOL_RESULTS]")
     source = (
         "<s>{% for m in messages %}{% if m.role == 'user' %} [INST] {{ m.content }} [/INST]"
         "{% elif m.tool_calls %} [TOOL_CALLS] {{ m.tool_calls | map(attribute='function')"
@@ -260,8 +290,8 @@ def test_a_tool_call_turn_without_a_role_header_starts_with_the_call_opening():
     result = ChatTemplate.from_string(source).render_with_provenance(_CALL_THEN_REPLY)
     assert result.turn_texts.call_start == '[TOOL_CALLS] [{"name": "'
     assert _span_texts(result) == [
-        '[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris"}}] </s>',
-        "Sunny. </s>",
+        ' [TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris"}}] </s>',
+        " Sunny. </s>",
     ]
 
 
@@ -455,15 +485,16 @@ def test_a_first_turn_and_an_empty_turn_without_markers():
     ]
 
 
-def test_an_empty_element_a_header_opens_is_the_headers():
-    # DeepSeek V3.1-like: the prompt opens "<think>", a past turn closes it at once
+def test_the_closer_of_an_element_the_prompt_opens_is_the_replys():
+    # DeepSeek V3.1-like: the prompt opens "<think>", a past turn closes it at once; the model
+    # writes that "</think>" after the prompt (it was the header's before issue 41)
     source = (
         "{% for m in messages %}{% if m.role == 'user' %}<U>{{ m.content }}"
         "{% else %}<A><think></think>{{ m.content }}<eos>{% endif %}{% endfor %}"
         "{% if add_generation_prompt %}<A><think>{% endif %}"
     )
     result = ChatTemplate.from_string(source).render_with_provenance(MESSAGES[:2])
-    assert _span_texts(result) == ["Hello!<eos>"]
+    assert _span_texts(result) == ["</think>Hello!<eos>"]
 
 
 def test_an_empty_turn_without_markers_leaves_the_separator_to_the_next_turn():
@@ -481,3 +512,44 @@ def test_an_empty_turn_without_markers_leaves_the_separator_to_the_next_turn():
     result = ChatTemplate.from_string(source).render_with_provenance(messages)
     assert result.turn_texts.next_header == "\n\n### Instruction:\n"
     assert _span_texts(result) == ["Yes"]
+
+
+def test_a_reply_after_a_prompt_that_does_not_write_its_space_starts_with_it():
+    # Llama 2-like: no generation prompt; the reply writes " " after the user's " [/INST]"
+    # (what the model writes), and the "\n" the user turn writes when it ends a conversation
+    # stays the user's
+    source = (
+        "{% for m in messages %}{% if m.role == 'user' %}[INST] {{ m.content }} [/INST]\n"
+        "{% else %} {{ m.content }} </s>{% endif %}{% endfor %}"
+    )
+    result = ChatTemplate.from_string(source).render_with_provenance(MESSAGES)
+    assert result.turn_texts.user_line_end == "\n"
+    assert _span_texts(result) == [" Hello! </s>", "  </s>"]
+
+
+def test_a_space_alone_after_the_marker_is_not_the_turns():
+    # LLaVA-NeXT-like: "</s> " before the next "[INST]" (a tokenizer joins the space to it)
+    source = (
+        "{% for m in messages %}{% if m.role == 'user' %}[INST] {{ m.content }} [/INST]"
+        "{% else %}{{ ' ' + m.content + '</s> ' }}{% endif %}{% endfor %}"
+    )
+    result = ChatTemplate.from_string(source).render_with_provenance(MESSAGES[:3])
+    assert _span_texts(result) == [" Hello!</s>"]
+
+
+def test_a_turn_end_written_only_before_another_turn_is_the_turns_marker():
+    # Qwen 1.5-like: "<|im_end|>\n" only where another turn follows, so the prompt starts
+    # with it; it is the turn before's marker and line end, not the reply's header
+    source = (
+        "{% for m in messages %}{% if not loop.first %}<|im_end|>\n{% endif %}"
+        "<|im_start|>{{ m.role }}\n{{ m.content }}{% endfor %}"
+        "{% if add_generation_prompt %}<|im_end|>\n<|im_start|>assistant\n{% endif %}"
+    )
+    result = ChatTemplate.from_string(source).render_with_provenance(MESSAGES[:3])
+    texts = result.turn_texts
+    assert (texts.generation_prompt, texts.end_of_turn, texts.past_line_end) == (
+        "<|im_start|>assistant\n",
+        "<|im_end|>",
+        "\n",
+    )
+    assert _span_texts(result) == ["Hello!<|im_end|>\n"]

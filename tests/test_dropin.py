@@ -252,14 +252,17 @@ def test_conventions_of_inferred_masks(tokenizer):
         got = chat.tokenize(MESSAGES, return_assistant_tokens_mask=True, mask="inferred", **options)
         return _masked_text(tokenizer, got)
 
-    assert masked() == "Hello there<|im_end|>\n"
-    assert masked(mask_header="whitespace") == "\nHello there<|im_end|>\n"
-    assert masked(mask_header="include") == "<|im_start|>assistant\nHello there<|im_end|>\n"
-    assert masked(mask_final_eos=True) == "Hello there<|im_end|>\n</s>"
-    # (the end of the sequence is the last turn's only when that turn is the assistant's)
-    after_user = chat.tokenize(
-        [*MESSAGES, *OTHER], return_assistant_tokens_mask=True, mask_final_eos=True
+    # (by default the EOS written after the conversation is the last turn's: the model
+    # writes it to stop)
+    assert masked() == "Hello there<|im_end|>\n</s>"
+    assert masked(mask_header="whitespace") == "\nHello there<|im_end|>\n</s>"
+    assert masked(mask_header="include") == "<|im_start|>assistant\nHello there<|im_end|>\n</s>"
+    assert masked(mask_final_eos=False) == "Hello there<|im_end|>\n"
+    assert masked(mask_header="include", mask_final_eos=False) == (
+        "<|im_start|>assistant\nHello there<|im_end|>\n"
     )
+    # (the end of the sequence is the last turn's only when that turn is the assistant's)
+    after_user = chat.tokenize([*MESSAGES, *OTHER], return_assistant_tokens_mask=True)
     assert _masked_text(tokenizer, after_user) == "Hello there<|im_end|>\n"
     with pytest.raises(
         ValueError, match="^mask_header must be one of \\['auto', 'exclude', 'whitespace'"

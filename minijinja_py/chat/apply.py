@@ -58,7 +58,7 @@ def apply_chat_template(
     *,
     mask: str | None = None,
     mask_header: str = "auto",
-    mask_final_eos: bool = False,
+    mask_final_eos: bool = True,
     **kwargs: Any,
 ) -> Any:
     """The conversation as transformers' apply_chat_template gives it, call for call.
@@ -102,7 +102,8 @@ def apply_chat_template(
             trailing whitespace is the turn's) or "include" (see
             minijinja_py.chat.spans.conventions.adjust_spans).
         mask_final_eos: Whether inferred masks take an end-of-sequence token written after
-            the whole conversation into its last assistant turn (Phi 3's "<|endoftext|>").
+            the whole conversation into its last assistant turn (Phi 3's "<|endoftext|>"; the
+            default, since the model writes it to stop).
         **kwargs: Template variables.
 
     Returns:

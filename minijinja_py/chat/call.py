@@ -79,7 +79,7 @@ def prepare_traced_call(
     chat_template: str | None,
     kwargs: Mapping[str, Any],
     mask_header: str = "auto",
-    mask_final_eos: bool = False,
+    mask_final_eos: bool = True,
 ) -> Call:
     """A call whose renders may be traced (spans, masks, protected tokens): the variables to
     trace and the conventions of inferred masks."""
@@ -109,7 +109,7 @@ def prepare_tokens_call(
     chat_template: str | None,
     kwargs: Mapping[str, Any],
     mask_header: str = "auto",
-    mask_final_eos: bool = False,
+    mask_final_eos: bool = True,
 ) -> Call:
     """A traced call that encodes: without a tokenizer, says how to get one first."""
     model.tokenizer  # noqa: B018
@@ -143,7 +143,7 @@ class Call:
     probes: tuple[str, ...] | None = None  # (a spans.probes.TurnTexts)
     #: The conventions of inferred masks (see masks.adjust_spans).
     mask_header: str = "auto"
-    mask_final_eos: bool = False
+    mask_final_eos: bool = True
     #: Whether the tools' data is a tree (no list or dict in it twice): then provenance need
     #: not check that before keying the traced copy by its repr.
     tools_tree: bool = False

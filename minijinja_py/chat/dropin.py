@@ -91,7 +91,7 @@ def apply_to_template(
     *,
     mask: str | None = None,
     mask_header: str = "auto",
-    mask_final_eos: bool = False,
+    mask_final_eos: bool = True,
     **kwargs: Any,
 ) -> Any:
     """minijinja_py.chat.apply.apply_chat_template (which documents it) on a model: the

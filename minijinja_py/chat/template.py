@@ -270,7 +270,7 @@ class ChatTemplate(ChatModel):
         *,
         mask: str = "auto",
         mask_header: str = "auto",
-        mask_final_eos: bool = False,
+        mask_final_eos: bool = True,
         chat_template: str | None = None,
         **kwargs: Any,
     ) -> AssistantSpans:
@@ -287,7 +287,8 @@ class ChatTemplate(ChatModel):
             mask: The sources allowed: "generation", "tagged", "inferred" or "auto" (see
                 minijinja_py.chat.spans.modes).
             mask_header: The role-header convention of inferred spans.
-            mask_final_eos: Whether inferred spans take a final end-of-sequence token.
+            mask_final_eos: Whether inferred spans take a final end-of-sequence token (the
+                default).
             chat_template: The name of one of the model's templates, or a template's source.
             **kwargs: Template variables.
 
@@ -326,7 +327,7 @@ class ChatTemplate(ChatModel):
         return_text: bool = False,
         mask: str = "auto",
         mask_header: str = "auto",
-        mask_final_eos: bool = False,
+        mask_final_eos: bool = True,
         chat_template: str | None = None,
         **kwargs: Any,
     ) -> TokenizedBatch: ...
@@ -345,7 +346,7 @@ class ChatTemplate(ChatModel):
         return_text: bool = False,
         mask: str = "auto",
         mask_header: str = "auto",
-        mask_final_eos: bool = False,
+        mask_final_eos: bool = True,
         chat_template: str | None = None,
         **kwargs: Any,
     ) -> TokenizedChat: ...
@@ -363,7 +364,7 @@ class ChatTemplate(ChatModel):
         return_text: bool = False,
         mask: str = "auto",
         mask_header: str = "auto",
-        mask_final_eos: bool = False,
+        mask_final_eos: bool = True,
         chat_template: str | None = None,
         **kwargs: Any,
     ) -> TokenizedChat | TokenizedBatch:
@@ -397,7 +398,7 @@ class ChatTemplate(ChatModel):
                 template's family's), "exclude", "whitespace" or "include" (see
                 minijinja_py.chat.spans.conventions.adjust_spans).
             mask_final_eos: Whether inferred masks take the end-of-sequence token written
-                after the whole conversation into its last assistant turn.
+                after the whole conversation into its last assistant turn (the default).
             chat_template: The name of one of the model's templates, or a template's source.
             **kwargs: Template variables.
 
@@ -439,7 +440,7 @@ class ChatTemplate(ChatModel):
         return_text: bool = False,
         mask: str = "auto",
         mask_header: str = "auto",
-        mask_final_eos: bool = False,
+        mask_final_eos: bool = True,
         chat_template: str | None = None,
         **kwargs: Any,
     ) -> list[TokenizedChat]:
@@ -519,7 +520,7 @@ class ChatTemplate(ChatModel):
         *,
         mask: str | None = None,
         mask_header: str = "auto",
-        mask_final_eos: bool = False,
+        mask_final_eos: bool = True,
         **kwargs: Any,
     ) -> Any:
         """transformers' tokenizer.apply_chat_template, with its signature, defaults, results

@@ -1,6 +1,8 @@
 """The conventions of inferred spans that a template cannot decide: whether a turn's span takes
-its role header (the family's hand tags decide, see HEADERS_THE_TURN_TAKES) and whether an
-end-of-sequence token written after the whole conversation belongs to its last turn."""
+its role header or the header's trailing whitespace (the family's hand tags decide, see
+HEADERS_THE_TURN_TAKES and HEADER_WHITESPACE_THE_TURN_TAKES), and whether an end-of-sequence
+token written after the whole conversation belongs to its last turn (by default it does: the
+model writes it to stop)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from ...errors import bounded_repr
 __all__ = [
     "HEADERS_THE_TURN_TAKES",
     "HEADER_CONVENTIONS",
+    "HEADER_WHITESPACE_THE_TURN_TAKES",
     "adjust_spans",
     "check_mask_conventions",
     "convention_spans",
@@ -32,12 +35,28 @@ HEADERS_THE_TURN_TAKES: dict[str, str] = {
 }
 
 
-def family_header(generation_prompt: str) -> str:
+#: The families whose hand tags take the role header's trailing whitespace as the turn's
+#: ("whitespace"), each known by the default system prompt its template writes before a
+#: conversation that has none (the header itself is shared with families tagged the other way:
+#: Qwen 3 writes the same "<|im_start|>assistant\n", and TRL's Qwen 3 tags leave its newline
+#: out).  Read against what the template writes before the first user turn.
+HEADER_WHITESPACE_THE_TURN_TAKES: dict[str, str] = {
+    "You are Qwen, created by Alibaba Cloud.": "Qwen 2.5: TRL's training tags (the newline "
+    "after '<|im_start|>assistant'), and this project's",
+}
+
+
+def family_header(generation_prompt: str, opening: str = "") -> str:
     """The header convention "auto" stands for with a template whose generation prompt is
-    `generation_prompt`: "include" for the families of HEADERS_THE_TURN_TAKES, else
-    "exclude"."""
+    `generation_prompt` and that writes `opening` before a conversation's first user turn:
+    "include" for the families of HEADERS_THE_TURN_TAKES, "whitespace" for those of
+    HEADER_WHITESPACE_THE_TURN_TAKES, else "exclude"."""
     prompt = generation_prompt.lstrip()
-    return "include" if prompt.startswith(tuple(HEADERS_THE_TURN_TAKES)) else "exclude"
+    if prompt.startswith(tuple(HEADERS_THE_TURN_TAKES)):
+        return "include"
+    if opening and any(text in opening for text in HEADER_WHITESPACE_THE_TURN_TAKES):
+        return "whitespace"
+    return "exclude"
 
 
 def check_mask_conventions(header: Any, final_eos: Any) -> None:
@@ -58,7 +77,7 @@ def check_mask_conventions(header: Any, final_eos: Any) -> None:
 def adjust_spans(
     provenance: Any,
     header: str = "auto",
-    final_eos: bool = False,
+    final_eos: bool = True,
     eos_token: str | None = None,
 ) -> list[tuple[int, int]]:
     """The inferred assistant spans of a render with provenance, under the conventions chosen.
@@ -76,15 +95,19 @@ def adjust_spans(
             Qwen 2.5's "<|im_start|>assistant", the space after LLaVA's "[/INST]").
             "include": the header is the turn's in every family (SmolLM 3's shipped tags).
         final_eos: Whether an end-of-sequence token written once after the whole conversation
-            (Phi 3's "<|endoftext|>") belongs to the last turn when nothing else follows it.
-        eos_token: That token (the template's eos_token).
+            (Phi 3's "<|endoftext|>") belongs to the last turn when nothing else follows it
+            (the default: the model writes it to stop, and TRL's tags take it).
+        eos_token: That token (the template's eos_token; by default the one the render
+            was traced with).
 
     Returns:
         The spans, sorted and disjoint as they came.
     """
-    if provenance.assistant_rule == "generation" or (header == "auto" and not final_eos):
+    if provenance.assistant_rule == "generation" or (header == "auto" and final_eos):
         # (inferred spans already carry the default conventions: chat_provenance made them)
         return list(provenance.assistant_spans)
+    if eos_token is None:
+        eos_token = provenance.eos_token
     return convention_spans(
         provenance.text,
         provenance.rule_spans,
@@ -102,7 +125,7 @@ def convention_spans(
     turn_texts: Any,
     messages: list[Any],
     header: str = "auto",
-    final_eos: bool = False,
+    final_eos: bool = True,
     eos_token: str | None = None,
 ) -> list[tuple[int, int]]:
     """The rule's spans `rule_spans` (role header excluded) of `text` under the conventions
@@ -111,7 +134,7 @@ def convention_spans(
     if not spans:
         return spans
     if header == "auto":
-        header = family_header(turn_texts.generation_prompt)
+        header = family_header(turn_texts.generation_prompt, turn_texts.opening)
     if header != "exclude":
         prompt = turn_texts.generation_prompt.rstrip()
         # (a tool call's turn may write its own header: DeepSeek's "<｜Assistant｜><｜tool▁calls▁begin｜>")

@@ -30,9 +30,13 @@ A template that writes the next assistant header after every conversation, with 
 the prompt (Command R7B's tool use), ends both the user probe's and the assistant probe's tail
 with it: it is cut from their markers (a user turn's marker is at least one token), and the part
 of it that the reply's own header starts with is the role header.  A header that begins with the
-whitespace separating turns is also looked for without it (a first turn), and a header that
-opens an element a past turn closes at once, empty, takes the closer (DeepSeek V3.1's
-`<think></think>`).
+whitespace separating turns is also looked for without it (a first turn).  What the model writes
+after the prompt is the turn's: an element the prompt opens and a past turn closes at once
+(DeepSeek V3.1's prompt `<think>`, a past turn's `<think></think>`) has its closer in the span,
+and where a template writes no generation prompt (the user turn writes the assistant's header,
+or there is none), the whitespace between the template text that ends the turn before and the
+reply is the reply's (Llama 2's `" "` after `" [/INST]"`), except the whitespace that turn writes
+when it ends a conversation (read off the probes for a user turn and a tool result).
 
 A tool call's turn is probed too (a user turn and an assistant turn with one call): where no
 end-of-turn marker follows a turn, what the template wrote after the call's arguments ends it
@@ -63,10 +67,8 @@ tags take it as the turn's (`.conventions.HEADERS_THE_TURN_TAKES`: gpt-oss, whos
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 from typing import Any
 
 from ...provenance import Segment
@@ -117,6 +119,8 @@ def infer_assistant_spans(
     call_end: str = "",
     call_start: str = "",
     next_header: str = "",
+    user_line_end: str = "",
+    tool_line_end: str = "",
 ) -> list[tuple[int, int]]:
     """The assistant spans of `text` by the module's rule (the arguments as in
     `TurnTexts`)."""
@@ -172,6 +176,10 @@ def infer_assistant_spans(
                 start = text.find(end_of_turn, low, high)
                 if start < 0:
                     continue
+                if user_end >= 0:
+                    # (the whitespace the reply writes after the user's marker, before its
+                    # own: Llama 2's "  </s>")
+                    start = _after_turn_end(text, low, start, user_line_end, -1)
             found = _marker_end(text, markers, start, high)
             if found is not None:
                 after = line_end if index == last_message else past_line_end
@@ -200,6 +208,7 @@ def infer_assistant_spans(
                     if before < end <= first:
                         before = end
         last = max(end for start, end in own if start < following)
+        message_end = before  # (where the text of the message before ends)
         if spans:
             # (a turn the template writes without a header of its own, after a dropped tool
             # turn, does not reach back into the turn before)
@@ -212,6 +221,12 @@ def infer_assistant_spans(
             and text.startswith(call_start, first - len(call_start))
         ):
             start = first - len(call_start)
+        if not generation_prompt and start > before:
+            previous = messages[index - 1] if index else None
+            after_tool = isinstance(previous, dict) and previous.get("role") == "tool"
+            start = _after_turn_end(
+                text, before, start, tool_line_end if after_tool else user_line_end, message_end
+            )
         found = _marker_end(text, markers, last, following)
         if found is None and call_end:
             found = _call_end(text, call_end, last, following)
@@ -343,8 +358,32 @@ def _header_start(text: str, low: int, high: int, header: str, prompt: str) -> i
     return end
 
 
+def _after_turn_end(
+    text: str, low: int, start: int, line_end: str, message_end: int | None = None
+) -> int:
+    # A template that writes no generation prompt (the user turn writes the assistant's header,
+    # or none is written): the whitespace between the template's text that ends the turn before
+    # and the reply is the reply's, what the model writes after the prompt (Llama 2's " "
+    # after " [/INST]"), except `line_end`, which the turn before writes when it ends the
+    # conversation.  Whitespace right after the last message's own text (`message_end`, else
+    # `low`: no template text between; -1: template text ends at `low`) separates the two:
+    # `start` stays.
+    at = start
+    while at > low and text[at - 1].isspace():
+        at -= 1
+    if at == start or at == (low if message_end is None else message_end):
+        return start
+    if line_end and text.startswith(line_end, at):
+        at = min(at + len(line_end), start)
+    return at
+
+
 def _line_end(text: str, end: int, high: int, line_end: str) -> int:
-    if line_end and end + len(line_end) <= high and text.startswith(line_end, end):
+    # Only whitespace that ends a line: spaces alone after a marker go with what follows (a
+    # tokenizer joins a space to the word after it: LLaVA's "</s> " before "[INST]").
+    if "\n" not in line_end:
+        return end
+    if end + len(line_end) <= high and text.startswith(line_end, end):
         return end + len(line_end)
     return end
 
@@ -393,20 +432,5 @@ def _after_prompt(text: str, low: int, first: int, generation_prompt: str) -> in
     for prompt in role_header_forms(generation_prompt):
         found = text.rfind(prompt, low, first)
         if found >= 0:
-            end = found + len(prompt)
-            # A header that opens an element a past turn closes at once, empty (DeepSeek
-            # V3.1's "<think>" before "</think>"): the empty element is the header's.
-            closer = _closer(prompt)
-            if closer and end + len(closer) <= first and text.startswith(closer, end):
-                end += len(closer)
-            return end
+            return found + len(prompt)
     return first
-
-
-_LAST_OPENER = re.compile(r"<([A-Za-z_][\w.-]*)>\s*$")
-
-
-@lru_cache(maxsize=64)  # (asked for every turn, of a template's one or two headers)
-def _closer(header: str) -> str:
-    opened = _LAST_OPENER.search(header)
-    return "" if opened is None else f"</{opened.group(1)}>"

@@ -64,6 +64,20 @@ class TurnTexts(NamedTuple):
     #: What a template that writes no end-of-turn marker writes between an assistant turn's
     #: text and the next user turn's (Falcon's ``"\nUser: "``): where an empty turn ends.
     next_header: str = ""
+    #: The whitespace a template writes after a user turn's marker when that turn ends the
+    #: conversation (Llama 2 chujiezheng's newline after " [/INST]"): the user's, not the reply's.
+    user_line_end: str = ""
+    #: The same after a tool result that ends the conversation (Mistral's " " after
+    #: " [/TOOL_RESULTS]").
+    tool_line_end: str = ""
+    #: What the template writes before a conversation's first user message (a default system
+    #: prompt): read by the header convention of the template's family, not by the rule.
+    opening: str = ""
+
+    def rule_texts(self) -> tuple[str, ...]:
+        """The texts the rule reads (spans/inferred.py), in its arguments' order: all but
+        `opening`."""
+        return tuple(self)[:-1]
 
 
 _PROBE_USER = "Probe question 7f3a?"
@@ -113,7 +127,7 @@ def _probe_shape(render: Any, typed: bool, system: bool) -> tuple[TurnTexts, boo
     except Exception:  # (then no line end is read for past turns)
         followed = ""
     marker, line_end = _marker_after(reply, _PROBE_ASSISTANT)
-    past, _ = _marker_after(without, _PROBE_USER)
+    past, user_line_end = _marker_after(without, _PROBE_USER)
     if marker and past.startswith(marker):
         past = ""  # (Phi 4's user line goes on with the next header)
     if len(with_prompt) > len(without) and with_prompt.startswith(without):
@@ -131,14 +145,35 @@ def _probe_shape(render: Any, typed: bool, system: bool) -> tuple[TurnTexts, boo
         if found is not None:
             trailing, prompt = found
             past = past[: len(past) - len(trailing)]
+            user_line_end = ""
             marker = marker[: len(marker) - len(trailing)]
     past_line_end = _past_line_end(followed, without, (marker, past), line_end)
-    call_start, call_end = _call_texts(render, user, without, prompt)
+    call_start, call_end, tool_line_end = _call_texts(render, user, without, prompt)
     if trailing and call_end.endswith(trailing):
         call_end = call_end[: len(call_end) - len(trailing)]
     next_header = "" if marker else _between(followed, _PROBE_ASSISTANT, _PROBE_USER)
+    closing = _shared_lines(prompt, next_header) if not marker else ""
+    if closing.strip():
+        # A template that ends a turn only where another follows (Qwen 1.5 writes
+        # "<|im_end|>\n" before the next turn's "<|im_start|>", none after the last): the
+        # prompt starts with that end, as the next user turn does; it is the turn before's
+        # marker and line end, not the reply's header.
+        prompt = prompt[len(closing) :]
+        marker = closing.rstrip()
+        past_line_end = closing[len(marker) :]
+    opening = without[: without.rfind(_PROBE_USER)]
     texts = TurnTexts(
-        prompt, marker, past, line_end, past_line_end, call_end, call_start, next_header
+        prompt,
+        marker,
+        past,
+        line_end,
+        past_line_end,
+        call_end,
+        call_start,
+        next_header,
+        user_line_end,
+        tool_line_end,
+        opening,
     )
     return texts, _PROBE_ASSISTANT in reply
 
@@ -163,6 +198,12 @@ def _between(text: str, first: str, second: str) -> str:
     at = text.find(first)
     end = text.find(second, at) if at >= 0 else -1
     return text[at + len(first) : end] if end >= 0 else ""
+
+
+def _shared_lines(first: str, second: str) -> str:
+    # The whole lines (each with its newline) that both texts start with.
+    shared = commonprefix((first, second))
+    return shared[: shared.rfind("\n") + 1]
 
 
 def _tail_after(text: str, probe: str) -> str:
@@ -197,8 +238,9 @@ def _after_user_turn(text: str, markers: tuple[str, str]) -> str:
 
 def _call_texts(
     render: Any, user: list[dict[str, Any]], without: str, prompt: str
-) -> tuple[str, str]:
-    # What a tool call's turn writes before the call's name and after its arguments.
+) -> tuple[str, str, str]:
+    # What a tool call's turn writes before the call's name and after its arguments, and the
+    # whitespace a tool result's turn ends with when it ends the conversation.
     call = {
         "id": "call_probe",
         "type": "function",
@@ -208,11 +250,11 @@ def _call_texts(
     try:
         text = render([*user, turn], False)
     except Exception:  # a template without tool calls: neither
-        return "", ""
+        return "", "", ""
     at = text.rfind(_PROBE_VALUE)
     name_at = text.find(_PROBE_NAME, len(without))
     if at < 0 or name_at < 0 or not text.startswith(without):
-        return "", ""
+        return "", "", ""
     start = text[len(without) : name_at]
     header = next(iter(role_header_forms(prompt)), "")
     if header and start.startswith(header):
@@ -221,7 +263,21 @@ def _call_texts(
     end = text[at + len(_PROBE_VALUE) :].rstrip()
     if "<" in end:
         end = _without_result_opener(render, [*user, turn], end)
-    return start.lstrip(), end
+    return start.lstrip(), end, _result_line_end(render, [*user, turn])
+
+
+def _result_line_end(render: Any, called: list[dict[str, Any]]) -> str:
+    # The whitespace after the text a tool result's turn writes last, when it ends the
+    # conversation.
+    # (a result that names its call, as templates that write the call's id ask)
+    result = {"role": "tool", "tool_call_id": "call_probe", "content": _PROBE_RESULT}
+    try:
+        text = render([*called, result], False)
+    except Exception:  # (a template that wants something else after a call: none)
+        return ""
+    at = text.rfind(_PROBE_RESULT)
+    tail = text[at + len(_PROBE_RESULT) :] if at >= 0 else ""
+    return tail[len(tail.rstrip()) :] if tail.strip() else ""
 
 
 _OPENER = re.compile(r"<\|?([A-Za-z_][\w.-]*)>")

@@ -61,6 +61,9 @@ class ChatProvenance:
     #: header convention of the template's family (see .conventions.family_header; empty for
     #: generation blocks).
     rule_spans: list[tuple[int, int]] = field(default_factory=list, repr=False)
+    #: The end-of-sequence token the render was traced with (its final one is the last
+    #: assistant turn's, see .conventions.adjust_spans), None when the template has none.
+    eos_token: str | None = None
 
     def sources_at(self, index: int) -> list[ChatSource]:
         """The chat sources of the character at `index` (empty: the template's own text)."""
@@ -98,9 +101,10 @@ def chat_provenance(
     traced: Provenance,
     messages: list[dict[str, Any]],
     probes: TurnTexts | None,
+    eos_token: str | None = None,
 ) -> ChatProvenance:
     """The chat view of an engine render with provenance (`probes` None: the template's
-    generation blocks give the spans)."""
+    generation blocks give the spans; `eos_token`: the template's, see ChatProvenance)."""
     if probes is None:
         return ChatProvenance(
             traced.text,
@@ -108,11 +112,19 @@ def chat_provenance(
             [tuple(span) for span in traced.generation_spans],  # type: ignore[misc]
             "generation",
             messages=messages,
+            eos_token=eos_token,
         )
-    spans = infer_assistant_spans(traced.text, traced.segments, messages, *probes)
-    family = convention_spans(traced.text, spans, probes, messages)
+    spans = infer_assistant_spans(traced.text, traced.segments, messages, *probes.rule_texts())
+    family = convention_spans(traced.text, spans, probes, messages, eos_token=eos_token)
     return ChatProvenance(
-        traced.text, traced.segments, family, "inferred", messages, probes, rule_spans=spans
+        traced.text,
+        traced.segments,
+        family,
+        "inferred",
+        messages,
+        probes,
+        rule_spans=spans,
+        eos_token=eos_token,
     )
 
 
@@ -163,7 +175,8 @@ def traced_render(model: ChatModel, call: Call, chat: list[dict[str, Any]]) -> C
                 call.probes = probe_turn_texts(render)
                 model.kept.probes.put(key, call.probes, _probes_size(key, call.probes))
         probes = call.probes
-    return chat_provenance(traced, chat, probes)
+    eos = model.special_tokens.get("eos_token")
+    return chat_provenance(traced, chat, probes, eos if isinstance(eos, str) else None)
 
 
 def sourced_tools(model: ChatModel, tools: Any, tree: bool = False) -> Any:
