@@ -23,19 +23,20 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import IO, Any
 
 from ..errors import bounded_repr
 from .check import _cmd_check
 from .inspection import add_inspect
 from .options import (
+    JSONL_SUFFIXES,
     LIMIT_OPTIONS,
     CommandError,
     _add_limit_options,
     _add_render_options,
     _add_source,
     _binary,
+    _check_extension,
     _describe,
     _limits,
     _load_chat,
@@ -50,7 +51,7 @@ from .options import (
 )
 from .parse import add_parse
 
-__all__ = ["LIMIT_OPTIONS", "CommandError", "build_parser", "main"]
+__all__ = ["JSONL_SUFFIXES", "LIMIT_OPTIONS", "CommandError", "build_parser", "main"]
 
 BATCH_DESCRIPTION = """\
 Render one conversation per input row; output row N answers input row N.
@@ -197,27 +198,6 @@ class _Progress:
         self.stream.flush()
 
 
-#: File extensions ``batch`` reads and writes as JSONL (a path without one is JSONL too).
-JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonlines", ".json")
-
-
-def _check_extension(path: str, role: str) -> None:
-    """Refuse, before any work, a path whose extension names a format batch cannot handle
-    (`out.csv` would otherwise receive JSONL)."""
-    from ..pipelines.files import PARQUET_SUFFIXES
-
-    if path == "-":
-        return
-    suffix = Path(path).suffix.lower()
-    if not suffix or suffix in JSONL_SUFFIXES or suffix in PARQUET_SUFFIXES:
-        return
-    verb = "read" if role == "input" else "write"
-    raise CommandError(
-        f"{path}: batch cannot {verb} {suffix} files; the {role} must be JSONL "
-        "(.jsonl, .ndjson, .jsonlines, .json, no extension, or '-') or Parquet (.parquet, .pq)"
-    )
-
-
 def usable_cpus() -> int:
     """The CPUs this process may run on: its affinity mask where the system keeps one (a
     container's or `taskset`'s cpuset), else every CPU; at least 1."""
@@ -248,8 +228,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     from ..pipelines import RowRenderer
     from ..pipelines.files import file_format, open_sink, open_source, render_stream
 
-    _check_extension(args.input, "input")
-    _check_extension(args.output, "output")
+    _check_extension(args.input, "input", "batch")
+    _check_extension(args.output, "output", "batch")
     workers = _worker_count(args.workers)
     if args.chunk_size < 1:
         raise CommandError("--chunk-size must be at least 1")

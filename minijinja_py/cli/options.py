@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 from ..errors import bounded_repr
@@ -269,3 +270,25 @@ class _TextAsBinary:
 
     def fileno(self) -> int:
         raise OSError("no file descriptor")
+
+
+#: File extensions ``batch`` and ``parse`` read and write as JSONL (a path without one is
+#: JSONL too).
+JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonlines", ".json")
+
+
+def _check_extension(path: str, role: str, command: str) -> None:
+    """Refuse, before any work, a path whose extension names a format `command` cannot
+    handle (`out.csv` would otherwise receive JSONL)."""
+    from ..pipelines.files import PARQUET_SUFFIXES
+
+    if path == "-":
+        return
+    suffix = Path(path).suffix.lower()
+    if not suffix or suffix in JSONL_SUFFIXES or suffix in PARQUET_SUFFIXES:
+        return
+    verb = "read" if role == "input" else "write"
+    raise CommandError(
+        f"{path}: {command} cannot {verb} {suffix} files; the {role} must be JSONL "
+        "(.jsonl, .ndjson, .jsonlines, .json, no extension, or '-') or Parquet (.parquet, .pq)"
+    )

@@ -1,0 +1,198 @@
+"""`minijinja-py parse` on Parquet (in and out) and `ColumnParser`, the columns sibling of
+RowParser: one result row per input row, each failure in its own row, never an aborted run."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+
+import pytest
+
+from minijinja_py import ChatTemplate
+from minijinja_py.cli import main
+from minijinja_py.pipelines.response_columns import ColumnParser, parse_columns
+from minijinja_py.pipelines.responses import RowParser
+
+pa = pytest.importorskip("pyarrow", reason="Parquet needs the 'arrow' extra (pyarrow)")
+pq = pytest.importorskip("pyarrow.parquet", reason="Parquet needs the 'arrow' extra (pyarrow)")
+
+CHATML = (
+    "{% for m in messages %}<|im_start|>{{ m.role }}\n"
+    "{% if m.reasoning_content %}<think>\n{{ m.reasoning_content }}\n</think>\n\n{% endif %}"
+    "{{ m.content }}"
+    "{% for c in m.tool_calls or [] %}<tool_call>\n{{ c.function | tojson }}\n</tool_call>"
+    "{% endfor %}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+CALL = '<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n</tool_call><|im_end|>'
+HI = '{"role": "assistant", "content": "Hi"}'
+CALLED = (
+    '{"role": "assistant", "tool_calls": [{"type": "function", '
+    '"function": {"name": "f", "arguments": {"a": 1}}}]}'
+)
+NO_RESPONSE = {
+    "kind": "InputError",
+    "message": 'the row has no "generated"',
+    "line": None,
+    "column": None,
+    "input_line": 2,
+}
+
+
+@pytest.fixture
+def template(tmp_path: Path) -> Path:
+    path = tmp_path / "t.jinja"
+    path.write_text(CHATML, encoding="utf-8")
+    return path
+
+
+def _generations(tmp_path: Path) -> Path:
+    """Three rows: a text, a null (no response), a call with its own prefix; and a column the
+    parser does not read."""
+    path = tmp_path / "gen.parquet"
+    table = pa.table(
+        {
+            "id": pa.array([7, 8, 9], pa.int32()),
+            "prompt": ["p0", "p1", "p2"],
+            "generated": ["Hi<|im_end|>", None, CALL],
+            "prefix": [None, None, "<|im_start|>assistant\n"],
+        }
+    )
+    pq.write_table(table, path)
+    return path
+
+
+def test_parquet_in_jsonl_out(capsys, template: Path, tmp_path: Path):
+    source = _generations(tmp_path)
+    argv = ["parse", "--template", str(template), "--response-column", "generated"]
+    status = main([*argv, "--id-column", "id", str(source), "-"])
+    out, err = capsys.readouterr()
+    assert (status, err) == (0, "")
+    assert [json.loads(line) for line in out.splitlines()] == [
+        {"id": 7, "message": json.loads(HI), "error": None},
+        {"id": 8, "message": None, "error": NO_RESPONSE},
+        {"id": 9, "message": json.loads(CALLED), "error": None},
+    ]
+
+
+def test_parquet_in_parquet_out_keeps_the_id_type(capsys, template: Path, tmp_path: Path):
+    source, target = _generations(tmp_path), tmp_path / "out.parquet"
+    argv = ["parse", "--template", str(template), "--response-column", "generated"]
+    status = main([*argv, "--id-column", "id", "--chunk-size", "2", str(source), str(target)])
+    assert (status, capsys.readouterr().err) == (0, "")
+    table = pq.read_table(target)
+    assert table.schema.field("id").type == pa.int32()
+    assert table.schema.field("message").type == pa.string()
+    assert table.to_pylist() == [
+        {"id": 7, "message": HI, "error": None},
+        {"id": 8, "message": None, "error": NO_RESPONSE},
+        {"id": 9, "message": CALLED, "error": None},
+    ]
+
+
+def test_jsonl_in_parquet_out_one_row_per_line(capsys, template: Path, tmp_path: Path):
+    source, target = tmp_path / "in.jsonl", tmp_path / "out.pq"
+    lines = [json.dumps({"id": "a", "response": "Hi<|im_end|>"}), "", "not json"]
+    lines.append(json.dumps({"id": 4, "response": "\ud800!"}))
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    status = main(
+        ["parse", "--template", str(template), "--id-column", "id", str(source), str(target)]
+    )
+    assert (status, capsys.readouterr().err) == (0, "")
+    assert pq.read_table(target).to_pylist() == [
+        {"id": '"a"', "message": HI, "error": None},
+        {
+            "id": None,
+            "message": None,
+            "error": {
+                "kind": "JSONDecodeError",
+                "message": "Expecting value: column 1 of the JSON text",
+                "line": None,
+                "column": None,
+                "input_line": 3,
+            },
+        },
+        # (a lone surrogate, as JSON can write it: kept, escaped where UTF-8 cannot hold it;
+        # ids of two types, which one Arrow column cannot hold: each as its JSON text)
+        {"id": "4", "message": '{"role": "assistant", "content": "\\ud800!"}', "error": None},
+    ]
+
+
+def test_a_lone_surrogate_is_written_escaped_to_jsonl(capsys, template: Path, tmp_path: Path):
+    source = tmp_path / "in.jsonl"
+    source.write_text('"\\ud800!<|im_end|>"\n"Hi<|im_end|>"\n', encoding="utf-8")
+    status = main(["parse", "--template", str(template), str(source), "-"])
+    out, err = capsys.readouterr()
+    assert (status, err) == (0, "")
+    assert out == (
+        '{"message": {"role": "assistant", "content": "\\ud800!"}, "error": null}\n'
+        '{"message": {"role": "assistant", "content": "Hi"}, "error": null}\n'
+    )
+
+
+def test_a_parquet_file_without_the_response_column_is_refused(capsys, template, tmp_path):
+    source = _generations(tmp_path)
+    status = main(["parse", "--template", str(template), str(source), "-"])
+    assert (status, capsys.readouterr()) == (
+        1,
+        (
+            "",
+            f"error: {source} has no column 'response' (its columns: 'id', 'prompt', "
+            "'generated', 'prefix'): name the column of the generated text with "
+            "--response-column\n",
+        ),
+    )
+
+
+def test_fail_on_error_overwrite_and_formats(capsys, template: Path, tmp_path: Path):
+    source, target = _generations(tmp_path), tmp_path / "out.jsonl"
+    argv = ["parse", "--template", str(template), "--response-column", "generated"]
+    assert main([*argv, "--fail-on-error", str(source), str(target)]) == 2
+    assert capsys.readouterr().err == "error: 1 of 3 rows failed\n"
+    assert len(target.read_text(encoding="utf-8").splitlines()) == 3
+    assert main([*argv, str(source), str(target)]) == 1
+    assert capsys.readouterr().err == (
+        f"error: {target}: the output exists and is not empty: choose another path, or "
+        "replace it (--overwrite, overwrite=True)\n"
+    )
+    assert main([*argv, "--overwrite", str(source), str(target)]) == 0
+    assert main([*argv, str(source), str(tmp_path / "out.csv")]) == 1
+    assert capsys.readouterr().err == (
+        f"error: {tmp_path / 'out.csv'}: parse cannot write .csv files; the output must be "
+        "JSONL (.jsonl, .ndjson, .jsonlines, .json, no extension, or '-') or Parquet "
+        "(.parquet, .pq)\n"
+    )
+
+
+def test_column_parser_maps_dicts_and_tables_and_pickles():
+    parser = RowParser(ChatTemplate.from_string(CHATML), passthrough=["id"])
+    function = pickle.loads(pickle.dumps(ColumnParser(parser)))
+    columns = {"id": [1, 2], "response": ["Hi<|im_end|>", 5], "other": ["x", "y"]}
+    assert function(columns) == {
+        "id": [1, 2],
+        "message": [HI, None],
+        "error": [
+            None,
+            {
+                "kind": "InputError",
+                "message": 'expected a JSON string or an object with a "response" string, not int',
+                "line": None,
+                "column": None,
+                "input_line": None,
+            },
+        ],
+    }
+    table = function(pa.table({"id": [3], "response": [CALL]}))
+    assert table.to_pylist() == [{"id": 3, "message": CALLED, "error": None}]
+    assert parse_columns(parser, {"response": ["Hi<|im_end|>"]}, first_line=10) == {
+        "id": [None],
+        "message": [HI],
+        "error": [None],
+    }
+
+
+def test_the_response_and_the_prefix_need_two_keys():
+    with pytest.raises(ValueError) as caught:
+        RowParser(ChatTemplate.from_string(CHATML), response_key="text", prefix_key="text")
+    assert str(caught.value) == "the response and the prefix are both read from 'text'"
