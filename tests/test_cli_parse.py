@@ -25,6 +25,7 @@ CALL = '<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n</tool_call><|im_end|
 def test_row_parser_reads_strings_and_objects():
     rows = RowParser(ChatTemplate.from_string(CHATML), passthrough=["id"])
     assert rows.parse_value("<think>\nhm\n</think>\n\nFour.<|im_end|>") == {
+        "id": None,
         "message": {"role": "assistant", "reasoning_content": "hm", "content": "Four."},
         "error": None,
     }

@@ -8,6 +8,8 @@ import pickle
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from minijinja_py import ChatTemplate
 from minijinja_py.cli import main
@@ -196,3 +198,55 @@ def test_the_response_and_the_prefix_need_two_keys():
     with pytest.raises(ValueError) as caught:
         RowParser(ChatTemplate.from_string(CHATML), response_key="text", prefix_key="text")
     assert str(caught.value) == "the response and the prefix are both read from 'text'"
+
+
+# -- the batch contract on any input: one row per non-blank line, whatever the line holds --------
+
+_SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
+_KEYS = st.sampled_from(["response", "prefix", "id", "other"]) | st.text(max_size=4)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=3),
+    max_leaves=12,
+)
+_GOOD = {b'"Hi<|im_end|>"': HI, json.dumps({"id": 1, "response": CALL}).encode(): CALLED}
+_LINES = st.lists(
+    st.sampled_from(sorted(_GOOD))
+    | _VALUES.map(lambda value: json.dumps(value).encode())
+    | st.binary(max_size=40).map(lambda raw: raw.replace(b"\n", b" ")),
+    max_size=10,
+)
+
+
+_PARSER = RowParser(ChatTemplate.from_string(CHATML), passthrough=["id"])
+
+
+@given(lines=_LINES)
+@settings(max_examples=150, deadline=None)
+def test_any_lines_give_one_result_row_each(lines):
+    import io
+
+    from minijinja_py.pipelines.files import JsonlSink, JsonlSource
+    from minijinja_py.pipelines.response_files import parse_stream
+
+    parser = _PARSER
+    sink = io.BytesIO()
+    source = JsonlSource(io.BytesIO(b"".join(line + b"\n" for line in lines)))
+    counts = parse_stream(parser, source, JsonlSink(sink, close=False), output_format="jsonl")
+    rows = [json.loads(line) for line in sink.getvalue().decode().splitlines()]
+    numbers = [n for n, line in enumerate(lines, 1) if line.strip(b" \t\r\n")]
+    assert (counts.rows, counts.skipped, len(rows)) == (
+        len(numbers),
+        len(lines) - len(numbers),
+        len(numbers),
+    )
+    for number, row in zip(numbers, rows, strict=True):
+        assert list(row) == ["id", "message", "error"]
+        line = lines[number - 1]
+        if line in _GOOD:
+            assert (row["message"], row["error"]) == (json.loads(_GOOD[line]), None)
+        elif row["error"] is not None:
+            assert row["message"] is None
+            assert row["error"]["input_line"] == number
+            assert isinstance(row["error"]["kind"], str) and row["error"]["message"]
+    assert counts.errors == sum(1 for row in rows if row["error"] is not None)

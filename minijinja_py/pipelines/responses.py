@@ -66,7 +66,9 @@ class RowParser:
 
     def parse_value(self, value: Any) -> dict[str, Any]:
         """The result row of one row: a JSON string, or an object with `response`."""
-        kept = {}
+        # (every result row has every pass-through key, null where the row has none: the
+        # columns of a file or table are the same in every row)
+        kept = dict.fromkeys(self.passthrough)
         if isinstance(value, Mapping):
             kept = {key: value.get(key) for key in self.passthrough}
         try:
