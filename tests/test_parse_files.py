@@ -4,6 +4,7 @@ RowParser: one result row per input row, each failure in its own row, never an a
 from __future__ import annotations
 
 import json
+import os
 import pickle
 from pathlib import Path
 
@@ -250,3 +251,80 @@ def test_any_lines_give_one_result_row_each(lines):
             assert row["error"]["input_line"] == number
             assert isinstance(row["error"]["kind"], str) and row["error"]["message"]
     assert counts.errors == sum(1 for row in rows if row["error"] is not None)
+
+
+# -- worker processes ----------------------------------------------------------------------------
+
+
+def test_workers_give_the_one_process_rows_in_order(capsys, template: Path, tmp_path: Path):
+    lines = [
+        json.dumps({"id": i, "response": [CALL, "Hi<|im_end|>", "<tool_call>{x"][i % 3]})
+        for i in range(40)
+    ]
+    source = tmp_path / "in.jsonl"
+    source.write_text("\n".join(lines[:20]) + "\n\n" + "\n".join(lines[20:]) + "\n")
+    outputs = []
+    for workers in ("1", "2"):
+        target = tmp_path / f"out{workers}.jsonl"
+        argv = ["parse", "--template", str(template), "--id-column", "id", "--chunk-size", "3"]
+        assert main([*argv, "--workers", workers, str(source), str(target)]) == 0
+        outputs.append(target.read_text(encoding="utf-8"))
+    assert capsys.readouterr().err == ""
+    assert outputs[0] == outputs[1]
+    rows = [json.loads(line) for line in outputs[0].splitlines()]
+    assert [row["id"] for row in rows] == list(range(40))
+    assert [row["error"]["input_line"] for row in rows if row["error"]] == [
+        n + 1 + (n >= 20) for n in range(2, 40, 3)
+    ]
+
+
+def test_workers_on_parquet_give_the_one_process_table(capsys, template: Path, tmp_path: Path):
+    source = tmp_path / "in.parquet"
+    pq.write_table(
+        pa.table({"id": list(range(30)), "response": ["Hi<|im_end|>", None, CALL] * 10}), source
+    )
+    tables = []
+    for workers in ("1", "2"):
+        target = tmp_path / f"out{workers}.parquet"
+        argv = ["parse", "--template", str(template), "--id-column", "id", "--chunk-size", "4"]
+        assert main([*argv, "--workers", workers, str(source), str(target)]) == 0
+        tables.append(pq.read_table(target))
+    assert capsys.readouterr().err == ""
+    assert tables[0].equals(tables[1])
+    assert tables[0].column("message").to_pylist() == [HI, None, CALLED] * 10
+
+
+class DyingParser(RowParser):
+    """A parser whose worker process dies on the row "die" (a row that runs it out of memory)."""
+
+    def parse_value(self, value):
+        if value == "die":
+            os._exit(3)
+        return super().parse_value(value)
+
+
+def test_a_row_that_kills_its_worker_costs_no_other_row(tmp_path: Path):
+    import io
+
+    from minijinja_py.pipelines.files import JsonlSink, JsonlSource
+    from minijinja_py.pipelines.response_files import parse_stream
+
+    parser = DyingParser(ChatTemplate.from_string(CHATML))
+    data = b'"Hi<|im_end|>"\n"die"\n"Hi<|im_end|>"\n\n"Hi<|im_end|>"\n'
+    sink = io.BytesIO()
+    counts = parse_stream(
+        parser,
+        JsonlSource(io.BytesIO(data)),
+        JsonlSink(sink, close=False),
+        output_format="jsonl",
+        chunk_size=2,
+        workers=2,
+    )
+    assert (counts.rows, counts.errors, counts.skipped) == (4, 1, 1)
+    hi = '{"message": {"role": "assistant", "content": "Hi"}, "error": null}\n'
+    assert sink.getvalue().decode() == (
+        hi + '{"message": null, "error": {"kind": "WorkerError", "message": "the worker process '
+        "parsing this row died or failed, twice (BrokenProcessPool: A process in the process "
+        'pool was terminated abruptly while the future was running or pending.)", "line": null, '
+        '"column": null, "input_line": 2}}\n' + hi + hi
+    )

@@ -19,13 +19,11 @@ format it cannot read or write (`out.csv`): JSONL is `.jsonl`, `.ndjson`, `.json
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from collections.abc import Sequence
 from typing import IO, Any
 
-from ..errors import bounded_repr
 from .check import _cmd_check
 from .inspection import add_inspect
 from .options import (
@@ -47,11 +45,20 @@ from .options import (
     _Parser,
     _pinned_clock,
     _read_template,
+    _worker_count,
     _write_stdout,
+    usable_cpus,
 )
 from .parse import add_parse
 
-__all__ = ["JSONL_SUFFIXES", "LIMIT_OPTIONS", "CommandError", "build_parser", "main"]
+__all__ = [
+    "JSONL_SUFFIXES",
+    "LIMIT_OPTIONS",
+    "CommandError",
+    "build_parser",
+    "main",
+    "usable_cpus",
+]
 
 BATCH_DESCRIPTION = """\
 Render one conversation per input row; output row N answers input row N.
@@ -196,32 +203,6 @@ class _Progress:
         )
         self.stream.write(("\r\x1b[K" if self.live else "") + summary + "\n")
         self.stream.flush()
-
-
-def usable_cpus() -> int:
-    """The CPUs this process may run on: its affinity mask where the system keeps one (a
-    container's or `taskset`'s cpuset), else every CPU; at least 1."""
-    count: int | None
-    if hasattr(os, "process_cpu_count"):  # (Python 3.13: the same question, answered there)
-        count = os.process_cpu_count()
-    elif hasattr(os, "sched_getaffinity"):
-        count = len(os.sched_getaffinity(0))
-    else:
-        count = os.cpu_count()
-    return max(1, count or 1)
-
-
-def _worker_count(text: str) -> int:
-    """`--workers`: a number of processes, or `auto` for one per usable CPU."""
-    if text == "auto":
-        return usable_cpus()
-    try:
-        workers = int(text)
-    except ValueError:
-        raise CommandError(f"--workers must be a number or 'auto', not {bounded_repr(text)}") from None
-    if workers < 1:
-        raise CommandError("--workers must be at least 1")
-    return workers
 
 
 def _cmd_batch(args: argparse.Namespace) -> int:

@@ -9,7 +9,15 @@ import argparse
 import sys
 from typing import Any
 
-from .options import CommandError, _add_source, _binary, _check_extension, _load_chat, _load_json
+from .options import (
+    CommandError,
+    _add_source,
+    _binary,
+    _check_extension,
+    _load_chat,
+    _load_json,
+    _worker_count,
+)
 
 __all__ = ["PARSE_DESCRIPTION", "add_parse"]
 
@@ -68,11 +76,17 @@ def add_parse(commands: Any) -> None:
         help="copy this key/column of a row to its result (repeatable)",
     )
     parse.add_argument(
+        "--workers",
+        default="1",
+        metavar="N",
+        help="worker processes, or 'auto' for one per CPU this process may use (default 1)",
+    )
+    parse.add_argument(
         "--chunk-size",
         type=int,
         default=256,
         metavar="N",
-        help="lines (or Parquet rows) read and written at a time",
+        help="lines (or Parquet rows) per unit of work sent to a worker",
     )
     parse.add_argument(
         "--fail-on-error",
@@ -93,6 +107,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
     _check_extension(args.input, "input", "parse")
     _check_extension(args.output, "output", "parse")
+    workers = _worker_count(args.workers)
     if args.chunk_size < 1:
         raise CommandError("--chunk-size must be at least 1")
     try:
@@ -128,6 +143,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
                 sink,
                 output_format=file_format(args.output),
                 chunk_size=args.chunk_size,
+                workers=workers,
             )
         finally:
             sink.close()
