@@ -328,3 +328,25 @@ def test_a_row_that_kills_its_worker_costs_no_other_row(tmp_path: Path):
         'pool was terminated abruptly while the future was running or pending.)", "line": null, '
         '"column": null, "input_line": 2}}\n' + hi + hi
     )
+
+
+def test_a_response_over_max_string_fails_its_row_alone(capsys, template: Path, tmp_path: Path):
+    source = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"response": ["x" * 10_000_001, "Hi<|im_end|>"]}), source)
+    assert main(["parse", "--template", str(template), str(source), "-"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert [json.loads(line) for line in out.splitlines()] == [
+        {
+            "message": None,
+            "error": {
+                "kind": "ValueError",
+                "message": "the response (with its prefix) is longer than max_string "
+                "(10000000 characters)",
+                "line": None,
+                "column": None,
+                "input_line": 1,
+            },
+        },
+        {"message": json.loads(HI), "error": None},
+    ]
