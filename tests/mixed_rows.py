@@ -121,3 +121,57 @@ def loop(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """What the plain loop gives: the id, then the renderer's result row."""
     render = renderer()
     return [{"id": row["id"], **render.render_row(row)} for row in items]
+
+
+# -- the way back: generated text that every data path must parse alike ------------------------
+
+CHATML = (
+    "{% for m in messages %}<|im_start|>{{ m.role }}\n"
+    "{% if m.reasoning_content %}<think>\n{{ m.reasoning_content }}\n</think>\n\n{% endif %}"
+    "{{ m.content }}"
+    "{% for c in m.tool_calls or [] %}<tool_call>\n{{ c.function | tojson }}\n</tool_call>"
+    "{% endfor %}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def generations(count: int) -> dict[str, list[Any]]:
+    """Columns of generated text: content, reasoning, a call, a call whose JSON is broken (a
+    failure), a null response (a failure) and a row with its own prefix, in turn."""
+    kinds = [
+        "Four.<|im_end|>",
+        "<think>\nhm\n</think>\n\nFour.<|im_end|>",
+        '<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n</tool_call><|im_end|>',
+        "<tool_call>\n{not json\n</tool_call><|im_end|>",
+        None,
+        "hm\n</think>\n\nFour.<|im_end|>",
+    ]
+    return {
+        "id": list(range(count)),
+        "response": [kinds[i % 6] for i in range(count)],
+        "prefix": ["<|im_start|>assistant\n<think>\n" if i % 6 == 5 else None for i in range(count)],
+    }
+
+
+def parser() -> Any:
+    from minijinja_py.pipelines.responses import RowParser
+
+    return RowParser(ChatTemplate.from_string(CHATML), passthrough=["id"])
+
+
+def parse_loop(columns: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    """What the plain loop over RowParser gives, as the column paths write it: the id, the
+    message as JSON text and the error."""
+    rows = parser()
+    out = []
+    for index, number in enumerate(columns["id"]):
+        row = {
+            key: columns[key][index]
+            for key in ("response", "prefix")
+            if columns[key][index] is not None
+        }
+        result = rows.parse_value(row)
+        message = result["message"]
+        text = None if message is None else json.dumps(message, ensure_ascii=False)
+        out.append({"id": number, "message": text, "error": result["error"]})
+    return out

@@ -25,6 +25,7 @@ import ray
 from minijinja_py.pipelines import RowRenderer
 from minijinja_py.pipelines.ray_data import (
     ClusterError,
+    parse_dataset,
     read_json_lines,
     render_dataset,
     render_files,
@@ -116,6 +117,16 @@ def main() -> None:
         lines = read_json_lines(jsonl_files(workdir, 400, 2), part_bytes=4096)
         lines.context.execution_options.preserve_order = True
         result["lines"] = render_dataset(lines, renderer(workdir), json_lines=True).take_all()
+    elif scenario == "parse":  # generated text back into messages, in tasks and in actors
+        # (four blocks from the driver: no read task, which actors holding every CPU starve)
+        table = pa.table(mixed_rows.generations(200))
+        blocks = [table.slice(start, 50) for start in range(0, 200, 50)]
+        actors = ray.data.ActorPoolStrategy(size=2)
+        for name, options in (("tasks", {}), ("actors", {"compute": actors, "num_cpus": 0.5})):
+            parsed = parse_dataset(
+                ray.data.from_arrow(blocks), mixed_rows.parser(), batch_size=16, **options
+            )
+            result[name] = sorted(parsed.take_all(), key=lambda row: row["id"])
     elif scenario == "too big":
         errors = []
         for options in ({"num_cpus": 3}, {"compute": ray.data.ActorPoolStrategy(size=3)}):

@@ -680,7 +680,7 @@ def test_batch_auto_workers_is_one_per_usable_cpu(capsys, tmp_path, monkeypatch)
         return real(*args, **kwargs)
 
     monkeypatch.setattr(files, "render_stream", recording)
-    monkeypatch.setattr(cli, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(cli.options, "usable_cpus", lambda: 2)
     source = write(tmp_path / "in.jsonl", "\n".join(BATCH_LINES * 5) + "\n")
     target = tmp_path / "out.jsonl"
     argv = ["batch", "--template", CHATML, source, str(target), "--quiet", "--chunk-size", "4"]

@@ -25,6 +25,7 @@ CALL = '<tool_call>\n{"name": "f", "arguments": {"a": 1}}\n</tool_call><|im_end|
 def test_row_parser_reads_strings_and_objects():
     rows = RowParser(ChatTemplate.from_string(CHATML), passthrough=["id"])
     assert rows.parse_value("<think>\nhm\n</think>\n\nFour.<|im_end|>") == {
+        "id": None,
         "message": {"role": "assistant", "reasoning_content": "hm", "content": "Four."},
         "error": None,
     }
@@ -46,7 +47,12 @@ def test_row_parser_reads_strings_and_objects():
 
 def test_a_template_nothing_can_be_inferred_from_fails_when_the_parser_is_made():
     with pytest.raises(ValueError) as caught:
-        RowParser(ChatTemplate.from_string("{{ messages }}"))
+        RowParser(
+            ChatTemplate.from_string(
+                "{% for m in messages if m.role == 'user' %}<u>{{ m.content }}</u>{% endfor %}"
+                "{% if add_generation_prompt %}<a>{% endif %}"
+            )
+        )
     assert str(caught.value).startswith("cannot infer a response template:")
 
 

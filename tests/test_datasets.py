@@ -96,6 +96,62 @@ def test_map_rows_fingerprint_and_cache(tmp_path):
     assert expected[0]["text"] == "<user>q0<assistant>[calls]"
 
 
+# The way back: parse a column of generated text with num_proc=2, twice, in fresh processes.
+PARSE_SCRIPT = """
+import json, os, sys
+from datasets import Dataset
+from datasets.fingerprint import Hasher
+import mixed_rows
+from minijinja_py.pipelines.hf_datasets import parse_dataset
+from minijinja_py.pipelines.response_columns import ColumnParser
+
+cache = sys.argv[1]
+rows = Dataset.from_dict(mixed_rows.generations(60)).flatten_indices()
+rows = rows.map(lambda row: row, cache_file_name=cache + "/in.arrow")  # (a cached dataset)
+parsed = parse_dataset(rows, mixed_rows.parser(), num_proc=2, batch_size=8)
+print(json.dumps({
+    "hash": Hasher.hash(ColumnParser(mixed_rows.parser())),
+    "files": [f["filename"] for f in parsed.cache_files],
+    "mtimes": [os.stat(f["filename"]).st_mtime_ns for f in parsed.cache_files],
+    "rows": parsed.to_list(),
+}))
+"""
+
+
+def test_parse_dataset_gives_the_loops_rows_from_its_cache(tmp_path):
+    import mixed_rows as generated
+
+    (tmp_path / "cache").mkdir()
+    runs = []
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "HF_DATASETS_DISABLE_PROGRESS_BARS": "1"}
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "tests")])
+        done = subprocess.run(
+            [sys.executable, "-c", PARSE_SCRIPT, str(tmp_path / "cache")],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+        runs.append(json.loads(done.stdout.splitlines()[-1]))
+    first, second = runs
+    assert first["hash"] == second["hash"]
+    assert len(first["files"]) == 2  # one cache file per process of num_proc=2
+    # (the second run read the first one's cache: the same files, not written again)
+    assert (second["files"], second["mtimes"]) == (first["files"], first["mtimes"])
+    expected = generated.parse_loop(generated.generations(60))
+    assert first["rows"] == second["rows"] == expected
+    assert expected[3]["error"] == {
+        "kind": "ValueError",
+        "message": "json: the region is not valid JSON (Expecting property name enclosed in "
+        "double quotes: line 2 column 2 (char 2)); region: '\\n{not json\\n'",
+        "line": None,
+        "column": None,
+        "input_line": None,
+    }
+
+
 def without_input_line(rows):
     """`rows` with no `input_line` in their error records: the loop over rows knows none."""
     return [

@@ -159,7 +159,7 @@ def test_the_runner_finds_every_example():
     assert markers.count("<!-- docs-test:") == sum(e.marker is not None for e in EXAMPLES)
 
 
-@pytest.mark.parametrize("command", ["render", "batch"])  # (check has one option, in prose)
+@pytest.mark.parametrize("command", ["render", "batch", "parse"])  # (check: one option, in prose)
 def test_the_command_line_page_names_every_option_of_each_command(command, capsys):
     from minijinja_py.cli import build_parser
 

@@ -177,6 +177,14 @@ def test_render_dataset_of_nested_parquet_and_of_json_lines(cluster, tmp_path):
     assert result["lines"] == expected
 
 
+def test_parse_dataset_in_tasks_and_in_actors_gives_the_loops_rows(cluster, tmp_path):
+    result = drive(cluster, "parse", tmp_path)
+    expected = mixed_rows.parse_loop(mixed_rows.generations(200))
+    assert result["tasks"] == expected
+    assert result["actors"] == expected
+    assert sum(1 for row in expected if row["error"] is not None) == 66  # (one bad row in 3)
+
+
 def test_a_job_the_cluster_cannot_run_is_refused_before_it_starts(cluster, tmp_path):
     assert drive(cluster, "too big", tmp_path)["errors"] == [
         "each render task or actor asks for 3 CPUs and the cluster has 2: lower num_cpus or "

@@ -19,23 +19,22 @@ format it cannot read or write (`out.csv`): JSONL is `.jsonl`, `.ndjson`, `.json
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import IO, Any
 
-from ..errors import bounded_repr
 from .check import _cmd_check
 from .inspection import add_inspect
 from .options import (
+    JSONL_SUFFIXES,
     LIMIT_OPTIONS,
     CommandError,
     _add_limit_options,
     _add_render_options,
     _add_source,
     _binary,
+    _check_extension,
     _describe,
     _limits,
     _load_chat,
@@ -46,11 +45,20 @@ from .options import (
     _Parser,
     _pinned_clock,
     _read_template,
+    _worker_count,
     _write_stdout,
+    usable_cpus,
 )
 from .parse import add_parse
 
-__all__ = ["LIMIT_OPTIONS", "CommandError", "build_parser", "main"]
+__all__ = [
+    "JSONL_SUFFIXES",
+    "LIMIT_OPTIONS",
+    "CommandError",
+    "build_parser",
+    "main",
+    "usable_cpus",
+]
 
 BATCH_DESCRIPTION = """\
 Render one conversation per input row; output row N answers input row N.
@@ -197,59 +205,12 @@ class _Progress:
         self.stream.flush()
 
 
-#: File extensions ``batch`` reads and writes as JSONL (a path without one is JSONL too).
-JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonlines", ".json")
-
-
-def _check_extension(path: str, role: str) -> None:
-    """Refuse, before any work, a path whose extension names a format batch cannot handle
-    (`out.csv` would otherwise receive JSONL)."""
-    from ..pipelines.files import PARQUET_SUFFIXES
-
-    if path == "-":
-        return
-    suffix = Path(path).suffix.lower()
-    if not suffix or suffix in JSONL_SUFFIXES or suffix in PARQUET_SUFFIXES:
-        return
-    verb = "read" if role == "input" else "write"
-    raise CommandError(
-        f"{path}: batch cannot {verb} {suffix} files; the {role} must be JSONL "
-        "(.jsonl, .ndjson, .jsonlines, .json, no extension, or '-') or Parquet (.parquet, .pq)"
-    )
-
-
-def usable_cpus() -> int:
-    """The CPUs this process may run on: its affinity mask where the system keeps one (a
-    container's or `taskset`'s cpuset), else every CPU; at least 1."""
-    count: int | None
-    if hasattr(os, "process_cpu_count"):  # (Python 3.13: the same question, answered there)
-        count = os.process_cpu_count()
-    elif hasattr(os, "sched_getaffinity"):
-        count = len(os.sched_getaffinity(0))
-    else:
-        count = os.cpu_count()
-    return max(1, count or 1)
-
-
-def _worker_count(text: str) -> int:
-    """`--workers`: a number of processes, or `auto` for one per usable CPU."""
-    if text == "auto":
-        return usable_cpus()
-    try:
-        workers = int(text)
-    except ValueError:
-        raise CommandError(f"--workers must be a number or 'auto', not {bounded_repr(text)}") from None
-    if workers < 1:
-        raise CommandError("--workers must be at least 1")
-    return workers
-
-
 def _cmd_batch(args: argparse.Namespace) -> int:
     from ..pipelines import RowRenderer
     from ..pipelines.files import file_format, open_sink, open_source, render_stream
 
-    _check_extension(args.input, "input")
-    _check_extension(args.output, "output")
+    _check_extension(args.input, "input", "batch")
+    _check_extension(args.output, "output", "batch")
     workers = _worker_count(args.workers)
     if args.chunk_size < 1:
         raise CommandError("--chunk-size must be at least 1")

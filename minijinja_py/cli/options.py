@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 from ..errors import bounded_repr
@@ -269,3 +271,53 @@ class _TextAsBinary:
 
     def fileno(self) -> int:
         raise OSError("no file descriptor")
+
+
+#: File extensions ``batch`` and ``parse`` read and write as JSONL (a path without one is
+#: JSONL too).
+JSONL_SUFFIXES = (".jsonl", ".ndjson", ".jsonlines", ".json")
+
+
+def _check_extension(path: str, role: str, command: str) -> None:
+    """Refuse, before any work, a path whose extension names a format `command` cannot
+    handle (`out.csv` would otherwise receive JSONL)."""
+    from ..pipelines.files import PARQUET_SUFFIXES
+
+    if path == "-":
+        return
+    suffix = Path(path).suffix.lower()
+    if not suffix or suffix in JSONL_SUFFIXES or suffix in PARQUET_SUFFIXES:
+        return
+    verb = "read" if role == "input" else "write"
+    raise CommandError(
+        f"{path}: {command} cannot {verb} {suffix} files; the {role} must be JSONL "
+        "(.jsonl, .ndjson, .jsonlines, .json, no extension, or '-') or Parquet (.parquet, .pq)"
+    )
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on: its affinity mask where the system keeps one (a
+    container's or `taskset`'s cpuset), else every CPU; at least 1."""
+    count: int | None
+    if hasattr(os, "process_cpu_count"):  # (Python 3.13: the same question, answered there)
+        count = os.process_cpu_count()
+    elif hasattr(os, "sched_getaffinity"):
+        count = len(os.sched_getaffinity(0))
+    else:
+        count = os.cpu_count()
+    return max(1, count or 1)
+
+
+def _worker_count(text: str) -> int:
+    """`--workers`: a number of processes, or `auto` for one per usable CPU."""
+    if text == "auto":
+        return usable_cpus()
+    try:
+        workers = int(text)
+    except ValueError:
+        raise CommandError(
+            f"--workers must be a number or 'auto', not {bounded_repr(text)}"
+        ) from None
+    if workers < 1:
+        raise CommandError("--workers must be at least 1")
+    return workers

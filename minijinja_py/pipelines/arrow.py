@@ -31,6 +31,7 @@ __all__ = [
     "ColumnRenderer",
     "KeyOrderWarning",
     "JsonLineRenderer",
+    "error_type",
     "json_decoder",
     "key_order_columns",
     "records_to_arrow",
@@ -206,6 +207,21 @@ def warn_key_order(columns: Sequence[str], stacklevel: int = 2) -> None:
     warnings.warn(key_order_message(columns), KeyOrderWarning, stacklevel=stacklevel + 1)
 
 
+def error_type() -> Any:
+    """The Arrow type of an `error` column: the record of `rows.error_record`."""
+    import pyarrow as pa
+
+    return pa.struct(
+        [
+            ("kind", pa.string()),
+            ("message", pa.string()),
+            ("line", pa.int64()),
+            ("column", pa.int64()),
+            ("input_line", pa.int64()),
+        ]
+    )
+
+
 def result_schema(renderer: RowRenderer) -> Any:
     """The Arrow types of the renderer's result columns (without the pass-through ones)."""
     import pyarrow as pa
@@ -216,15 +232,7 @@ def result_schema(renderer: RowRenderer) -> Any:
         # the token columns, for a renderer that makes them
         "input_ids": pa.list_(pa.int64()),
         "assistant_masks": pa.list_(pa.int8()),
-        "error": pa.struct(
-            [
-                ("kind", pa.string()),
-                ("message", pa.string()),
-                ("line", pa.int64()),
-                ("column", pa.int64()),
-                ("input_line", pa.int64()),
-            ]
-        ),
+        "error": error_type(),
     }
     return pa.schema([pa.field(name, types[name]) for name in renderer.columns])
 

@@ -650,25 +650,34 @@ def _dead_rows(
     return Chunk(item, 1, 1, 0, 1)
 
 
-class _Pool:
-    """A process pool that is made again when a worker dies (`BrokenProcessPool`)."""
+class WorkerPool:
+    """A process pool that is made again when a worker dies (`BrokenProcessPool`); each worker
+    runs `initializer(*initargs)` once, then `function(chunk)` per chunk (rendering by default;
+    `response_files` parses with it)."""
 
-    def __init__(self, workers: int, initargs: tuple[Any, ...]) -> None:
+    def __init__(
+        self,
+        workers: int,
+        initargs: tuple[Any, ...],
+        initializer: Callable[..., None] = _init_worker,
+        function: Callable[[Any], Any] = _render_in_worker,
+    ) -> None:
         self.workers, self.initargs = workers, initargs
+        self.initializer, self.function = initializer, function
         self.pool = self._new()
 
     def _new(self) -> Any:
         from concurrent.futures import ProcessPoolExecutor
 
         return ProcessPoolExecutor(
-            max_workers=self.workers, initializer=_init_worker, initargs=self.initargs
+            max_workers=self.workers, initializer=self.initializer, initargs=self.initargs
         )
 
     def submit(self, chunk: Any) -> Any:
         from concurrent.futures import Future
 
         try:
-            return self.pool.submit(_render_in_worker, chunk)
+            return self.pool.submit(self.function, chunk)
         except Exception as exc:  # noqa: BLE001 - a pool broken since: this chunk's outcome
             failed: Future[Any] = Future()
             failed.set_exception(exc)
@@ -728,7 +737,7 @@ def render_stream(
                 chunk = chunk.slice(done.consumed, len(chunk))
         return rows, errors
 
-    pool = _Pool(workers, (renderer, output_format, budget))
+    pool = WorkerPool(workers, (renderer, output_format, budget))
     window: deque[list[Any]] = deque()
 
     def rescue(chunk: Lines | Rows) -> None:

@@ -8,6 +8,9 @@
 >>> renderer = RowRenderer(ChatTemplate.from_pretrained("Qwen/Qwen3-0.6B"), passthrough=["id"])
 >>> texts = render_dataset(rows, renderer, num_proc=8)  # doctest: +SKIP
 
+`parse_dataset` is the way back: a column of generated text into parsed messages, with a
+`RowParser` (the map function a `ColumnParser`).
+
 The map function is a `ColumnRenderer`: it pickles as plain
 data (the template's source, special tokens and the run's options), so `datasets` gives it the
 same fingerprint in every process and a second run with the same template and data is read from
@@ -19,9 +22,11 @@ from __future__ import annotations
 from typing import Any
 
 from .arrow import ColumnRenderer, key_order_columns, warn_key_order
+from .response_columns import ColumnParser
+from .responses import RowParser
 from .rows import RowRenderer
 
-__all__ = ["render_dataset"]
+__all__ = ["parse_dataset", "render_dataset"]
 
 
 def render_dataset(
@@ -53,3 +58,30 @@ def render_dataset(
         **map_options,
     )
     return rendered.with_format(dataset.format["type"])
+
+
+def parse_dataset(
+    dataset: Any,
+    parser: RowParser,
+    *,
+    num_proc: int | None = None,
+    batch_size: int = 1000,
+    **map_options: Any,
+) -> Any:
+    """`dataset`'s generated text (its `parser.response_key` column, and `parser.prefix_key`
+    where it has one) parsed: its pass-through columns, then `message` (JSON text) and `error`,
+    row for row, each failure in its own row (`response_columns`).
+
+    As in `render_dataset`, the batches travel as Arrow tables (the `error` column keeps its
+    type even when the first batch holds no error) and the map function pickles as plain data,
+    so a second run with the same template and data is read from `datasets`' cache.
+    """
+    parsed = dataset.with_format("arrow").map(
+        ColumnParser(parser),
+        batched=True,
+        batch_size=batch_size,
+        num_proc=num_proc,
+        remove_columns=dataset.column_names,
+        **map_options,
+    )
+    return parsed.with_format(dataset.format["type"])

@@ -16,7 +16,8 @@ tasks then ask for no CPU, so that the actors cannot starve them.
 >>> rows = ray.data.read_parquet("s3://bucket/conversations/")  # doctest: +SKIP
 >>> rendered = render_dataset(rows, renderer)  # doctest: +SKIP
 
-`render_files` does the whole trip in one call. `ray` is imported by this module only.
+`render_files` does the whole trip in one call; `parse_dataset` is the way back (rows of
+generated text into parsed messages, with a `RowParser`). `ray` is imported by this module only.
 """
 
 from __future__ import annotations
@@ -29,11 +30,14 @@ from typing import Any
 
 from .arrow import ColumnRenderer, JsonLineRenderer
 from .files import input_files, prepare_output_folder
+from .response_columns import ColumnParser
+from .responses import RowParser
 from .rows import RowRenderer
 
 __all__ = [
     "ClusterError",
     "PartRenderer",
+    "parse_dataset",
     "read_json_lines",
     "render_dataset",
     "render_files",
@@ -326,6 +330,53 @@ def render_dataset(
     return dataset.map_batches(
         _render_block,
         fn_args=(renderer, json_lines),
+        batch_format="pyarrow",
+        batch_size=batch_size,
+        compute=compute,
+        num_cpus=num_cpus,
+    )
+
+
+def _parse_block(batch: Any, parser: RowParser) -> Any:
+    from ray import cloudpickle
+
+    key = hashlib.sha256(cloudpickle.dumps(("parse", parser))).digest()
+    function = _COMPILED.get(key)
+    if function is None:
+        # (a worker process runs many tasks: the first reads or infers the response template,
+        # the others reuse it)
+        function = ColumnParser(parser)
+        _COMPILED.clear()
+        _COMPILED[key] = function
+    return function(batch)
+
+
+def parse_dataset(
+    dataset: Any,
+    parser: RowParser,
+    *,
+    compute: Any = None,
+    num_cpus: float = 1.0,
+    batch_size: int | None = 1024,
+) -> Any:
+    """`dataset`'s rows of generated text (its `parser.response_key` column, and
+    `parser.prefix_key` where it has one) mapped to result rows: the pass-through columns,
+    `message` (JSON text) and `error`, each failure in its own row; lazy, like every Ray Data
+    transformation. `compute` and `num_cpus` are `render_dataset`'s: tasks by default, or
+    `ray.data.ActorPoolStrategy(size=n)` for `n` actors."""
+    compute = _compute(compute, None)
+    if _is_actor_pool(compute):
+        return dataset.map_batches(
+            ColumnParser,
+            fn_constructor_args=(parser,),
+            batch_format="pyarrow",
+            batch_size=batch_size,
+            compute=compute,
+            num_cpus=num_cpus,
+        )
+    return dataset.map_batches(
+        _parse_block,
+        fn_args=(parser,),
         batch_format="pyarrow",
         batch_size=batch_size,
         compute=compute,

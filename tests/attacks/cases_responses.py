@@ -130,6 +130,73 @@ def dense_python_values() -> str:
     return _pythonic("<|python_tag|>[" + "1," * 4_000_000 + "]<|eom_id|>")
 
 
+def _streamed(parser, pieces) -> str:
+    """Feeds `pieces` and finalizes; says what came out and the most text the parser held at
+    once: its buffer (at most 5 x MAX_ANCHOR plus one feed) and the strings of its open region
+    (a block per 1,024 pieces: about the region's own text, however small the feeds)."""
+    held = strings = 0
+    try:
+        for piece in pieces:
+            parser.feed(piece)
+            held = max(held, len(parser._buffer))
+            strings = max(strings, len(parser._body) + len(parser._pieces))
+        message, _ = parser.finalize()
+    except ValueError as error:
+        return f"ValueError: {str(error)[:120]}"
+    fields = ", ".join(f"{key}={len(str(value))}" for key, value in sorted(message.items()))
+    return f"ok {fields}; buffer <= {held}, region strings <= {strings}"
+
+
+def streamed_field_never_closed() -> str:
+    from minijinja_py import ChatTemplate
+
+    parser = ChatTemplate.from_string(_CHATML).get_response_parser(prefix=_PREFIX)
+    return _streamed(parser, ["<think>", *["xy"] * 20_000])
+
+
+def streamed_huge_chunk_over_max_string() -> str:
+    from minijinja_py import ChatTemplate
+
+    parser = ChatTemplate.from_string(_CHATML).get_response_parser(prefix=_PREFIX)
+    return _streamed(parser, ["a" * 20_000_001])
+
+
+def streamed_tiny_feeds_over_max_string() -> str:
+    from minijinja_py.chat.responses import ResponseParser
+    from minijinja_py.sandbox.limits import Limits
+
+    spec = {"start_anchor": "S", "fields": {"content": {"close": "<end>"}}}
+    parser = ResponseParser(spec, "S", limits=Limits(max_string=30_000))
+    return _streamed(parser, ["<"] * 40_000)
+
+
+# Two openers of 4,096 characters (MAX_ANCHOR), the first held back as a partial marker while
+# the text grows: the second's partial search once tried every start of the held text again at
+# each feed (0.8 ms of CPU a character, 4,096 string slices); each start is tried once now.
+_LONG_OPENERS = {
+    "start_anchor": "S",
+    "fields": {
+        "reasoning_content": {"open": "c" + "d" * 4095, "close": "</r>"},
+        "tool_calls": {"open": "e" * 4096, "close": "</t>"},
+        "content": {"close": "<end>"},
+    },
+}
+
+
+def streamed_long_partial_marker() -> str:
+    from minijinja_py.chat.responses import ResponseParser
+
+    parser = ResponseParser(_LONG_OPENERS, "S")
+    return _streamed(parser, ["c", *["d"] * 20_000])
+
+
+def streamed_empty_feeds_on_a_held_marker() -> str:
+    from minijinja_py import ChatTemplate
+
+    parser = ChatTemplate.from_string(_CHATML).get_response_parser(prefix=_PREFIX)
+    return _streamed(parser, ["Hi<|im_en", *[""] * 30_000, "d|>"])
+
+
 def _fn(name: str) -> str:
     return f"{__name__}:{name}"
 
@@ -161,4 +228,19 @@ RESPONSE_ATTACKS = [
     Attack(RESPONSES, "dense-python-values", call=_fn("dense_python_values"),
            expect=Ok("ValueError: python: the region holds more than 200000 values, escapes and "
                      "brackets at position 399999: '1,1,1,1,1,1,1,1,1,1,1,1,1,1,")),
+    Attack(RESPONSES, "streamed-field-never-closed", call=_fn("streamed_field_never_closed"),
+           expect=Ok("ok reasoning_content=40000, role=9; buffer <= 16383, region strings <= 1041")),
+    Attack(RESPONSES, "streamed-huge-chunk-over-max-string",
+           call=_fn("streamed_huge_chunk_over_max_string"),
+           expect=Ok("ValueError: the response (with its prefix) is longer than max_string "
+                     "(10000000 characters)")),
+    Attack(RESPONSES, "streamed-tiny-feeds-over-max-string",
+           call=_fn("streamed_tiny_feeds_over_max_string"),
+           expect=Ok("ValueError: the response (with its prefix) is longer than max_string "
+                     "(30000 characters)")),
+    Attack(RESPONSES, "streamed-long-partial-marker", call=_fn("streamed_long_partial_marker"),
+           expect=Ok("ok reasoning_content=15905; buffer <= 16384, region strings <= 1037")),
+    Attack(RESPONSES, "streamed-empty-feeds-on-a-held-marker",
+           call=_fn("streamed_empty_feeds_on_a_held_marker"),
+           expect=Ok("ok content=2, role=9; buffer <= 12, region strings <= 1")),
 ]

@@ -86,7 +86,7 @@ class Scan:
     reached: int
     seeds: list[tuple[int, tuple[int | None, ...]]]
     best: tuple[tuple[int | None, ...], int] | None = None
-    cache: dict[str, Any] = field(default_factory=dict)
+    cache: dict[str | None, Any] = field(default_factory=dict)
     #: Characters the threads have stepped over so far, in this buffer (see MAX_PATTERN_WORK).
     work: int = 0
 
@@ -508,7 +508,8 @@ class Literals:
         n = len(text)
         if scan is None or pos < scan.origin:
             scan = Scan(pos, pos, [])
-        cache = scan.cache  # literal -> (next occurrence or -1, length of text searched)
+        # literal -> (next occurrence or -1, length of text searched); None -> see below
+        cache = scan.cache
         best: Match | None = None
         for literal in self.literals:
             at, searched = cache.get(literal, (None, 0))
@@ -522,10 +523,17 @@ class Literals:
         scan.origin = pos
         if best is not None or not partial:
             return best, scan
-        for start in range(max(pos, n - self.longest + 1), n):
+        # A start whose text is not the beginning of a literal never becomes one as the buffer
+        # grows: the next search goes on from the first start not ruled out (kept in the cache
+        # under None), so a stream fed one character at a time tries each start once, not once
+        # per character (with a marker of MAX_ANCHOR characters, 4,096 times a character).
+        lo = max(pos, n - self.longest + 1, cache.get(None, 0))
+        for start in range(lo, n):
             tail = text[start:]
             if any(len(lit) > len(tail) and lit.startswith(tail) for lit in self.literals):
+                cache[None] = start
                 return Match(start, n, partial=True), scan
+        cache[None] = n
         return None, scan
 
 

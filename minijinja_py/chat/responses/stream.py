@@ -29,6 +29,10 @@ Event = dict[str, Any]
 
 # Consumed text is dropped from the buffer once this much of it has piled up.
 _TRIM = 4 * MAX_ANCHOR
+# The pieces of a region's text are joined this many at a time: a stream fed a character or two
+# at a time keeps its open region as a few long strings, not one small string object (about 50
+# bytes) per feed, so a region is held in about the memory of its text however it is fed.
+_PIECES = 1024
 
 
 def _empty(value: Any) -> bool:
@@ -74,7 +78,8 @@ class ResponseParser:
         self._output: dict[str, Any] = copy.deepcopy(self._spec.defaults)
         self._current: str | None = self._spec.implicit
         self._captures: dict[str, str] = {}
-        self._body: list[str] = []
+        self._body: list[str] = []  # (the open region's text: blocks of _PIECES pieces)
+        self._pieces: list[str] = []  # (and the pieces routed since the last block)
         self._opened = False
         self._finalized = False
         self.initial_events: list[Event] = []
@@ -231,7 +236,10 @@ class ResponseParser:
         if not self._opened:
             events.append({"type": "region_open", "field": self._current})
             self._opened = True
-        self._body.append(text)
+        self._pieces.append(text)
+        if len(self._pieces) >= _PIECES:
+            self._body.append("".join(self._pieces))
+            self._pieces = []
         dirty = item.content not in STREAMABLE_PARSERS
         events.append(
             {"type": "region_chunk", "field": self._current, "text": text, "dirty": dirty}
@@ -241,12 +249,14 @@ class ResponseParser:
         self._current = item.name
         self._captures = {k: v for k, v in found.groups.items() if v is not None}
         self._body = []
+        self._pieces = []
         self._opened = True
         events.append({"type": "region_open", "field": item.name})
 
     def _value(self, item: ResponseTemplateField) -> Any:
         try:
-            value = parse_content("".join(self._body), item.content, item.content_args)
+            text = "".join([*self._body, *self._pieces])
+            value = parse_content(text, item.content, item.content_args)
         except (TypeError, AttributeError, LookupError) as exc:
             if isinstance(exc, ValueError):
                 raise
@@ -297,4 +307,5 @@ class ResponseParser:
         self._current = self._spec.implicit
         self._captures = {}
         self._body = []
+        self._pieces = []
         self._opened = False
