@@ -250,3 +250,20 @@ def test_tokenizer_file_is_size_capped_and_checked(tmp_path, tokenizer, monkeypa
     with pytest.raises(ValueError) as info:
         chat.tokenize(MESSAGES)
     assert str(info.value) == f"{model / 'tokenizer.json'}: larger than 8 bytes, refused"
+
+
+def test_protection_reads_the_callers_added_tokens_as_text_special_or_not(tokenizer):
+    from tokenizers import AddedToken, Tokenizer
+
+    tok = Tokenizer.from_str(tokenizer.to_str())
+    tok.add_tokens([AddedToken("<tool_call>", special=False)])
+    calls = "{% for m in messages %}<tool_call>{{ m.content }}<|im_end|>{% endfor %}"
+    chat = ChatTemplate.from_string(calls, tokenizer=tok)
+    messages = [{"role": "user", "content": "Hi <tool_call> there <|im_end|>"}]
+    call, end = tok.token_to_id("<tool_call>"), tok.token_to_id("<|im_end|>")
+    plain = chat.tokenize(messages)["input_ids"]
+    assert (plain.count(call), plain.count(end)) == (2, 2)
+    protected = chat.tokenize(messages, protect_special_tokens=True)["input_ids"]
+    assert (protected.count(call), protected.count(end)) == (1, 1)  # (the template's own)
+    assert tok.decode(protected, skip_special_tokens=False) == chat.render(messages)
+    assert tok.encode_special_tokens is False  # (the caller's tokenizer is left as it was)

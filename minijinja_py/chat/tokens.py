@@ -15,6 +15,7 @@ read as ordinary text, so that a caller's `<|im_end|>` cannot end a turn.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from bisect import bisect_right
@@ -356,6 +357,41 @@ def _build_table(tokenizer: Any, state: tuple[Any, ...]) -> list[int] | None:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+# Per tokenizer with added tokens that are not special: a copy of it whose added tokens are all
+# special, set to encode them as text, and the pattern of those tokens (see _plain_encoder).
+_PLAIN: WeakKeyDictionary[Any, tuple[Any, tuple[Any, re.Pattern[str]] | None]] = (
+    WeakKeyDictionary()
+)
+
+
+def _plain_encoder(tokenizer: Any) -> tuple[Any, re.Pattern[str]] | None:
+    """A tokenizer that reads every added token as text, and the pattern of the added tokens
+    that are not special; None where all are special (the library's `encode_special_tokens`
+    reads those as text, and leaves the others matched: Qwen's `<tool_call>`, `<think>`).
+    Made once per tokenizer and configuration."""
+    try:
+        state = tokenizer.get_vocab_size(with_added_tokens=True)
+        decoder = tokenizer.get_added_tokens_decoder()
+    except Exception:  # (not a tokenizers.Tokenizer: a test double, a wrapper)
+        return None
+    kept = _PLAIN.get(tokenizer)
+    if kept is not None and kept[0] == state:
+        return kept[1]
+    others = sorted({t.content for t in decoder.values() if not t.special and t.content}, key=len)
+    made = None
+    if others:
+        from tokenizers import Tokenizer
+
+        spec = json.loads(tokenizer.to_str())
+        for added in spec.get("added_tokens") or []:
+            added["special"] = True
+        copy = Tokenizer.from_str(json.dumps(spec))
+        copy.encode_special_tokens = True
+        made = (copy, re.compile("|".join(re.escape(t) for t in reversed(others))))
+    _PLAIN[tokenizer] = (state, made)
+    return made
+
+
 def _encode_protected(
     tokenizer: Any, text: str, caller_spans: Sequence[tuple[int, int]]
 ) -> tuple[list[int], Any]:
@@ -379,12 +415,18 @@ def _encode_protected(
     ids: list[int] = []
     pieces: list[tuple[int, int, int, Any]] = []  # (char start, char end, first token, encoding)
     position = 0
+    plain = _plain_encoder(tokenizer)
     previous = tokenizer.encode_special_tokens
     tokenizer.encode_special_tokens = True
     try:
         for start, end in [*controls, (len(text), len(text))]:
             if position < start:
-                encoding = tokenizer.encode(text[position:start], add_special_tokens=False)
+                # (an added token left in a piece is the caller's: text, special or not)
+                piece = text[position:start]
+                encoder = plain if plain is not None and plain[1].search(piece) else None
+                encoding = (encoder[0] if encoder else tokenizer).encode(
+                    piece, add_special_tokens=False
+                )
                 pieces.append((position, start, len(ids), encoding))
                 ids += encoding.ids
             if start < end:
