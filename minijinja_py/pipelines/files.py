@@ -25,7 +25,7 @@ import fnmatch
 import functools
 import os
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -42,6 +42,7 @@ __all__ = [
     "open_sink",
     "prepare_output_folder",
     "render_stream",
+    "run_in_order",
 ]
 
 #: Bytes of one output row (a JSONL line; for Parquet, its text and token columns); a row over
@@ -691,6 +692,58 @@ class WorkerPool:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
+def run_in_order(
+    pool: WorkerPool,
+    chunks: Iterable[Lines | Rows],
+    workers: int,
+    deliver: Callable[[Chunk], None],
+    dead: Callable[[Lines | Rows, Exception], Chunk],
+) -> None:
+    """Run `chunks` on `pool`, at most `2 * workers` in flight, and `deliver` their results in
+    order; the rest of a chunk whose result stopped short (`consumed`) is submitted again first.
+    A chunk whose worker dies or fails is run again a row at a time, each row alone in a fresh
+    pool with nothing beside it, so that a row is given up (`dead`, its error row) only when it
+    fails by itself. The pool is closed at the end."""
+    window: deque[list[Any]] = deque()
+
+    def rescue(chunk: Lines | Rows) -> None:
+        pool.renew()
+        for index in range(len(chunk)):
+            one = chunk.slice(index, index + 1)
+            try:
+                done = pool.submit(one).result()
+            except Exception as exc:  # noqa: BLE001 - it failed alone: its error row
+                pool.renew()
+                done = dead(one, exc)
+            deliver(done)
+        for entry in window:  # (the chunks in flight were cancelled with the pool)
+            entry[1] = pool.submit(entry[0])
+
+    def next_result() -> None:
+        chunk, future = window[0]
+        try:
+            done = future.result()
+        except Exception:  # noqa: BLE001 - a dead worker or a failure outside the rows
+            window.popleft()
+            rescue(chunk)
+            return
+        window.popleft()
+        deliver(done)
+        if done.consumed < len(chunk):
+            rest = chunk.slice(done.consumed, len(chunk))
+            window.appendleft([rest, pool.submit(rest)])
+
+    try:
+        for chunk in chunks:
+            window.append([chunk, pool.submit(chunk)])
+            while len(window) >= 2 * workers:
+                next_result()
+        while window:
+            next_result()
+    finally:
+        pool.close()
+
+
 def render_stream(
     renderer: RowRenderer,
     source: Source,
@@ -738,44 +791,11 @@ def render_stream(
         return rows, errors
 
     pool = WorkerPool(workers, (renderer, output_format, budget))
-    window: deque[list[Any]] = deque()
-
-    def rescue(chunk: Lines | Rows) -> None:
-        # Each row alone in a fresh pool, nothing else running beside it: a row is given up
-        # only when it fails by itself.
-        pool.renew()
-        for index in range(len(chunk)):
-            one = chunk.slice(index, index + 1)
-            try:
-                done = pool.submit(one).result()
-            except Exception as exc:  # noqa: BLE001 - it failed alone: its error row
-                pool.renew()
-                done = _dead_rows(renderer, one, output_format, exc)
-            deliver(done)
-        for entry in window:  # (the chunks in flight were cancelled with the pool)
-            entry[1] = pool.submit(entry[0])
-
-    def next_result() -> None:
-        chunk, future = window[0]
-        try:
-            done = future.result()
-        except Exception:  # noqa: BLE001 - a dead worker or a failure outside the rows
-            window.popleft()
-            rescue(chunk)
-            return
-        window.popleft()
-        deliver(done)
-        if done.consumed < len(chunk):
-            rest = chunk.slice(done.consumed, len(chunk))
-            window.appendleft([rest, pool.submit(rest)])
-
-    try:
-        for chunk in chunks:
-            window.append([chunk, pool.submit(chunk)])
-            while len(window) >= 2 * workers:
-                next_result()
-        while window:
-            next_result()
-    finally:
-        pool.close()
+    run_in_order(
+        pool,
+        chunks,
+        workers,
+        deliver,
+        lambda one, exc: _dead_rows(renderer, one, output_format, exc),
+    )
     return rows, errors

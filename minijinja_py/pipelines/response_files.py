@@ -21,11 +21,20 @@ an object); a Parquet result row holds the pass-through columns, `message` as JS
 from __future__ import annotations
 
 import json
-from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from .files import Chunk, Lines, Rows, RowSizeError, Sink, Source, WorkerError, WorkerPool
+from .files import (
+    Chunk,
+    Lines,
+    Rows,
+    RowSizeError,
+    Sink,
+    Source,
+    WorkerError,
+    WorkerPool,
+    run_in_order,
+)
 from .inputs import MAX_LINE_BYTES
 from .response_columns import parse_arrow, parse_records, parsed_records_to_arrow
 from .responses import RowParser
@@ -141,39 +150,13 @@ def parse_stream(
             deliver(parse_chunk(parser, chunk, output_format))
         return counts
     pool = WorkerPool(workers, (parser, output_format), _init_worker, _parse_in_worker)
-    window: deque[list[Any]] = deque()
-
-    def rescue(chunk: Lines | Rows) -> None:
-        pool.renew()
-        for index in range(len(chunk)):
-            one = chunk.slice(index, index + 1)
-            try:
-                done = pool.submit(one).result()
-            except Exception as exc:  # noqa: BLE001 - it failed alone: its error row
-                pool.renew()
-                done = _dead_row(parser, one, output_format, exc)
-            deliver(done)
-        for entry in window:  # (the chunks in flight were cancelled with the pool)
-            entry[1] = pool.submit(entry[0])
-
-    def next_result() -> None:
-        chunk, future = window.popleft()
-        try:
-            done = future.result()
-        except Exception:  # noqa: BLE001 - a dead worker or a failure outside the rows
-            rescue(chunk)
-            return
-        deliver(done)
-
-    try:
-        for chunk in source.chunks(chunk_size):
-            window.append([chunk, pool.submit(chunk)])
-            while len(window) >= 2 * workers:
-                next_result()
-        while window:
-            next_result()
-    finally:
-        pool.close()
+    run_in_order(
+        pool,
+        source.chunks(chunk_size),
+        workers,
+        deliver,
+        lambda one, exc: _dead_row(parser, one, output_format, exc),
+    )
     return counts
 
 
