@@ -244,7 +244,6 @@ def render_arrow(
     pass-through columns copied as they are; `first_line`: see `render_columns`.  With `warn`,
     a `KeyOrderWarning` (once per process) where nested columns can change the output; a
     driver that checked the schema itself passes `warn=False` to its workers."""
-    import pyarrow as pa
 
     inputs = [name for name in data.schema.names if name not in renderer.passthrough]
     decoders = {}
@@ -259,10 +258,19 @@ def render_arrow(
     )
     if not inputs:  # no columns to render, yet as many rows as the input
         results = {column: [None] * data.num_rows for column in renderer.columns}
-    schema = result_schema(renderer)
+    return beside_passthrough(data, renderer.passthrough, results, result_schema(renderer))
+
+
+def beside_passthrough(
+    data: Any, passthrough: Sequence[str], results: Mapping[str, list[Any]], schema: Any
+) -> Any:
+    """`data`'s pass-through columns (copied with their types; one it lacks as nulls), then the
+    result columns of `schema` from `results`: a `RecordBatch` for a batch, else a `Table`."""
+    import pyarrow as pa
+
     arrays: list[Any] = []
     fields: list[Any] = []
-    for name in renderer.passthrough:
+    for name in passthrough:
         if name in data.schema.names:
             arrays.append(data.column(name))
             fields.append(data.schema.field(name))

@@ -24,13 +24,13 @@ from __future__ import annotations
 import fnmatch
 import functools
 import os
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
 from .inputs import MAX_LINE_BYTES, open_regular
 from .jsonl import encode_record, render_line
+from .pool import WorkerPool, run_in_order
 from .rows import RowRenderer, error_record
 
 __all__ = [
@@ -42,7 +42,6 @@ __all__ = [
     "open_sink",
     "prepare_output_folder",
     "render_stream",
-    "run_in_order",
 ]
 
 #: Bytes of one output row (a JSONL line; for Parquet, its text and token columns); a row over
@@ -651,99 +650,6 @@ def _dead_rows(
     return Chunk(item, 1, 1, 0, 1)
 
 
-class WorkerPool:
-    """A process pool that is made again when a worker dies (`BrokenProcessPool`); each worker
-    runs `initializer(*initargs)` once, then `function(chunk)` per chunk (rendering by default;
-    `response_files` parses with it)."""
-
-    def __init__(
-        self,
-        workers: int,
-        initargs: tuple[Any, ...],
-        initializer: Callable[..., None] = _init_worker,
-        function: Callable[[Any], Any] = _render_in_worker,
-    ) -> None:
-        self.workers, self.initargs = workers, initargs
-        self.initializer, self.function = initializer, function
-        self.pool = self._new()
-
-    def _new(self) -> Any:
-        from concurrent.futures import ProcessPoolExecutor
-
-        return ProcessPoolExecutor(
-            max_workers=self.workers, initializer=self.initializer, initargs=self.initargs
-        )
-
-    def submit(self, chunk: Any) -> Any:
-        from concurrent.futures import Future
-
-        try:
-            return self.pool.submit(self.function, chunk)
-        except Exception as exc:  # noqa: BLE001 - a pool broken since: this chunk's outcome
-            failed: Future[Any] = Future()
-            failed.set_exception(exc)
-            return failed
-
-    def renew(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
-        self.pool = self._new()
-
-    def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
-
-
-def run_in_order(
-    pool: WorkerPool,
-    chunks: Iterable[Lines | Rows],
-    workers: int,
-    deliver: Callable[[Chunk], None],
-    dead: Callable[[Lines | Rows, Exception], Chunk],
-) -> None:
-    """Run `chunks` on `pool`, at most `2 * workers` in flight, and `deliver` their results in
-    order; the rest of a chunk whose result stopped short (`consumed`) is submitted again first.
-    A chunk whose worker dies or fails is run again a row at a time, each row alone in a fresh
-    pool with nothing beside it, so that a row is given up (`dead`, its error row) only when it
-    fails by itself. The pool is closed at the end."""
-    window: deque[list[Any]] = deque()
-
-    def rescue(chunk: Lines | Rows) -> None:
-        pool.renew()
-        for index in range(len(chunk)):
-            one = chunk.slice(index, index + 1)
-            try:
-                done = pool.submit(one).result()
-            except Exception as exc:  # noqa: BLE001 - it failed alone: its error row
-                pool.renew()
-                done = dead(one, exc)
-            deliver(done)
-        for entry in window:  # (the chunks in flight were cancelled with the pool)
-            entry[1] = pool.submit(entry[0])
-
-    def next_result() -> None:
-        chunk, future = window[0]
-        try:
-            done = future.result()
-        except Exception:  # noqa: BLE001 - a dead worker or a failure outside the rows
-            window.popleft()
-            rescue(chunk)
-            return
-        window.popleft()
-        deliver(done)
-        if done.consumed < len(chunk):
-            rest = chunk.slice(done.consumed, len(chunk))
-            window.appendleft([rest, pool.submit(rest)])
-
-    try:
-        for chunk in chunks:
-            window.append([chunk, pool.submit(chunk)])
-            while len(window) >= 2 * workers:
-                next_result()
-        while window:
-            next_result()
-    finally:
-        pool.close()
-
-
 def render_stream(
     renderer: RowRenderer,
     source: Source,
@@ -790,7 +696,7 @@ def render_stream(
                 chunk = chunk.slice(done.consumed, len(chunk))
         return rows, errors
 
-    pool = WorkerPool(workers, (renderer, output_format, budget))
+    pool = WorkerPool(workers, (renderer, output_format, budget), _init_worker, _render_in_worker)
     run_in_order(
         pool,
         chunks,

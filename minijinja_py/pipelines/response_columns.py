@@ -21,6 +21,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .arrow import beside_passthrough
 from .responses import RowParser
 
 __all__ = [
@@ -102,28 +103,11 @@ def parsed_schema() -> Any:
 def parse_arrow(parser: RowParser, data: Any, first_line: int | None = None) -> Any:
     """The results of an Arrow `RecordBatch` or `Table` (the same kind comes back), the
     pass-through columns copied with their types; `first_line`: see `parse_columns`."""
-    import pyarrow as pa
-
     present = set(data.schema.names)
     wanted = [name for name in (parser.response_key, parser.prefix_key) if name in present]
     columns = {name: data.column(name).to_pylist() for name in wanted}
     results = parse_columns(parser, columns, first_line, num_rows=data.num_rows)
-    arrays: list[Any] = []
-    fields: list[Any] = []
-    for name in parser.passthrough:
-        if name in present:
-            arrays.append(data.column(name))
-            fields.append(data.schema.field(name))
-        else:
-            arrays.append(pa.nulls(data.num_rows))
-            fields.append(pa.field(name, pa.null()))
-    for field in parsed_schema():
-        arrays.append(pa.array(results[field.name], type=field.type))
-        fields.append(field)
-    if isinstance(data, pa.RecordBatch):
-        arrays = [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in arrays]
-        return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields))
-    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+    return beside_passthrough(data, parser.passthrough, results, parsed_schema())
 
 
 def parsed_records_to_arrow(parser: RowParser, records: list[dict[str, Any]]) -> Any:

@@ -32,10 +32,9 @@ from .files import (
     Sink,
     Source,
     WorkerError,
-    WorkerPool,
-    run_in_order,
 )
 from .inputs import MAX_LINE_BYTES
+from .pool import WorkerPool, run_in_order
 from .response_columns import parse_arrow, parse_records, parsed_records_to_arrow
 from .responses import RowParser
 from .rows import error_record, parse_json
