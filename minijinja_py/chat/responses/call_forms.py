@@ -1,7 +1,9 @@
-"""How a template writes a tool call, read off the probe calls' texts: a JSON object holding the
-name and the arguments, a JSON list of them, the name then JSON arguments (gpt-oss, DeepSeek,
-Kimi), or the name then each argument in tags of its own (Qwen 3 Coder, GLM); and the response
-template field that reads calls written that way."""
+"""How a template writes a tool call, read off the probe calls' texts: a pythonic call
+(`NAME(KEY="VALUE")`, alone or in a list); an object holding the name and the arguments, in
+JSON or Python syntax, or a list of them; an object whose one key is the name (Apertus); the
+name then JSON arguments (gpt-oss, DeepSeek, Kimi, Mistral), arguments whose strings stand
+between the template's own delimiters (Gemma), or each argument in tags of its own (Qwen 3
+Coder, GLM, MiniMax); and the response template field that reads calls written that way."""
 
 from __future__ import annotations
 

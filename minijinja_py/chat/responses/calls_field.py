@@ -67,8 +67,8 @@ def tool_calls_field(
     calls = find_calls(one, (NAME,))
     if calls is None:
         lost.append(
-            "tool_calls: the template writes a call in a form that is neither a JSON object "
-            "(or a list of them) nor a name followed by JSON arguments"
+            "tool_calls: the template writes a call in a form not read here (a JSON or Python "
+            "object or call, or a name followed by arguments in JSON, tags or delimiters)"
         )
         return None
     spec = calls.spec
