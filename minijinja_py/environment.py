@@ -206,11 +206,26 @@ class Environment:
 _ABSENT = object()
 
 
-class _Builtins(NamedTuple):
+class _Builtins:
+    # (slotted classes, not NamedTuples, here and in _ProvenanceRun: a NamedTuple class is
+    # built by `exec` when the module is imported, a sixth of a millisecond of every start)
+    __slots__ = ("filters", "tests", "chat_tojson", "lex_options")
     filters: dict[str, Callable[..., Any]]
     tests: dict[str, Callable[..., Any]]
     chat_tojson: Callable[..., Any]
     lex_options: type[LexOptions]
+
+    def __init__(
+        self,
+        filters: dict[str, Callable[..., Any]],
+        tests: dict[str, Callable[..., Any]],
+        chat_tojson: Callable[..., Any],
+        lex_options: type[LexOptions],
+    ) -> None:
+        self.filters = filters
+        self.tests = tests
+        self.chat_tojson = chat_tojson
+        self.lex_options = lex_options
 
 
 @functools.cache
@@ -264,12 +279,18 @@ def _rebuild_environment(
     return environment
 
 
-class _ProvenanceRun(NamedTuple):
+class _ProvenanceRun:
     """A template compiled to keep sources, and the names it reads (see Template.trace)."""
 
+    __slots__ = ("body", "reads", "tracing")
     body: Any
     reads: frozenset[str]
     tracing: Any  # the provenance module (imported with the first template traced)
+
+    def __init__(self, body: Any, reads: frozenset[str], tracing: Any) -> None:
+        self.body = body
+        self.reads = reads
+        self.tracing = tracing
 
 
 class Template:

@@ -190,6 +190,31 @@ def test_getitem_shortcuts(policy, obj, key):
     assert _same(policy.getitem(obj, key), policy.getitem(obj, Key(key)))
 
 
+@pytest.mark.parametrize(
+    "key", ["role", "tool_calls", "items", "get", "_b", "__class__", "fromkeys", "pop", "upper"]
+)
+@pytest.mark.parametrize("undefined", [mj.Undefined, mj.StrictUndefined, mj.ChainableUndefined])
+def test_constant_key_of_a_dict_answers_as_the_policy(key, undefined):
+    # `m['tool_calls']` on a message without them makes the environment's undefined itself
+    # (run/expressions.py GetConstItem.missed), for a key that is no dict method or attribute
+    # name; every other key still asks the policy: the answers must be the policy's.
+    from minijinja_py.sandbox.budget import enter_render, leave_render
+
+    environment = mj.Environment(undefined=undefined)
+    found = {}
+    for message in ({"role": "user"}, {}):
+        compiled = environment.from_string(f"{{{{ f(m[{key!r}], {{'m': m}}['m'][{key!r}]) }}}}")
+        compiled.render(m=message, f=lambda a, b: found.setdefault(len(found), (a, b)) and "")
+        budget = Budget(Limits())
+        token = enter_render(budget)
+        try:
+            expected = AttributePolicy(environment).getitem(message, key)
+        finally:
+            leave_render(token)
+        by_name, by_expression = found.popitem()[1]
+        assert _same(by_name, expected) and _same(by_expression, expected)
+
+
 def test_getitem_undefined_messages(policy):
     with pytest.raises(UndefinedError, match="'str object' has no attribute 'type'"):
         str(policy.getitem("text", "type") + 1)

@@ -116,3 +116,20 @@ def test_no_printing_path_names_the_machine(value, sink):
     source = sink.replace("@", value) + "{% block b %}{% endblock %}"
     rendered = Environment().from_string(source).render(**CONTEXT)
     assert _MACHINE.search(rendered) is None, rendered
+
+
+def test_only_the_quick_walk_of_plain_data_lets_a_structure_print_without_a_second_look():
+    # check_printable's quick walk accepts plain containers, strings and scalars only: what it
+    # measured prints as Python prints it (shown_str skips its own walk); anything else is
+    # walked for opaque values, however often the same structure is printed.
+    from minijinja_py.sandbox.measure import _printed_measure
+
+    assert _printed_measure([{"a": [1, "x", None, 2.5]}], None)[3] is True
+    assert _printed_measure([{"a": [len]}], None)[3] is False
+    assert _printed_measure({"k": (_Plain(),)}, None)[3] is False
+    out = Environment().from_string("{{ d }}|{{ d|string }}|{{ p }}|{{ p|string }}").render(
+        d={"a": [1, "x"]}, p={"a": [len]}
+    )
+    assert out == (
+        "{'a': [1, 'x']}|{'a': [1, 'x']}|{'a': [<function len>]}|{'a': [<function len>]}"
+    )

@@ -29,7 +29,7 @@ LIMIT = 10**12
 
 
 def printed_measure(value):
-    return _printed_measure(value, None)
+    return _printed_measure(value, None)[:3]  # (size, nodes, levels)
 
 
 def json_layout_bound(value, indent, ensure_ascii):

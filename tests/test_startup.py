@@ -137,3 +137,94 @@ def test_importing_and_rendering_loads_no_heavy_module() -> None:
     printed, modules = done.stdout.splitlines()
     assert printed == "A"
     assert json.loads(modules) == [[], []]
+
+
+# Every module a plain `import minijinja_py` may load: the package's own (exactly these) and the
+# standard library's (these at most; the names differ between Python 3.10 and 3.13).  A module
+# that joins the start-up path fails here: import it where it is used, or add it with the reason.
+STARTUP_PACKAGE_MODULES = {
+    "minijinja_py",
+    "minijinja_py.__about__",
+    "minijinja_py._mypyc",
+    "minijinja_py.builtins",
+    "minijinja_py.builtins.access",  # the attribute policy's lookups, which environment wires
+    "minijinja_py.builtins.costs",  # the cost declarations' table
+    "minijinja_py.builtins.methods",  # the allow-listed str/dict/list methods
+    "minijinja_py.builtins.policy",
+    "minijinja_py.environment",
+    "minijinja_py.errors",
+    "minijinja_py.sandbox",
+    "minijinja_py.sandbox.budget",
+    "minijinja_py.sandbox.format_spec",
+    "minijinja_py.sandbox.iterators",
+    "minijinja_py.sandbox.limits",
+    "minijinja_py.sandbox.measure",
+    "minijinja_py.sandbox.opaque",
+    "minijinja_py.sandbox.printing",
+    "minijinja_py.values",
+    "minijinja_py.values.loops",
+    "minijinja_py.values.runtime",
+}
+STARTUP_STDLIB_MODULES = {
+    "__future__",
+    "_collections",
+    "_contextvars",
+    "_functools",
+    "_json",
+    "_locale",  # (3.10's re)
+    "_operator",
+    "_sre",
+    "_typing",
+    "array",  # methods: the bounded str.format's buffers
+    "collections",
+    "collections.abc",
+    "contextlib",
+    "contextvars",  # the running render's budget
+    "copyreg",
+    "enum",
+    "functools",
+    "itertools",
+    "json",  # printing: the sizes of JSON text
+    "json.decoder",
+    "json.encoder",
+    "json.scanner",
+    "keyword",
+    "math",
+    "operator",
+    "re",
+    "re._casefix",
+    "re._compiler",
+    "re._constants",
+    "re._parser",
+    "reprlib",
+    "sre_compile",  # (3.10's re)
+    "sre_constants",
+    "sre_parse",
+    "types",
+    "typing",
+    "typing.io",
+    "typing.re",
+    "warnings",
+}
+
+
+def test_a_plain_import_loads_only_the_listed_modules() -> None:
+    probe = (
+        "import sys, json\n"
+        "before = set(sys.modules)\n"
+        "import minijinja_py\n"
+        "print(json.dumps(sorted(set(sys.modules) - before)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+        timeout=120,
+    )
+    # (the compiled build adds its modules' shared library, `minijinja_py__mypyc`)
+    loaded = {m for m in json.loads(done.stdout) if not m.endswith("__mypyc")}
+    package = {m for m in loaded if m.split(".")[0] == "minijinja_py"}
+    assert package == STARTUP_PACKAGE_MODULES
+    assert loaded - package <= STARTUP_STDLIB_MODULES

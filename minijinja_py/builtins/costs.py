@@ -24,7 +24,7 @@ register their tables with `declare`; the compiler reads them with `charge_for`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..sandbox.budget import (
     _CURRENT,
@@ -80,9 +80,11 @@ def units_of(value: Any, chars: int, items: int) -> int:
     return 0
 
 
-class Cost(NamedTuple):
-    """One builtin's declared cost."""
+class Cost:
+    """One builtin's declared cost.  (A slotted class, not a NamedTuple: a NamedTuple class
+    is built by `exec` when its module is imported, a sixth of a millisecond of every start.)"""
 
+    __slots__ = ("shape", "charge", "guard")
     #: the cost's shape, as the report prints it: free, scan, walk, compare, sort, print,
     #: entities, inline
     shape: str
@@ -90,7 +92,25 @@ class Cost(NamedTuple):
     charge: Charge
     #: what the builtin checks itself before it builds, from its arguments' values (a width,
     #: a count, a format's widths), refusing above a limit; empty when nothing
-    guard: str = ""
+    guard: str
+
+    def __init__(self, shape: str, charge: Charge, guard: str = "") -> None:
+        self.shape = shape
+        self.charge = charge
+        self.guard = guard
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Cost) and (self.shape, self.charge, self.guard) == (
+            other.shape,
+            other.charge,
+            other.guard,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.charge, self.guard))
+
+    def __repr__(self) -> str:
+        return f"Cost({self.shape!r}, {self.charge.__name__}, {self.guard!r})"
 
 
 def _charge(units: int, size: int = 0) -> None:
@@ -266,7 +286,7 @@ RECEIVER = Cost("receiver", charge_receiver)
 def guarded(cost: Cost, guard: str) -> Cost:
     """`cost`, with the check the builtin makes from its arguments' values before it builds
     (a width, a count): refused above a limit."""
-    return cost._replace(guard=guard)
+    return Cost(cost.shape, cost.charge, guard)
 
 
 def inline(guard: str) -> Cost:

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..builtins.access import AttributePolicy
+from ..builtins.methods import DICT_METHODS
 from ..sandbox.budget import charge_built
 from ..sandbox.measure import check_key
 from ..values.runtime import MISSING
@@ -299,12 +301,13 @@ class GetItem(Expression):
 class GetConstItem(Expression):
     """`obj['key']` or `obj[0]`: a constant key, looked up without evaluating it."""
 
-    __slots__ = ("obj", "key", "pos", "policy_getitem", "fast")
+    __slots__ = ("obj", "key", "pos", "policy_getitem", "fast", "missed")
     obj: Expression
     key: Any
     pos: int | None
     policy_getitem: Any
     fast: Any
+    missed: Any
 
     def __init__(self, obj: Expression, key: Any, pos: int | None, policy_getitem: Any) -> None:
         self.obj = obj
@@ -313,14 +316,35 @@ class GetConstItem(Expression):
         self.policy_getitem = policy_getitem
         # The container type a direct lookup may be tried on (see GetItem.eval).
         self.fast = dict if type(key) is str else list if type(key) is int else None
+        # `message['tool_calls']` on a message without them: the sandbox's getitem looks the
+        # name up as an attribute, and a plain dict has none by a name that is no dict method
+        # or attribute, private or not (access.AttributePolicy._item_fallback): its answer,
+        # the environment's undefined, is made here.  None where that is not known when
+        # compiling (another key, another policy).
+        self.missed = (
+            getattr(policy_getitem, "__self__", None)
+            if type(key) is str
+            and key[:1] != "_"
+            and key not in DICT_METHODS
+            and not hasattr(dict, key)
+            and getattr(policy_getitem, "__func__", None) is AttributePolicy.getitem
+            else None
+        )
 
     def eval(self, frame: Frame) -> Any:
         value = self.obj.eval(frame)
         if type(value) is self.fast:
-            try:
-                return value[self.key]
-            except LookupError:
-                pass  # the sandbox's getitem makes the undefined value
+            if self.fast is dict:
+                found = value.get(self.key, MISSING)  # a missing key is common: no KeyError
+                if found is not MISSING:
+                    return found
+                if self.missed is not None:
+                    return self.missed.environment.undefined(obj=value, name=self.key)
+            else:
+                try:
+                    return value[self.key]
+                except LookupError:
+                    pass  # the sandbox's getitem makes the undefined value
         try:
             return self.policy_getitem(value, self.key)
         except Exception as error:
@@ -351,10 +375,17 @@ class NameConstItem(GetConstItem):
         else:
             value = self.undefined(name=name)
         if type(value) is self.fast:
-            try:
-                return value[self.key]
-            except LookupError:
-                pass  # the sandbox's getitem makes the undefined value
+            if self.fast is dict:
+                found = value.get(self.key, MISSING)  # (see GetConstItem)
+                if found is not MISSING:
+                    return found
+                if self.missed is not None:
+                    return self.missed.environment.undefined(obj=value, name=self.key)
+            else:
+                try:
+                    return value[self.key]
+                except LookupError:
+                    pass  # the sandbox's getitem makes the undefined value
         try:
             return self.policy_getitem(value, self.key)
         except Exception as error:

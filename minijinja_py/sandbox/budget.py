@@ -89,7 +89,7 @@ class Budget:
         self.size = 0
         # The structure check_printable measured last, and its printed size: a serialiser
         # called on it next reads the size instead of measuring again (see chat_tojson).
-        self.printed: tuple[Any, int, int, int] | None = None
+        self.printed: tuple[Any, int, int, int, int] | None = None
         # The structure a builtin's cost has just measured, and the step count after it was
         # charged: the builtin that runs next prints it without measuring it again (see
         # measure.handed_over).

@@ -60,9 +60,17 @@ def bounded(value: Any) -> Any:
     return value
 
 
+# What a context holds, never an iterator: looked up by exact type, without a call per value.
+_NOT_ITERATORS = frozenset((str, list, dict, tuple, bool, int, float, type(None)))
+
+
 def bound_context(context: dict[str, Any], limit: int) -> dict[str, Any]:
     """`context`, with its iterator values wrapped (itself when it holds none)."""
-    if not any(_is_iterator(value) for value in context.values()):
+    plain = _NOT_ITERATORS
+    for value in context.values():
+        if type(value) not in plain and _is_iterator(value):
+            break
+    else:
         return context
     return {
         key: BoundedIterator(value, limit) if _is_iterator(value) else value

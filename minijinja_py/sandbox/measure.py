@@ -53,10 +53,11 @@ def check_printable(value: Any) -> int:
     if isinstance(value, str):
         return len(value)
     budget = _CURRENT.get()
-    measure = _printed_measure(value, budget)
-    size = measure[0]
+    size, nodes, levels, plain = _printed_measure(value, budget)
     if budget is not None:
-        budget.printed = (value, *measure)
+        # (the step count after the walk's charge, when the walk found nothing but plain
+        # containers, strings and scalars: see opaque.shown_str; -1 otherwise)
+        budget.printed = (value, size, nodes, levels, budget.steps if plain else -1)
         if size >= CHARS_PER_STEP:
             budget.allocate(size)
     return size
@@ -124,13 +125,14 @@ def printed_size(value: Any) -> int:
     return _printed_measure(value, _CURRENT.get())[0]
 
 
-def _printed_measure(value: Any, budget: Budget | None) -> tuple[int, int, int]:
-    """(printed size, nodes, levels) of a value that is not a string; the walk is charged to
-    `budget` (the running render's)."""
+def _printed_measure(value: Any, budget: Budget | None) -> tuple[int, int, int, bool]:
+    """(printed size, nodes, levels, plain) of a value that is not a string; the walk is
+    charged to `budget` (the running render's).  `plain`: the quick walk measured it, so it
+    holds nothing but plain lists, tuples, dicts, strings and scalars."""
     if not isinstance(value, PRINTED_CONTAINERS):
         if isinstance(value, (int, float)) or value is None:
-            return leaf_repr_size(value), 1, 0
-        return 32, 1, 0
+            return leaf_repr_size(value), 1, 0, False
+        return 32, 1, 0, False
     limits = budget.limits if budget is not None else _DEFAULT_LIMITS
     limit = limits.max_string
     # Most printed structures (a tool's schema, a message) are small and far from every limit:
@@ -143,7 +145,7 @@ def _printed_measure(value: Any, budget: Budget | None) -> tuple[int, int, int]:
     if nodes:
         if budget is not None and nodes >= FILTER_ITEMS_PER_STEP:
             budget.charge(nodes // FILTER_ITEMS_PER_STEP)
-        return size, nodes, levels
+        return size, nodes, levels, True
     deepest = limits.max_recursion
     size = 0
     nodes = 0
@@ -201,7 +203,7 @@ def _printed_measure(value: Any, budget: Budget | None) -> tuple[int, int, int]:
     # (The walk is Python code per node, and so is pprint: one step per two nodes.)
     if budget is not None and nodes >= FILTER_ITEMS_PER_STEP:
         budget.charge(nodes // FILTER_ITEMS_PER_STEP)
-    return size, walked + nodes, levels
+    return size, walked + nodes, levels, False
 
 
 # Below this many nodes the full walk charges only once, at its end (it charges every 4096).

@@ -21,6 +21,7 @@ import types
 from functools import partial
 from typing import Any
 
+from .budget import _CURRENT
 from .printing import VIEW_TYPES, AttributeBag
 
 _METHOD_TYPES: tuple[type[Any], ...] = (
@@ -175,6 +176,13 @@ def shown_str(value: Any) -> str:
     text = opaque_text(value)
     if text is not None:
         return text
+    # The structure just measured (not a step taken since) by the quick walk, which accepts
+    # only plain containers, strings and scalars, holds no opaque value: not walked again.
+    budget = _CURRENT.get()
+    if budget is not None:
+        last = budget.printed
+        if last is not None and last[0] is value and last[4] == budget.steps:
+            return str(value)
     if holds_opaque(value):
         return str(shown(value))
     return str(value)
