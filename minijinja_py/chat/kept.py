@@ -48,8 +48,8 @@ class KeptBytes:
     __slots__ = ("most", "size", "_entries")
 
     def __init__(self, most: int) -> None:
-        self.most = most
-        self.size = 0
+        self.most: int = most
+        self.size: int = 0
         self._entries: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
 
     def __len__(self) -> int:
@@ -93,7 +93,7 @@ class KeptBetweenCalls:
     __slots__ = ("compiled", "probes", "tools", "responses")
 
     def __init__(self) -> None:
-        self.compiled = KeptBytes(COMPILED_BYTES)
-        self.probes = KeptBytes(PROBES_BYTES)
-        self.tools = KeptBytes(TOOLS_BYTES)
-        self.responses = KeptBytes(RESPONSES_BYTES)
+        self.compiled: KeptBytes = KeptBytes(COMPILED_BYTES)
+        self.probes: KeptBytes = KeptBytes(PROBES_BYTES)
+        self.tools: KeptBytes = KeptBytes(TOOLS_BYTES)
+        self.responses: KeptBytes = KeptBytes(RESPONSES_BYTES)

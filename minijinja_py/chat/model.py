@@ -71,7 +71,7 @@ class ChatModel:
         #: padding and truncation settings of apply_chat_template), else None.
         self.folder: Path | None = None
         self._compiled: dict[str, Any] = {}  # (the model's own templates)
-        self.kept = KeptBetweenCalls()
+        self.kept: KeptBetweenCalls = KeptBetweenCalls()
         for source in compiled_at_load(self.sources, name, limits or Limits()):
             self.compiled_source(source)
 

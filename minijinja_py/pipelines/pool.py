@@ -31,9 +31,11 @@ class WorkerPool:
         initializer: Callable[..., None],
         function: Callable[[Any], Any],
     ) -> None:
-        self.workers, self.initargs = workers, initargs
-        self.initializer, self.function = initializer, function
-        self.pool = self._new()
+        self.workers: int = workers
+        self.initargs: tuple[Any, ...] = initargs
+        self.initializer: Callable[..., None] = initializer
+        self.function: Callable[[Any], Any] = function
+        self.pool: Any = self._new()
 
     def _new(self) -> Any:
         from concurrent.futures import ProcessPoolExecutor

@@ -240,7 +240,7 @@ class PartRenderer:
     """The actor form of `_render_parts`, for `compute=ActorPoolStrategy(...)`."""
 
     def __init__(self, renderer: RowRenderer, fmt: str, batch_size: int | None) -> None:
-        self.function = (
+        self.function: JsonLineRenderer | ColumnRenderer = (
             JsonLineRenderer(renderer) if fmt == "jsonl" else ColumnRenderer(renderer, False)
         )
         self.fmt = fmt

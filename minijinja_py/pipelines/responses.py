@@ -47,10 +47,10 @@ class RowParser:
         if response_key == prefix_key:
             raise ValueError(f"the response and the prefix are both read from {response_key!r}")
         self.chat = chat
-        self.schema = dict(schema) if schema is not None else None
+        self.schema: dict[str, Any] | None = dict(schema) if schema is not None else None
         self.prefix = prefix
         self.tools = tools
-        self.passthrough = tuple(passthrough)
+        self.passthrough: tuple[str, ...] = tuple(passthrough)
         #: the keys (columns) a row's generated text and prompt are read from
         self.response_key = response_key
         self.prefix_key = prefix_key

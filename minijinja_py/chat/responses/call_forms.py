@@ -46,7 +46,7 @@ KEY = "probe_arg"
 VALUE = "Probe value 3b8d"
 
 
-PROBE_TOOLS = [
+PROBE_TOOLS: list[dict[str, Any]] = [
     {
         "type": "function",
         "function": {

@@ -497,10 +497,10 @@ class Literals:
             )
         if "" in literals:
             raise ValueError(f"{what}: a literal cannot be the empty string")
-        self.literals = sorted(literals, key=len, reverse=True)
-        self.longest = len(self.literals[0])
+        self.literals: list[str] = sorted(literals, key=len, reverse=True)
+        self.longest: int = len(self.literals[0])
         # A match that ends at the buffer's edge may still grow when one literal begins another.
-        self.can_extend = any(a != b and a.startswith(b) for a in literals for b in literals)
+        self.can_extend: bool = any(a != b and a.startswith(b) for a in literals for b in literals)
 
     def search(
         self, text: str, pos: int, *, partial: bool, scan: Scan | None = None, shift: int = 0
