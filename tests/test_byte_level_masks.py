@@ -22,9 +22,9 @@ from tokenizers import (  # noqa: E402
     trainers,
 )
 
-from minijinja_py.chat import tokens  # noqa: E402
+from minijinja_py.chat import bytelevel  # noqa: E402
+from minijinja_py.chat.bytelevel import _byte_table  # noqa: E402
 from minijinja_py.chat.tokens import (  # noqa: E402
-    _byte_table,
     _encode_byte_level,
     assistant_mask,
     encode_chat,
@@ -114,11 +114,11 @@ def test_other_tokenizers_are_left_to_the_library(kind):
 def test_every_character_maps_to_the_token_the_library_gives(kind, block, text):
     # (blocks of 3 and 1 tokens: the search across blocks meets every kind of boundary)
     tokenizer = _tokenizer(kind)
-    tokens._BLOCK = block
+    bytelevel._BLOCK = block
     try:
         _check_every_character(tokenizer, text)
     finally:
-        tokens._BLOCK = 64
+        bytelevel._BLOCK = 64
 
 
 def _check_every_character(tokenizer, text):
