@@ -180,11 +180,11 @@ _BATCH_OPTIONS = {
 }
 
 
-def _batch_workload(size: int) -> list[tuple[Any, ...]]:
+def _batch_workload(size: int, old: Any = None) -> list[tuple[Any, ...]]:
     # (name, ours, None, reference, a batch of `size` conversations, {}): the tagged pairs
     # that agree and take no options, cycled to `size` (a batch shares its options).
     batches: dict[str, tuple[Any, ...]] = {}
-    for name, ours, _, reference, messages, options in _workload(None, tagged=True):
+    for name, ours, before, reference, messages, options in _workload(None, True, old):
         eos = ours.special_tokens.get("eos_token")
         if options or eos is None:
             continue
@@ -192,7 +192,9 @@ def _batch_workload(size: int) -> list[tuple[Any, ...]]:
             # (padding needs a pad token, which the model folders do not name: the end of
             # sequence's, on both sides, as transformers' own error suggests)
             ours.special_tokens["pad_token"] = reference.pad_token = eos
-            batches[name] = (name, ours, None, reference, [], {})
+            if before is not None:
+                before.special_tokens["pad_token"] = eos
+            batches[name] = (name, ours, before, reference, [], {})
         batches[name][4].append(messages)
     for _, _, _, _, chats, _ in batches.values():
         chats[:] = [chats[index % len(chats)] for index in range(size)]
@@ -215,9 +217,12 @@ def _batch_engines() -> dict[str, Any]:
 _TRANSFORMERS_BATCH = "transformers apply_chat_template (padded, np)"
 
 
-def _main_batch(size: int, repeats: int) -> int:
-    work = _batch_workload(size)
+def _main_batch(size: int, repeats: int, old: Any, against: str | None) -> int:
+    work = _batch_workload(size, old)
     engines = _batch_engines()
+    if old is not None:
+        for name in [name for name in engines if name != _TRANSFORMERS_BATCH]:
+            engines[f"{name} @ {against}"] = _earlier(engines[name])
     rows = []
     for clock in ("wall", "cpu"):
         _, medians = interleaved(work, engines, repeats, clock)
@@ -254,8 +259,6 @@ def main(argv: list[str] | None = None) -> int:
         help="only render and render_with_provenance (no model folders, no transformers)",
     )
     args = parser.parse_args(argv)
-    if args.batch:
-        return _main_batch(args.batch, args.repeats)
     old = None
     if args.against:
         import tempfile
@@ -263,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
         from benchmarks.ab import import_at
 
         old = import_at(args.against, Path(tempfile.mkdtemp(prefix="minijinja-py-tokens-")))
+    if args.batch:
+        return _main_batch(args.batch, args.repeats, old, args.against)
     if args.provenance:
         work = _provenance_workload(args.templates, old)
         engines = {name: _ENGINES[name] for name in ("render", "render_with_provenance")}
