@@ -159,6 +159,7 @@ def interleaved(
         for key, group in groups.items():
             for name in order:
                 call = engines[name]
+                _forget_pieces(group)
                 gc.collect()  # (a collection earlier samples made due lands outside this one)
                 start = now()
                 for _, ours, before, reference, messages, options in group:
@@ -181,8 +182,9 @@ _BATCH_OPTIONS = {
 
 
 def _batch_workload(size: int, old: Any = None) -> list[tuple[Any, ...]]:
-    # (name, ours, None, reference, a batch of `size` conversations, {}): the tagged pairs
-    # that agree and take no options, cycled to `size` (a batch shares its options).
+    # (name, ours, before, reference, a batch of `size` conversations, {}): the tagged pairs
+    # that agree and take no options, cycled to `size` (a batch shares its options), each
+    # cycle's texts made distinct.
     batches: dict[str, tuple[Any, ...]] = {}
     for name, ours, before, reference, messages, options in _workload(None, True, old):
         eos = ours.special_tokens.get("eos_token")
@@ -197,7 +199,9 @@ def _batch_workload(size: int, old: Any = None) -> list[tuple[Any, ...]]:
             batches[name] = (name, ours, before, reference, [], {})
         batches[name][4].append(messages)
     for _, _, _, _, chats, _ in batches.values():
-        chats[:] = [chats[index % len(chats)] for index in range(size)]
+        chats[:] = [
+            _distinct(chats[index % len(chats)], index // len(chats)) for index in range(size)
+        ]
     return list(batches.values())
 
 
@@ -240,6 +244,40 @@ def _main_batch(size: int, repeats: int, old: Any, against: str | None) -> int:
     for clock, name, ratio, median, worst in rows:
         print(f"| {clock} | {name} | {ratio:.2f} | {median:.2f} | {worst:.2f} |")
     return 0
+
+
+def _forget_pieces(group: list[tuple[Any, ...]]) -> None:
+    # The token ids a model keeps of pieces of text (chat/pieces.py) are forgotten before each
+    # pass: repeats of the same conversations would otherwise find every piece kept, which a
+    # data set's distinct rows do not.  Within a pass a template's conversations share what
+    # rows share (its text around turns, a system prompt, tools).
+    for _, ours, before, _, _, _ in group:
+        for model in (ours, before):
+            pieces = getattr(getattr(model, "kept", None), "pieces", None)
+            if pieces is not None:
+                pieces.clear()
+
+
+def _distinct(messages: list[Any], copy: int) -> list[Any]:
+    # A copy of a conversation whose every text differs from the other copies' (a suffix),
+    # so that a batch cycled from a template's few conversations holds distinct rows.
+    if not copy:
+        return messages
+    result = []
+    for message in messages:
+        message = dict(message)
+        content = message.get("content")
+        if isinstance(content, str) and content:
+            message["content"] = f"{content} ({copy})"
+        elif isinstance(content, list):
+            message["content"] = [
+                {**part, "text": f"{part['text']} ({copy})"}
+                if isinstance(part, dict) and isinstance(part.get("text"), str)
+                else part
+                for part in content
+            ]
+        result.append(message)
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:
