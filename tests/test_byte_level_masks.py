@@ -24,10 +24,15 @@ from tokenizers import (  # noqa: E402
 
 from minijinja_py.chat import bytelevel  # noqa: E402
 from minijinja_py.chat.bytelevel import _byte_table  # noqa: E402
+from minijinja_py.chat.kept import KeptBytes  # noqa: E402
+from minijinja_py.chat.pieces import encode_by_pieces  # noqa: E402
 from minijinja_py.chat.tokens import (  # noqa: E402
+    _added_pattern,
     _encode_byte_level,
+    _plain_ids,
     assistant_mask,
     encode_chat,
+    encoded_ids,
 )
 
 _TEXT = [
@@ -185,3 +190,32 @@ def test_a_long_conversation_masks_as_the_library_does(kind):
     result = encode_chat(tokenizer, text, spans)
     assert result == _expected(tokenizer, text, spans)
     assert sum(result["assistant_masks"]) > len(result["input_ids"]) // 3
+
+
+@pytest.mark.parametrize("kind", _SHORTCUT)
+@settings(max_examples=100, deadline=None)
+@given(texts=st.lists(_texts, min_size=2, max_size=4))
+def test_ids_by_pieces_equal_the_library_ids(kind, texts):
+    # The pieces between added tokens, encoded apart and kept, give the ids of the whole
+    # text: twice (the second time from the store), for a tokenizer that allows it ("byte
+    # level") and for one whose rstrip token does not (encoded whole).
+    tokenizer = _tokenizer(kind)
+    expected = [list(tokenizer.encode(text, add_special_tokens=False).ids) for text in texts]
+    kept = KeptBytes(1 << 20)
+    table = _byte_table(tokenizer)
+    for _ in range(2):
+        assert encoded_ids(tokenizer, texts, table, kept) == expected
+    by_pieces = encode_by_pieces(tokenizer, table, texts, kept, _plain_ids, _added_pattern)
+    assert (by_pieces is not None) == (kind == "byte level")
+
+
+def test_pieces_kept_follow_the_tokenizer_s_configuration():
+    # A token added after pieces were kept: the pieces kept before are not read again.
+    tokenizer = _tokenizer("byte level")
+    kept = KeptBytes(1 << 20)
+    text = "Hello <tool>world</tool>"
+    first = encoded_ids(tokenizer, [text, text], _byte_table(tokenizer), kept)
+    assert len(kept) and first == [list(tokenizer.encode(text, add_special_tokens=False).ids)] * 2
+    tokenizer.add_special_tokens([AddedToken("<tool>", special=True, normalized=False)])
+    again = encoded_ids(tokenizer, [text, text], _byte_table(tokenizer), kept)
+    assert again == [list(tokenizer.encode(text, add_special_tokens=False).ids)] * 2 != first

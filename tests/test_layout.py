@@ -153,6 +153,7 @@ CHAT_STAGES: list[tuple[str, ...]] = [
         "types",
         "tokens",
         "bytelevel",
+        "pieces",
         "capabilities",
         "tensors",
         "padding",

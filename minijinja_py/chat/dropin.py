@@ -443,7 +443,7 @@ def _encode_byte_level(
     if table is None:
         return None
     texts = [text for text, _, _, _ in rendered]
-    sequences = encoded_ids(tokenizer, texts)
+    sequences = encoded_ids(tokenizer, texts, table, chat.kept.pieces)
     unpadded = []
     for text, ids in zip(texts, sequences, strict=True):
         char_to_token = byte_level_mapping(table, text, ids)

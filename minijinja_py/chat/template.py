@@ -499,7 +499,8 @@ class ChatTemplate(ChatModel):
             ]
         else:
             texts = [one for one, _, _, _ in rendered]
-            encoded = encode_chats(self.tokenizer, texts, [r[1] for r in rendered], masks)
+            spans = [r[1] for r in rendered]
+            encoded = encode_chats(self.tokenizer, texts, spans, masks, self.kept.pieces)
         results = []
         for (one, _, source, _), tokens in zip(rendered, encoded, strict=True):
             result = ChatEncoding(tokens)

@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from .bytelevel import byte_level_mapping, byte_level_table
+from .kept import KeptBytes
 from .loading import read_text
+from .pieces import encode_by_pieces
 from .types import TokenizedChat
 
 __all__ = [
@@ -147,18 +149,22 @@ def encode_chats(
     texts: Sequence[str],
     spans: Sequence[Sequence[tuple[int, int]]],
     masks: bool = True,
+    kept: KeptBytes | None = None,
 ) -> list[TokenizedChat]:
     """encode_chat of each text with its spans, unprotected, in one call of the library: a
-    batch is encoded on its own threads, and a call of one text pays what one call costs."""
+    batch is encoded on its own threads, and a call of one text pays what one call costs.
+    With `kept` (the model's store of pieces), the pieces between added tokens that it keeps
+    are not encoded again (see pieces.py)."""
     for text in texts:
         _refuse_surrogates(text)
+    table = byte_level_table(tokenizer, (span for one in spans for span in one) if masks else ())
+    sequences = None if table is None else encoded_ids(tokenizer, texts, table, kept)
     results: list[TokenizedChat] = []
     if not masks:
-        for ids in encoded_ids(tokenizer, texts):
+        for ids in sequences or encoded_ids(tokenizer, texts):
             results.append({"input_ids": ids, "attention_mask": [1] * len(ids)})
         return results
-    table = byte_level_table(tokenizer, (span for one in spans for span in one))
-    if table is None:
+    if sequences is None:
         if len(texts) > 1 and hasattr(tokenizer, "encode_batch"):
             encodings = tokenizer.encode_batch(list(texts), add_special_tokens=False)
         else:  # (one text, or a test double with the plain encode only)
@@ -166,7 +172,7 @@ def encode_chats(
         found = [(encoding.ids, encoding.char_to_token) for encoding in encodings]
     else:
         found = []
-        for text, ids in zip(texts, encoded_ids(tokenizer, texts), strict=True):
+        for text, ids in zip(texts, sequences, strict=True):
             char_to_token = byte_level_mapping(table, text, ids)
             if char_to_token is None:
                 encoding = tokenizer.encode(text, add_special_tokens=False)
@@ -225,9 +231,24 @@ def assistant_mask(count: int, spans: Sequence[tuple[int, int]], char_to_token: 
     return mask
 
 
-def encoded_ids(tokenizer: Any, texts: Sequence[str]) -> list[list[int]]:
-    # The ids alone: the library's encode without the offsets nobody reads (tokenizers 0.20.2
-    # and later; before, its plain encode), of every text in one call.
+def encoded_ids(
+    tokenizer: Any, texts: Sequence[str], table: Any = None, kept: KeptBytes | None = None
+) -> list[list[int]]:
+    """The ids of each text alone (without offsets, which nobody reads), in one call of the
+    library; for a batch, with the tokenizer's byte table and the model's store of pieces, by
+    pieces (pieces.py) where the tokenizer allows.  (One text is encoded whole: keeping its
+    pieces and encoding them apart, on the library's threads, cost more than they saved on
+    the tagged corpus, 0.85 of transformers' time per template against 0.77.)"""
+    if table is not None and kept is not None and len(texts) > 1:
+        found = encode_by_pieces(tokenizer, table, texts, kept, _plain_ids, _added_pattern)
+        if found is not None:
+            return found
+    return _plain_ids(tokenizer, texts)
+
+
+def _plain_ids(tokenizer: Any, texts: Sequence[str]) -> list[list[int]]:
+    # The library's encode without offsets (tokenizers 0.20.2 and later; before, its plain
+    # encode).
     fast = getattr(tokenizer, "encode_batch_fast", None)
     if fast is None:
         return [list(tokenizer.encode(text, add_special_tokens=False).ids) for text in texts]
