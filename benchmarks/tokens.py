@@ -17,7 +17,11 @@ against ``apply_chat_template(tokenize=True, return_dict=True,
 return_assistant_tokens_mask=True)`` on the templates with ``{% generation %}`` blocks (the
 hand-tagged copies in minijinja_py/chat/spans/tagged and the corpus templates that ship tags), each
 in its model folder, on the pairs where both give the same lists; it prints each template's
-ratio and their median.  ``--against REV`` adds the engine of an earlier commit (imported as
+ratio and their median.  ``--batch N`` times batches instead: per tagged template, N of its
+agreeing conversations that take no options (cycled to N), in one call, padded as numpy arrays
+with masks: our ``apply_chat_template`` against transformers' batched call (which encodes the
+batch on the tokenizers library's own threads), and ``tokenize`` of the batch; wall and CPU
+time, since the threads make the two differ.  ``--against REV`` adds the engine of an earlier commit (imported as
 ``benchmarks.ab`` imports it) to the same rotation: before and after in one process.
 """
 
@@ -134,7 +138,7 @@ _TAGGED_ENGINES = {
 
 
 def interleaved(
-    work: list[tuple[Any, ...]], engines: dict[str, Any], repeats: int
+    work: list[tuple[Any, ...]], engines: dict[str, Any], repeats: int, clock: str = "cpu"
 ) -> tuple[dict[str, list[tuple[Any, ...]]], dict[str, dict[str, float]]]:
     """(the work grouped by template, each engine's median CPU seconds per template).
 
@@ -146,22 +150,134 @@ def interleaved(
     for item in work:
         groups.setdefault(item[0], []).append(item)
     names = list(engines)
+    # (CPU time counts every thread's; wall time is what a caller waits for a batch encoded
+    # on the library's threads)
+    now = time.process_time if clock == "cpu" else time.perf_counter
     samples: dict[str, dict[str, list[float]]] = {name: {} for name in names}
     for repeat in range(repeats):
         order = names[repeat % len(names) :] + names[: repeat % len(names)]
         for key, group in groups.items():
             for name in order:
                 call = engines[name]
+                _forget_pieces(group)
                 gc.collect()  # (a collection earlier samples made due lands outside this one)
-                start = time.process_time()
+                start = now()
                 for _, ours, before, reference, messages, options in group:
                     call((ours, before), reference, messages, options)
-                samples[name].setdefault(key, []).append(time.process_time() - start)
+                samples[name].setdefault(key, []).append(now() - start)
     medians = {
         name: {key: statistics.median(times) for key, times in per_group.items()}
         for name, per_group in samples.items()
     }
     return groups, medians
+
+
+_BATCH_OPTIONS = {
+    "tokenize": True,
+    "return_dict": True,
+    "return_assistant_tokens_mask": True,
+    "padding": True,
+    "return_tensors": "np",
+}
+
+
+def _batch_workload(size: int, old: Any = None) -> list[tuple[Any, ...]]:
+    # (name, ours, before, reference, a batch of `size` conversations, {}): the tagged pairs
+    # that agree and take no options, cycled to `size` (a batch shares its options), each
+    # cycle's texts made distinct.
+    batches: dict[str, tuple[Any, ...]] = {}
+    for name, ours, before, reference, messages, options in _workload(None, True, old):
+        eos = ours.special_tokens.get("eos_token")
+        if options or eos is None:
+            continue
+        if name not in batches:
+            # (padding needs a pad token, which the model folders do not name: the end of
+            # sequence's, on both sides, as transformers' own error suggests)
+            ours.special_tokens["pad_token"] = reference.pad_token = eos
+            if before is not None:
+                before.special_tokens["pad_token"] = eos
+            batches[name] = (name, ours, before, reference, [], {})
+        batches[name][4].append(messages)
+    for _, _, _, _, chats, _ in batches.values():
+        chats[:] = [
+            _distinct(chats[index % len(chats)], index // len(chats)) for index in range(size)
+        ]
+    return list(batches.values())
+
+
+def _batch_engines() -> dict[str, Any]:
+    options = dict(_BATCH_OPTIONS)
+    return {
+        "apply_chat_template (padded, np)": lambda pair, ref, m, o: pair[0].apply_chat_template(
+            m, **options
+        ),
+        "tokenize + assistant mask": lambda pair, ref, m, o: pair[0].tokenize(
+            m, return_assistant_tokens_mask=True
+        ),
+        _TRANSFORMERS_BATCH: lambda pair, ref, m, o: ref.apply_chat_template(m, **options),
+    }
+
+
+_TRANSFORMERS_BATCH = "transformers apply_chat_template (padded, np)"
+
+
+def _main_batch(size: int, repeats: int, old: Any, against: str | None) -> int:
+    work = _batch_workload(size, old)
+    engines = _batch_engines()
+    if old is not None:
+        for name in [name for name in engines if name != _TRANSFORMERS_BATCH]:
+            engines[f"{name} @ {against}"] = _earlier(engines[name])
+    rows = []
+    for clock in ("wall", "cpu"):
+        _, medians = interleaved(work, engines, repeats, clock)
+        totals = {name: sum(per_group.values()) for name, per_group in medians.items()}
+        base = totals[_TRANSFORMERS_BATCH]
+        for name, seconds in totals.items():
+            per = sorted(
+                medians[name][key] / medians[_TRANSFORMERS_BATCH][key] for key in medians[name]
+            )
+            rows.append((clock, name, seconds / base, statistics.median(per), per[-1]))
+    print(f"{len(work)} templates, batches of {size} conversations; per template the median of")
+    print(f"{repeats} interleaved repeats, summed\n")
+    print("| clock | what | time / transformers | per template: median | worst |")
+    print("|---|---|---:|---:|---:|")
+    for clock, name, ratio, median, worst in rows:
+        print(f"| {clock} | {name} | {ratio:.2f} | {median:.2f} | {worst:.2f} |")
+    return 0
+
+
+def _forget_pieces(group: list[tuple[Any, ...]]) -> None:
+    # The token ids a model keeps of pieces of text (chat/pieces.py) are forgotten before each
+    # pass: repeats of the same conversations would otherwise find every piece kept, which a
+    # data set's distinct rows do not.  Within a pass a template's conversations share what
+    # rows share (its text around turns, a system prompt, tools).
+    for _, ours, before, _, _, _ in group:
+        for model in (ours, before):
+            pieces = getattr(getattr(model, "kept", None), "pieces", None)
+            if pieces is not None:
+                pieces.clear()
+
+
+def _distinct(messages: list[Any], copy: int) -> list[Any]:
+    # A copy of a conversation whose every text differs from the other copies' (a suffix),
+    # so that a batch cycled from a template's few conversations holds distinct rows.
+    if not copy:
+        return messages
+    result = []
+    for message in messages:
+        message = dict(message)
+        content = message.get("content")
+        if isinstance(content, str) and content:
+            message["content"] = f"{content} ({copy})"
+        elif isinstance(content, list):
+            message["content"] = [
+                {**part, "text": f"{part['text']} ({copy})"}
+                if isinstance(part, dict) and isinstance(part.get("text"), str)
+                else part
+                for part in content
+            ]
+        result.append(message)
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -170,6 +286,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--templates", type=int, default=None, help="only the first N templates")
     parser.add_argument(
         "--tagged", action="store_true", help="the training path on the tagged templates"
+    )
+    parser.add_argument(
+        "--batch", type=int, metavar="N", help="batches of N conversations (see the docstring)"
     )
     parser.add_argument("--against", metavar="REV", help="also time the engine of REV")
     parser.add_argument(
@@ -185,6 +304,8 @@ def main(argv: list[str] | None = None) -> int:
         from benchmarks.ab import import_at
 
         old = import_at(args.against, Path(tempfile.mkdtemp(prefix="minijinja-py-tokens-")))
+    if args.batch:
+        return _main_batch(args.batch, args.repeats, old, args.against)
     if args.provenance:
         work = _provenance_workload(args.templates, old)
         engines = {name: _ENGINES[name] for name in ("render", "render_with_provenance")}

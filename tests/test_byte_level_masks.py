@@ -22,12 +22,17 @@ from tokenizers import (  # noqa: E402
     trainers,
 )
 
-from minijinja_py.chat import tokens  # noqa: E402
+from minijinja_py.chat import bytelevel  # noqa: E402
+from minijinja_py.chat.bytelevel import _byte_table  # noqa: E402
+from minijinja_py.chat.kept import KeptBytes  # noqa: E402
+from minijinja_py.chat.pieces import encode_by_pieces  # noqa: E402
 from minijinja_py.chat.tokens import (  # noqa: E402
-    _byte_table,
+    _added_pattern,
     _encode_byte_level,
+    _plain_ids,
     assistant_mask,
     encode_chat,
+    encoded_ids,
 )
 
 _TEXT = [
@@ -114,11 +119,11 @@ def test_other_tokenizers_are_left_to_the_library(kind):
 def test_every_character_maps_to_the_token_the_library_gives(kind, block, text):
     # (blocks of 3 and 1 tokens: the search across blocks meets every kind of boundary)
     tokenizer = _tokenizer(kind)
-    tokens._BLOCK = block
+    bytelevel._BLOCK = block
     try:
         _check_every_character(tokenizer, text)
     finally:
-        tokens._BLOCK = 64
+        bytelevel._BLOCK = 64
 
 
 def _check_every_character(tokenizer, text):
@@ -185,3 +190,32 @@ def test_a_long_conversation_masks_as_the_library_does(kind):
     result = encode_chat(tokenizer, text, spans)
     assert result == _expected(tokenizer, text, spans)
     assert sum(result["assistant_masks"]) > len(result["input_ids"]) // 3
+
+
+@pytest.mark.parametrize("kind", _SHORTCUT)
+@settings(max_examples=100, deadline=None)
+@given(texts=st.lists(_texts, min_size=2, max_size=4))
+def test_ids_by_pieces_equal_the_library_ids(kind, texts):
+    # The pieces between added tokens, encoded apart and kept, give the ids of the whole
+    # text: twice (the second time from the store), for a tokenizer that allows it ("byte
+    # level") and for one whose rstrip token does not (encoded whole).
+    tokenizer = _tokenizer(kind)
+    expected = [list(tokenizer.encode(text, add_special_tokens=False).ids) for text in texts]
+    kept = KeptBytes(1 << 20)
+    table = _byte_table(tokenizer)
+    for _ in range(2):
+        assert encoded_ids(tokenizer, texts, table, kept) == expected
+    by_pieces = encode_by_pieces(tokenizer, table, texts, kept, _plain_ids, _added_pattern)
+    assert (by_pieces is not None) == (kind == "byte level")
+
+
+def test_pieces_kept_follow_the_tokenizer_s_configuration():
+    # A token added after pieces were kept: the pieces kept before are not read again.
+    tokenizer = _tokenizer("byte level")
+    kept = KeptBytes(1 << 20)
+    text = "Hello <tool>world</tool>"
+    first = encoded_ids(tokenizer, [text, text], _byte_table(tokenizer), kept)
+    assert len(kept) and first == [list(tokenizer.encode(text, add_special_tokens=False).ids)] * 2
+    tokenizer.add_special_tokens([AddedToken("<tool>", special=True, normalized=False)])
+    again = encoded_ids(tokenizer, [text, text], _byte_table(tokenizer), kept)
+    assert again == [list(tokenizer.encode(text, add_special_tokens=False).ids)] * 2 != first

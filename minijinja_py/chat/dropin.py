@@ -26,16 +26,18 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import bounded_repr
+from .bytelevel import byte_level_mapping, byte_level_table
 from .call import prepare_traced_call
 from .inputs import normalise_conversations
 from .model import ChatModel
+from .padding import pad_ids
 from .sanitize import control_tokens, encode_marked, mark_control_tokens, template_literals
 from .spans.blocks import has_generation_blocks
 from .spans.choose import chat_spans
 from .spans.conventions import check_mask_conventions
 from .spans.modes import check_mask_mode
 from .tensors import tensor, to_tensors, unbatch
-from .tokens import assistant_mask
+from .tokens import assistant_mask, encoded_ids
 from .types import ChatEncoding
 
 __all__ = ["apply_to_template"]
@@ -159,24 +161,29 @@ def apply_to_template(
     limits = chat.limits
     most = MAX_PADDED_LENGTH if limits is None else min(MAX_PADDED_LENGTH, limits.max_output)
     strategy = _strategies(settings, padding, truncation, max_length, options, most)
+    mappings: list[Any] | None = None
     if sanitize_control_tokens:
-        out = _encode_sanitized(chat, rendered, strategy, settings, options, batched)
-        encodings = None
+        out = _encode_sanitized(chat, rendered, strategy, settings, options)
     else:
-        out, encodings = _encode(chat, texts, strategy, settings, options, batched)
+        fast = _encode_byte_level(chat, rendered, strategy, settings, options)
+        if fast is None:
+            out, encodings = _encode(chat, texts, strategy, settings, options)
+            mappings = [encoding.char_to_token for encoding in encodings]
+        else:
+            out, mappings = fast
+    if not batched:
+        out = unbatch(out)
     if return_tensors is not None:
         to_tensors(out, return_tensors)
     if not return_dict:
         return out["input_ids"]
     result = ChatEncoding(out)
     if return_assistant_tokens_mask:
-        assert encodings is not None
+        assert mappings is not None
         input_ids = out["input_ids"] if batched or return_tensors else [out["input_ids"]]
         masks = []
         for index, (_, spans, _, _) in enumerate(rendered):
-            masks.append(
-                assistant_mask(len(input_ids[index]), spans, encodings[index].char_to_token)
-            )
+            masks.append(assistant_mask(len(input_ids[index]), spans, mappings[index]))
         result["assistant_masks"] = masks if batched or return_tensors else masks[0]
         if return_tensors is not None:
             result["assistant_masks"] = tensor(
@@ -371,7 +378,6 @@ def _encode(
     strategy: _Strategy,
     settings: _Settings,
     options: dict[str, Any],
-    batched: bool,
 ) -> tuple[dict[str, Any], list[Any]]:
     tokenizer, lock = _batch_tokenizer(chat)
     with lock:
@@ -405,7 +411,67 @@ def _encode(
         out["offset_mapping"] = [list(e.offsets) for e in encodings]
     if options.get("return_length"):
         out["length"] = [len(e.ids) for e in encodings]
-    return out if batched else unbatch(out), encodings
+    return out, encodings
+
+
+# What only the library's encodings give (offsets, type ids, the special tokens' mask, lengths
+# after padding): asked for, the batch is encoded with them.
+_ENCODING_ONLY = (
+    "return_token_type_ids",
+    "return_special_tokens_mask",
+    "return_offsets_mapping",
+    "return_length",
+)
+
+
+def _encode_byte_level(
+    chat: ChatModel,
+    rendered: list[tuple[str, Any, Any, Any]],
+    strategy: _Strategy,
+    settings: _Settings,
+    options: dict[str, Any],
+) -> tuple[dict[str, Any], list[Any]] | None:
+    """The batch's ids without the library's offsets, padded here, with each conversation's
+    char_to_token in the padded sequence, for a byte-level BPE (see tokens.byte_level_mapping);
+    None where the library's encodings are needed: truncation, an option only they give, a
+    tokenizer or text the byte-level mapping does not hold for.  Offsets cost about a quarter
+    of the encode, and the chat's own tokenizer needs no copy set up for padding."""
+    if strategy.truncation != "do_not_truncate" or any(options.get(k) for k in _ENCODING_ONLY):
+        return None
+    tokenizer = chat.tokenizer
+    table = byte_level_table(tokenizer, (span for _, spans, _, _ in rendered for span in spans))
+    if table is None:
+        return None
+    texts = [text for text, _, _, _ in rendered]
+    sequences = encoded_ids(tokenizer, texts, table, chat.kept.pieces)
+    unpadded = []
+    for text, ids in zip(texts, sequences, strict=True):
+        char_to_token = byte_level_mapping(table, text, ids)
+        if char_to_token is None:
+            return None
+        unpadded.append(char_to_token)
+    side = options.get("padding_side") or settings.padding_side
+    pad_id = settings.pad_id if settings.pad_id is not None else 0  # (checked when padding)
+    input_ids, attention, before = pad_ids(
+        sequences, strategy.padding, strategy.max_length, strategy.multiple, side, pad_id
+    )
+    out: dict[str, Any] = {"input_ids": input_ids}
+    if options.get("return_attention_mask", True) is not False:
+        out["attention_mask"] = attention
+    return out, [_shifted(mapping, pads) for mapping, pads in zip(unpadded, before, strict=True)]
+
+
+def _shifted(char_to_token: Any, pads: int) -> Any:
+    # A character's token in a sequence with `pads` put before it, as the library's padded
+    # encoding maps it.
+    if not pads:
+        return char_to_token
+
+    def shifted(char: int) -> int | None:
+        token = char_to_token(char)
+        return None if token is None else token + pads
+
+    return shifted
 
 
 def _encode_sanitized(
@@ -414,7 +480,6 @@ def _encode_sanitized(
     strategy: _Strategy,
     settings: _Settings,
     options: dict[str, Any],
-    batched: bool,
 ) -> dict[str, Any]:
     sequences = []
     for text, _, _, _ in rendered:
@@ -423,32 +488,12 @@ def _encode_sanitized(
             right = settings.truncation_side == "right"
             ids = ids[: strategy.max_length] if right else ids[-strategy.max_length :]
         sequences.append(ids)
-    # Padded as transformers' tokenizer.pad() pads: to the longest (or max_length), rounded up
-    # to pad_to_multiple_of.
-    target = None
-    if strategy.padding == "longest":
-        target = max(len(ids) for ids in sequences)
-    elif strategy.padding == "max_length":
-        target = strategy.max_length
     side = options.get("padding_side") or settings.padding_side
-    input_ids: list[list[int]] = []
-    attention: list[list[int]] = []
     pad_id = settings.pad_id if settings.pad_id is not None else 0  # (checked when padding)
-    for ids in sequences:
-        length = len(ids)
-        goal = length if target is None else target
-        if strategy.padding != "do_not_pad" and strategy.multiple and goal % strategy.multiple:
-            goal = (goal // strategy.multiple + 1) * strategy.multiple
-        missing = max(goal - length, 0) if strategy.padding != "do_not_pad" else 0
-        pads = [pad_id] * missing
-        zeros = [0] * missing
-        if side == "left":
-            input_ids.append(pads + ids)
-            attention.append(zeros + [1] * length)
-        else:
-            input_ids.append(ids + pads)
-            attention.append([1] * length + zeros)
+    input_ids, attention, _ = pad_ids(
+        sequences, strategy.padding, strategy.max_length, strategy.multiple, side, pad_id
+    )
     out: dict[str, Any] = {"input_ids": input_ids}
     if options.get("return_attention_mask", True) is not False:
         out["attention_mask"] = attention
-    return out if batched else unbatch(out)
+    return out

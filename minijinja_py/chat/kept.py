@@ -17,6 +17,7 @@ from typing import Any
 
 __all__ = [
     "COMPILED_BYTES",
+    "PIECES_BYTES",
     "PROBES_BYTES",
     "RESPONSES_BYTES",
     "TOOLS_BYTES",
@@ -32,6 +33,8 @@ COMPILED_BYTES = 16 << 20
 PROBES_BYTES = 4 << 20
 #: bytes of traced tool lists (see spans/traced.py, sourced_tools)
 TOOLS_BYTES = 4 << 20
+#: bytes of the token ids of pieces of rendered text between added tokens (see pieces.py)
+PIECES_BYTES = 4 << 20
 #: bytes of response templates inferred from the sources read (see responses/inferred.py)
 RESPONSES_BYTES = 1 << 20
 
@@ -88,12 +91,13 @@ class KeptBytes:
 class KeptBetweenCalls:
     """What one chat model keeps from call to call, each part bounded in bytes: templates
     compiled from sources passed as `chat_template=`, probed turn texts, traced tool lists,
-    inferred response templates."""
+    inferred response templates, the token ids of pieces of rendered text."""
 
-    __slots__ = ("compiled", "probes", "tools", "responses")
+    __slots__ = ("compiled", "probes", "tools", "responses", "pieces")
 
     def __init__(self) -> None:
         self.compiled: KeptBytes = KeptBytes(COMPILED_BYTES)
         self.probes: KeptBytes = KeptBytes(PROBES_BYTES)
         self.tools: KeptBytes = KeptBytes(TOOLS_BYTES)
         self.responses: KeptBytes = KeptBytes(RESPONSES_BYTES)
+        self.pieces: KeptBytes = KeptBytes(PIECES_BYTES)

@@ -416,10 +416,7 @@ class ChatTemplate(ChatModel):
         )
         conversations, batched = normalise_conversations(messages, self.offer_reasoning)
         masked = mask if return_assistant_tokens_mask else None
-        results = [
-            self._encode(call, chat, masked, protect_special_tokens, return_text)
-            for chat in conversations
-        ]
+        results = self._encode(call, conversations, masked, protect_special_tokens, return_text)
         if not batched:
             return cast(TokenizedChat, results[0])
         merged = ChatEncoding({key: [result[key] for result in results] for key in results[0]})
@@ -452,13 +449,9 @@ class ChatTemplate(ChatModel):
             mask_final_eos, chat_template, kwargs,
         )
         masked = mask if return_assistant_tokens_mask else None
-        return [
-            cast(
-                TokenizedChat,
-                self._encode(call, self._one(chat), masked, protect_special_tokens, return_text),
-            )
-            for chat in conversations
-        ]
+        chats = [self._one(chat) for chat in conversations]
+        results = self._encode(call, chats, masked, protect_special_tokens, return_text)
+        return [cast(TokenizedChat, result) for result in results]
 
     def _tokens_call(
         self,
@@ -485,20 +478,38 @@ class ChatTemplate(ChatModel):
         )
 
     def _encode(
-        self, call: Call, chat: list[dict[str, Any]], mask: str | None, protect: bool, text: bool
-    ) -> ChatEncoding:
-        # The spans stage, then the tokens stage, for one conversation.
+        self,
+        call: Call,
+        chats: list[list[dict[str, Any]]],
+        mask: str | None,
+        protect: bool,
+        text: bool,
+    ) -> list[ChatEncoding]:
+        # The spans stage for every conversation, then the tokens stage: the texts that need
+        # no protection in one call of the tokenizers library (a batch on its own threads).
         from .spans.choose import chat_spans
-        from .tokens import encode_chat
+        from .tokens import encode_chat, encode_chats
 
-        rendered, spans, source, caller_spans = chat_spans(self, call, chat, mask, protect)
-        encoded = encode_chat(self.tokenizer, rendered, spans, caller_spans, mask is not None)
-        result = ChatEncoding(encoded)
-        if text:
-            result["text"] = rendered
-        result.mask_source = source
-        result.mask_reason = mask_reason(source, call.probes)
-        return result
+        rendered = [chat_spans(self, call, chat, mask, protect) for chat in chats]
+        masks = mask is not None
+        if protect:
+            encoded = [
+                encode_chat(self.tokenizer, one, spans, caller, masks)
+                for one, spans, _, caller in rendered
+            ]
+        else:
+            texts = [one for one, _, _, _ in rendered]
+            spans = [r[1] for r in rendered]
+            encoded = encode_chats(self.tokenizer, texts, spans, masks, self.kept.pieces)
+        results = []
+        for (one, _, source, _), tokens in zip(rendered, encoded, strict=True):
+            result = ChatEncoding(tokens)
+            if text:
+                result["text"] = one
+            result.mask_source = source
+            result.mask_reason = mask_reason(source, call.probes)
+            results.append(result)
+        return results
 
     def apply_chat_template(
         self,
