@@ -253,3 +253,20 @@ def test_what_the_prompt_writes_after_the_header_is_not_the_reply():
         "reasoning_content": "Look.",
         "content": "Sunny.",
     }
+
+
+def test_calls_that_open_a_turn_no_marker_ends():
+    # (no end-of-turn marker after a reply or a call: the calls run to the end of the text)
+    inferred, render = _inferred_from(
+        "{% for m in messages %}{{ m.role }}: {% if m.tool_calls %}"
+        "{% for c in m.tool_calls %}{{ {'name': c.function.name, 'arguments': c.function.arguments}"
+        " | tojson }}{% endfor %}{% else %}{{ m.content }}{% endif %}\n\n{% endfor %}"
+        "{% if add_generation_prompt %}assistant: {% endif %}"
+    )
+    assert "close" not in inferred.template["fields"]["tool_calls"]
+    prompt = render([{"role": "user", "content": "Hi"}], True, None)
+    text = '{"name": "f", "arguments": {"a": 1}}'
+    assert parse_response(text, inferred.template, prefix=prompt) == {
+        "role": "assistant",
+        "tool_calls": [_call("f", {"a": 1})],
+    }

@@ -137,7 +137,9 @@ def tool_calls_field(
         if not opener:
             lost.append(_NO_CALL_MARKER)
             return None
-        spec = {"open": opener, **read_as_python(spec), "close": closer or end_marker}
+        spec = {"open": opener, **read_as_python(spec)}
+        if closer or end_marker:
+            spec["close"] = closer or end_marker
         return spec, [], True
     elif not opener:
         lost.append(_NO_CALL_MARKER)
@@ -192,7 +194,10 @@ def _calls_opening_the_turn(one: str, calls: FoundCalls, end_marker: str) -> dic
     else:  # (a pythonic call, alone or in a list)
         look = (r"\[\s*" if region.startswith("[") else "") + r"[A-Za-z_][\w.\-]*\("
     closer = _marker_after(one[end:])
-    return {"open_pattern": rf"\A\s*(?={look})", **spec, "close": closer or end_marker}
+    field = {"open_pattern": rf"\A\s*(?={look})", **spec}
+    if closer or end_marker:  # (else the calls run to the end of the text)
+        field["close"] = closer or end_marker
+    return field
 
 
 _NO_CALL_MARKER = (
