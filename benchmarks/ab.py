@@ -108,6 +108,22 @@ def measure(engines: list[Any], templates: list[C.Template], rounds: int) -> dic
         passes[tpl.name] = max(1, round(SAMPLE_SECONDS / max(once, 1e-6)))
     samples: dict[str, dict[str, dict[str, list[float]]]] = {"warm": {}, "cold": {}}
     counter = [0]
+    gc.collect()
+    gc.freeze()  # (see measure_warm in run.py: the collections below walk only what is new)
+    try:
+        _rounds(engines, templates, rounds, compiled, passes, samples, counter)
+    finally:
+        gc.unfreeze()
+    return {
+        section: {
+            name: {key: statistics.median(xs) for key, xs in per.items()}
+            for name, per in by_name.items()
+        }
+        for section, by_name in samples.items()
+    }
+
+
+def _rounds(engines, templates, rounds, compiled, passes, samples, counter) -> None:
     for r in range(rounds):
         print(f"  round {r + 1}/{rounds}", file=sys.stderr, flush=True)
         for i, tpl in enumerate(templates):
@@ -122,13 +138,6 @@ def measure(engines: list[Any], templates: list[C.Template], rounds: int) -> dic
                 e.render(e.compile(e.new_env(), src), tpl.contexts[0])
                 dt = time.process_time() - start
                 samples["cold"].setdefault(tpl.name, {}).setdefault(e.key, []).append(dt)
-    return {
-        section: {
-            name: {key: statistics.median(xs) for key, xs in per.items()}
-            for name, per in by_name.items()
-        }
-        for section, by_name in samples.items()
-    }
 
 
 def summary(figures: dict[str, Any], old: str, new: str) -> str:

@@ -45,20 +45,26 @@ from . import run as R  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
-# Issue 23's targets. Ratios are ours / reference except the batch's, a rate (higher is better).
+# The targets (issue 42's where it sets one, issue 23's cold and provenance otherwise). Ratios
+# are ours / reference except the batch's, a rate (higher is better).
 TARGETS = {
     "cold": 0.20,  # pure, ratio of the sums over templates
-    "warm": 0.65,  # pure, median of the per-template ratios
+    "warm": 0.70,  # pure, median of the per-template ratios
     "worst": 1.00,  # pure, every template's warm ratio
-    "compiled cold": 0.15,
-    "compiled warm": 0.40,
-    "training": 0.50,  # median of the per-template ratios
+    "compiled cold": 0.12,
+    "compiled warm": 0.32,
+    "compiled worst": 0.60,  # compiled, every template's warm ratio
+    "import": 0.45,  # wall time of the import statement, median of fresh interpreters
+    "training": 0.60,  # one conversation with masks, median of the per-template ratios
+    "tokens batch": 0.45,  # a padded batch of 64 with masks, wall time, ratio of the sums
     "provenance": 1.50,  # ratio of the sums
     "batch": 0.90,  # rate of batch --workers 1 / rate of the loop
     "speedup": 13.0,  # predicted 16 workers / 1 worker
 }
 MODEL_WORKERS = 16
-SECTIONS = ("engine", "compiled", "training", "provenance", "batch", "model")
+SECTIONS = (
+    "engine", "compiled", "import", "training", "tokens batch", "provenance", "batch", "model"
+)  # fmt: skip
 
 
 @dataclass
@@ -75,10 +81,11 @@ class Size:
     batch_repeats: int
     model_count: int
     model_repeats: int
+    import_repeats: int = 15
 
 
 FULL = Size("full", R.FULL, None, 5, None, 5, 20_000, 5, 20_000, 1)
-QUICK = Size("quick", R.QUICK, 6, 2, 16, 2, 5_000, 1, 8_000, 1)
+QUICK = Size("quick", R.QUICK, 6, 2, 16, 2, 5_000, 1, 8_000, 1, 5)
 SIZES = {s.name: s for s in (FULL, QUICK)}
 
 
@@ -105,6 +112,7 @@ def ratio_stats(per_tpl: dict[str, dict[str, float]], a: str, b: str) -> dict[st
         "median": statistics.median(ratios),
         "worst": ratios[-1],
         "slower": sum(r > 1.0 for r in ratios),
+        "ratios": ratios,
     }
 
 
@@ -202,18 +210,28 @@ def engine_rows(figures: dict[str, Any], build: str, compiled: bool) -> list[Row
                 rust,
             )
         )
-        if section == "warm" and not compiled:
-            mj = ratio_stats(per_tpl, "minijinja", "jinja2")
+        if section == "warm":
+            mj = None if compiled else ratio_stats(per_tpl, "minijinja", "jinja2")
+            bound = TARGETS["compiled worst" if compiled else "worst"]
+            above = sum(
+                d["ours"] / d["jinja2"] > bound
+                for d in per_tpl.values()
+                if "ours" in d and d.get("jinja2")
+            )
             rows.append(
                 Row(
-                    f"Warm, {build}: templates slower than Jinja2",
-                    f"{s['slower']} of {s['templates']}",
+                    f"Warm, {build}: templates above {bound:.2f} of Jinja2",
+                    f"{above} of {s['templates']}",
                     "Jinja2",
                     f"worst {s['worst']:.2f}",
                     "–",
-                    f"none (every template ≤ {TARGETS['worst']:.2f})",
-                    met(s["worst"], TARGETS["worst"]),
-                    "not measured" if mj is None else f"{mj['slower']} of {mj['templates']}",
+                    f"none (every template ≤ {bound:.2f})",
+                    met(s["worst"], bound),
+                    "– (see the pure rows)"
+                    if compiled
+                    else "not measured"
+                    if mj is None
+                    else f"{sum(r > bound for r in mj['ratios'])} of {mj['templates']}",
                 )
             )
     return rows
@@ -442,6 +460,46 @@ def measure_training(size: Size) -> tuple[dict[str, dict[str, float]], int]:
     return medians, len(work)
 
 
+def measure_tokens_batch(size: Size) -> tuple[dict[str, dict[str, float]], int]:
+    """Our apply_chat_template of a padded numpy batch of 64 conversations with masks against
+    transformers' batched call, per tagged template, in wall time (the tokenizers library
+    encodes a batch on its own threads)."""
+    try:
+        import numpy  # noqa: F401
+        import tokenizers  # noqa: F401
+        import transformers  # noqa: F401
+    except ImportError as exc:
+        raise NotMeasured(f"{exc.name} not installed (the parity extra and numpy)") from exc
+    from . import tokens as T
+
+    work = T._batch_workload(BATCH_SIZE)[: size.tagged_templates]
+    engines = {
+        name: call for name, call in T._batch_engines().items() if name != T._TOKENIZE_BATCH
+    }
+    _, medians = T.interleaved(work, engines, size.token_repeats, "wall")
+    return medians, BATCH_SIZE * len(work)
+
+
+BATCH_SIZE = 64
+
+
+def measure_import(size: Size) -> tuple[float, float]:
+    """Wall seconds of `import minijinja_py` and of `import jinja2.sandbox`, each the median
+    of fresh interpreters started in turn (bytecode cached, as an installed package is)."""
+    root = str(C.REPO_ROOT)
+    snippets = {
+        module: R.IMPORT_SNIPPET.format(root=root, module=module, clock="perf_counter")
+        for module in ("minijinja_py", "jinja2.sandbox")
+    }
+    for code in snippets.values():  # (untimed: writes the bytecode caches)
+        R.run_py(code)
+    samples: dict[str, list[float]] = {module: [] for module in snippets}
+    for repeat in range(size.import_repeats):
+        for module in R.rotated(list(snippets), repeat):
+            samples[module].append(R.run_py(snippets[module]))
+    return statistics.median(samples["minijinja_py"]), statistics.median(samples["jinja2.sandbox"])
+
+
 def measure_provenance(size: Size) -> tuple[dict[str, dict[str, float]], int]:
     from . import tokens as T
 
@@ -537,6 +595,25 @@ def measure_all(
 
     section("compiled", "Cold and warm, compiled build", compiled)
 
+    def imports() -> list[Row]:
+        ours, theirs = measure_import(size)
+        ratio = ours / theirs
+        return [
+            Row(
+                f"`import minijinja_py` / `import jinja2.sandbox`, wall time of the statement,"
+                f" median of {size.import_repeats} fresh interpreters each",
+                R.fmt_time(ours),
+                f"Jinja2 {R.fmt_time(theirs)}",
+                f"{ratio:.2f}",
+                "the modules a plain import may load: tests/test_startup.py",
+                f"≤ {TARGETS['import']:.2f}",
+                met(ratio, TARGETS["import"]),
+                "–",
+            )
+        ]
+
+    section("import", "Import / import jinja2.sandbox", imports)
+
     def training() -> list[Row]:
         from . import tokens as T
 
@@ -558,6 +635,27 @@ def measure_all(
         ]
 
     section("training", "Tokenize with masks / transformers", training)
+
+    def tokens_batch() -> list[Row]:
+        from . import tokens as T
+
+        medians, pairs = measure_tokens_batch(size)
+        return [
+            per_template_row(
+                f"`apply_chat_template` of a batch of {BATCH_SIZE} (padded, numpy, masks) /"
+                " transformers' batched call, wall time, tagged templates",
+                medians,
+                "apply_chat_template (padded, np)",
+                T._TRANSFORMERS_BATCH,
+                "transformers",
+                pairs,
+                "tokens batch",
+                "ratio",
+                "– (no tokenizer)",
+            )
+        ]
+
+    section("tokens batch", "Batch of 64 / transformers' batched call", tokens_batch)
 
     def provenance() -> list[Row]:
         medians, pairs = measure_provenance(size)

@@ -211,7 +211,7 @@ def _batch_engines() -> dict[str, Any]:
         "apply_chat_template (padded, np)": lambda pair, ref, m, o: pair[0].apply_chat_template(
             m, **options
         ),
-        "tokenize + assistant mask": lambda pair, ref, m, o: pair[0].tokenize(
+        _TOKENIZE_BATCH: lambda pair, ref, m, o: pair[0].tokenize(
             m, return_assistant_tokens_mask=True
         ),
         _TRANSFORMERS_BATCH: lambda pair, ref, m, o: ref.apply_chat_template(m, **options),
@@ -219,6 +219,7 @@ def _batch_engines() -> dict[str, Any]:
 
 
 _TRANSFORMERS_BATCH = "transformers apply_chat_template (padded, np)"
+_TOKENIZE_BATCH = "tokenize + assistant mask"
 
 
 def _main_batch(size: int, repeats: int, old: Any, against: str | None) -> int:
