@@ -358,8 +358,8 @@ def header(size: str, elapsed: float, compiled: str) -> str:
         f"{R.git_rev()}; {versions}.  \n"
         f"Compiled build: {compiled}.  \n"
         f"`python -m benchmarks.report{' --quick' if size == 'quick' else ''}`: {size} sizes, "
-        f"{duration(elapsed)}. CPU time throughout (medians of interleaved repeats; batch: "
-        "best of its repeats); ratios are ours / reference, lower is faster, except the batch's "
+        f"{duration(elapsed)}. CPU time unless a row says wall time (medians of interleaved "
+        "repeats; batch: best of its repeats); ratios are ours / reference, lower is faster, except the batch's "
         "rate. Jinja2 is configured as transformers' `apply_chat_template` configures it."
     )
 
