@@ -119,6 +119,7 @@ def run_batch(
     command = [sys.executable, "-c", _BATCH_TELLING_ITS_CPU, str(driver_file), "batch"]
     command += ["--model", str(model), "--tokens"] if model else ["--template", str(TEMPLATE)]
     command += [str(source), str(target), "--workers", str(workers), "--quiet", "--id-column", "id"]
+    command += ["--overwrite"]  # (each repeat writes the same output again)
     before = _cpu(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(command, check=True, cwd=ROOT, env=env)
