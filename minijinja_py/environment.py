@@ -642,9 +642,11 @@ class ChatNamespace(SandboxedNamespace):
     __slots__ = ()
 
     def __init__(self, /, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+        SandboxedNamespace.__init__(self, *args, **kwargs)
         for name in self._attrs:
-            _refuse_private_name(name)
+            # (made by most chat templates once a render: a plain name is read in place)
+            if type(name) is not str or name[:1] == "_":
+                _refuse_private_name(name)
 
     def set(self, name: str, value: Any) -> None:
         _refuse_private_name(name)

@@ -717,6 +717,8 @@ class Compiler:
         value = self.expr(node.value)
         arguments = node.arguments
         func = self._callable(kind, node.name, node.pos)
+        if arguments is n.NO_ARGUMENTS and (defined := c.defined_test(value, func)) is not None:
+            return defined
         if func is None or arguments is not n.NO_ARGUMENTS or wants_environment(func):
             return c.Applied(value, self._applier(kind, node.name, arguments, node.pos))
         charge = charge_for(kind, node.name)  # big inputs and outputs count (see sandbox)

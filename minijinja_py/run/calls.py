@@ -9,6 +9,7 @@ from itertools import islice
 from types import BuiltinMethodType as BUILTIN_METHOD
 from typing import Any
 
+from ..builtins.tests import test_defined, test_undefined
 from ..errors import TemplateRuntimeError
 from ..sandbox.budget import CHARS_PER_STEP as SHORT
 from ..sandbox.budget import (
@@ -20,11 +21,11 @@ from ..sandbox.budget import (
     check_length,
 )
 from ..sandbox.callguard import GUARDED, call_guarded
-from ..sandbox.iterators import bounded
+from ..sandbox.iterators import NOT_ITERATORS, bounded
 from ..sandbox.measure import charge_compared_arguments
-from ..values.runtime import Macro, wants_environment
+from ..values.runtime import MISSING, Macro, Undefined, wants_environment
 from .evaluator import Applier, Expression
-from .expressions import Charge, Const
+from .expressions import Charge, Const, ContextName
 from .frames import Frame, located
 
 
@@ -151,7 +152,8 @@ class CallEmpty(Expression):
         kind = type(result)  # (short strings and scalars are free: see costly)
         if not ((kind is str and len(result) < SHORT) or kind in SCALARS):
             charge_built(result)  # what a method built (split, upper, copy) counts
-            result = bounded(result)  # (a caller's generator: walked at most max_items)
+            if kind not in NOT_ITERATORS:
+                result = bounded(result)  # (a caller's generator: walked at most max_items)
         return result
 
 
@@ -200,7 +202,8 @@ class Call(Expression):
         kind = type(result)
         if not ((kind is str and len(result) < SHORT) or kind in SCALARS):
             charge_built(result)
-            result = bounded(result)  # (a caller's generator: walked at most max_items)
+            if kind not in NOT_ITERATORS:
+                result = bounded(result)  # (a caller's generator: walked at most max_items)
         return result
 
 
@@ -341,6 +344,50 @@ class ApplyFree(Expression):
             return self.func(operand)
         except Exception as error:
             raise located(error, self.pos) from None
+
+
+def defined_test(value: Expression, test: Any) -> Expression | None:
+    """The evaluator of `value is defined` (or `undefined`) where `test` is the builtin test
+    (an environment may register its own under the name); None for any other test."""
+    if test is not test_defined and test is not test_undefined:
+        return None
+    if type(value) is ContextName:
+        return ContextIsDefined(value.name, test is test_defined)
+    return IsDefined(value, test is test_defined)
+
+
+class IsDefined(Expression):
+    """`x is defined` (or `undefined`) by the builtin test: whether the value is undefined,
+    read here rather than by a call of the test."""
+
+    __slots__ = ("value", "defined")
+    value: Expression
+    defined: bool
+
+    def __init__(self, value: Expression, defined: bool) -> None:
+        self.value = value
+        self.defined = defined  # (False: `is undefined`)
+
+    def eval(self, frame: Frame) -> Any:
+        return isinstance(self.value.eval(frame), Undefined) is not self.defined
+
+
+class ContextIsDefined(Expression):
+    """`tools is defined` (or `undefined`) of a name the template never assigns: whether the
+    render's context holds it, without making the undefined value a lookup would give."""
+
+    __slots__ = ("name", "defined")
+    name: str
+    defined: bool
+
+    def __init__(self, name: str, defined: bool) -> None:
+        self.name = name
+        self.defined = defined
+
+    def eval(self, frame: Frame) -> Any:
+        value = frame.state.context.get(self.name, MISSING)
+        missing = value is MISSING or isinstance(value, Undefined)
+        return missing is not self.defined
 
 
 class ApplyCharged(Expression):

@@ -11,7 +11,7 @@ and the one past `max_items` raises `LimitError`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 from ..errors import LimitError
 from .budget import ITEMS_PER_STEP, charge_steps, current_limits
@@ -61,12 +61,12 @@ def bounded(value: Any) -> Any:
 
 
 # What a context holds, never an iterator: looked up by exact type, without a call per value.
-_NOT_ITERATORS = frozenset((str, list, dict, tuple, bool, int, float, type(None)))
+NOT_ITERATORS: Final = frozenset((str, list, dict, tuple, bool, int, float, type(None)))
 
 
 def bound_context(context: dict[str, Any], limit: int) -> dict[str, Any]:
     """`context`, with its iterator values wrapped (itself when it holds none)."""
-    plain = _NOT_ITERATORS
+    plain = NOT_ITERATORS
     for value in context.values():
         if type(value) not in plain and _is_iterator(value):
             break
