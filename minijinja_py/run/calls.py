@@ -326,7 +326,7 @@ class Applied(Expression):
 
 
 class ApplyFree(Expression):
-    """`x|trim`, `x is defined`: a function whose work is never charged, in one call."""
+    """`x|trim`, `x is string`: a function whose work is never charged, in one call."""
 
     __slots__ = ("value", "func", "pos")
     value: Expression
