@@ -743,3 +743,42 @@ def test_a_chain_read_once_is_charged_as_its_tests_in_turn(role, provenance, swi
     least = _least_steps(render(switched))
     assert 20 < least < 4096
     assert least == _least_steps(render(in_turn))
+
+
+# ---------------------------------------------------------------------------------------------
+# `is defined` and `is undefined`: answered by their evaluator, as the builtin tests answer
+
+
+DEFINED_CASES = (
+    "{{ x is defined }} {{ x is undefined }} {{ y is defined }} {{ y is undefined }}",
+    "{{ u is defined }} {{ u is undefined }} {{ not x is defined }}",
+    "{% set z = 1 %}{{ z is defined }} {{ x.a is defined }} {{ x.b is defined }}",
+    "{% for m in [x] %}{{ m['a'] is defined }} {{ m.b is undefined }}{% endfor %}",
+)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    list(
+        zip(
+            DEFINED_CASES,
+            (
+                "True False False True",
+                "False True False",
+                "True True False",
+                "True True",
+            ),
+            strict=True,
+        )
+    ),
+)
+def test_defined_tests_answer_as_the_builtin_tests(source, expected):
+    env = mj.Environment()
+    # (an undefined value given as a variable is not defined: the test reads the value)
+    assert env.from_string(source).render(x={"a": 1}, u=Undefined()) == expected
+
+
+def test_a_defined_test_of_the_environments_own_is_called():
+    env = mj.Environment()
+    env.tests["defined"] = lambda value: "called"
+    assert env.from_string("{{ x is defined }} {{ y is defined }}").render(x=1) == "called called"
