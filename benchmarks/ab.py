@@ -32,7 +32,7 @@ from typing import Any
 
 from . import corpus as C
 from .engines import Jinja2Engine, OursEngine
-from .run import nonce, rotated
+from .run import frozen_heap, nonce, rotated
 
 REPO_ROOT = C.REPO_ROOT
 
@@ -108,12 +108,8 @@ def measure(engines: list[Any], templates: list[C.Template], rounds: int) -> dic
         passes[tpl.name] = max(1, round(SAMPLE_SECONDS / max(once, 1e-6)))
     samples: dict[str, dict[str, dict[str, list[float]]]] = {"warm": {}, "cold": {}}
     counter = [0]
-    gc.collect()
-    gc.freeze()  # (see measure_warm in run.py: the collections below walk only what is new)
-    try:
+    with frozen_heap():  # (see measure_warm in run.py)
         _rounds(engines, templates, rounds, compiled, passes, samples, counter)
-    finally:
-        gc.unfreeze()
     return {
         section: {
             name: {key: statistics.median(xs) for key, xs in per.items()}

@@ -213,11 +213,7 @@ def engine_rows(figures: dict[str, Any], build: str, compiled: bool) -> list[Row
         if section == "warm":
             mj = None if compiled else ratio_stats(per_tpl, "minijinja", "jinja2")
             bound = TARGETS["compiled worst" if compiled else "worst"]
-            above = sum(
-                d["ours"] / d["jinja2"] > bound
-                for d in per_tpl.values()
-                if "ours" in d and d.get("jinja2")
-            )
+            above = sum(r > bound for r in s["ratios"])
             rows.append(
                 Row(
                     f"Warm, {build}: templates above {bound:.2f} of Jinja2",
@@ -359,8 +355,8 @@ def header(size: str, elapsed: float, compiled: str) -> str:
         f"Compiled build: {compiled}.  \n"
         f"`python -m benchmarks.report{' --quick' if size == 'quick' else ''}`: {size} sizes, "
         f"{duration(elapsed)}. CPU time unless a row says wall time (medians of interleaved "
-        "repeats; batch: best of its repeats); ratios are ours / reference, lower is faster, except the batch's "
-        "rate. Jinja2 is configured as transformers' `apply_chat_template` configures it."
+        "repeats; batch: best of its repeats); ratios are ours / reference, lower is faster, "
+        "except the batch's rate. Jinja2 is configured as transformers' `apply_chat_template` configures it."
     )
 
 
@@ -486,18 +482,10 @@ BATCH_SIZE = 64
 def measure_import(size: Size) -> tuple[float, float]:
     """Wall seconds of `import minijinja_py` and of `import jinja2.sandbox`, each the median
     of fresh interpreters started in turn (bytecode cached, as an installed package is)."""
-    root = str(C.REPO_ROOT)
-    snippets = {
-        module: R.IMPORT_SNIPPET.format(root=root, module=module, clock="perf_counter")
-        for module in ("minijinja_py", "jinja2.sandbox")
-    }
-    for code in snippets.values():  # (untimed: writes the bytecode caches)
-        R.run_py(code)
-    samples: dict[str, list[float]] = {module: [] for module in snippets}
-    for repeat in range(size.import_repeats):
-        for module in R.rotated(list(snippets), repeat):
-            samples[module].append(R.run_py(snippets[module]))
-    return statistics.median(samples["minijinja_py"]), statistics.median(samples["jinja2.sandbox"])
+    found = R.import_medians(
+        {"ours": "minijinja_py", "jinja2": "jinja2.sandbox"}, size.import_repeats, "perf_counter"
+    )
+    return found["ours"], found["jinja2"]
 
 
 def measure_provenance(size: Size) -> tuple[dict[str, dict[str, float]], int]:

@@ -275,13 +275,21 @@ def measure_warm(engines, corpus: Corpus, mode: Mode) -> dict[str, dict[str, flo
     # more than the next ones, for either engine (a 15 us render of the compiled build read
     # as 113 us; writing 64 MiB before the render costs as much).  Each sample still starts
     # after a collection, of the little made since.
+    with frozen_heap():
+        _warm_rounds(engines, corpus, mode, compiled, samples, pc)
+    return {n: {k: median(v) for k, v in d.items()} for n, d in samples.items()}
+
+
+@contextmanager
+def frozen_heap() -> Iterator[None]:
+    """What the process holds now is out of the collector's reach while the block runs (see
+    measure_warm): a collection walks only what the block makes."""
     gc.collect()
     gc.freeze()
     try:
-        _warm_rounds(engines, corpus, mode, compiled, samples, pc)
+        yield
     finally:
         gc.unfreeze()
-    return {n: {k: median(v) for k, v in d.items()} for n, d in samples.items()}
 
 
 def _warm_rounds(engines, corpus: Corpus, mode: Mode, compiled, samples, pc) -> None:
@@ -495,16 +503,24 @@ def run_py(code: str) -> float:
 
 def measure_imports(engines, mode: Mode) -> dict[str, float]:
     modules = {"ours": "minijinja_py", "jinja2": "jinja2.sandbox", "minijinja": "minijinja"}
-    live = [k for k in modules if engines[k].available]
+    live = {k: module for k, module in modules.items() if engines[k].available}
+    return import_medians(live, mode.import_repeats, CLOCK.name)
+
+
+def import_medians(modules: dict[str, str], repeats: int, clock: str) -> dict[str, float]:
+    """Per key, the median time (`clock`: a `time` function's name) of importing its module in
+    a fresh interpreter, the interpreters started in turn."""
     root = str(C.REPO_ROOT)
-    for k in live:  # first run writes bytecode caches; an installed package ships them
-        run_py(IMPORT_SNIPPET.format(root=root, module=modules[k], clock=CLOCK.name))
-    samples: dict[str, list[float]] = {k: [] for k in live}
-    for r in range(mode.import_repeats):
-        for k in rotated(live, r):
-            samples[k].append(
-                run_py(IMPORT_SNIPPET.format(root=root, module=modules[k], clock=CLOCK.name))
-            )
+    codes = {
+        k: IMPORT_SNIPPET.format(root=root, module=module, clock=clock)
+        for k, module in modules.items()
+    }
+    for code in codes.values():  # first run writes bytecode caches; an installed package ships them
+        run_py(code)
+    samples: dict[str, list[float]] = {k: [] for k in codes}
+    for r in range(repeats):
+        for k in rotated(list(codes), r):
+            samples[k].append(run_py(codes[k]))
     return {k: median(v) for k, v in samples.items()}
 
 
