@@ -432,6 +432,57 @@ def test_containment_charges_as_before(item, container, op):
     assert outcome(COMPARISONS[op]) == outcome(reference)
 
 
+contained_items = st.one_of(
+    st.text(max_size=3),
+    st.text(min_size=1020, max_size=1030),
+    st.integers(-3, 3),
+    st.floats(allow_nan=False),
+    st.none(),
+    st.booleans(),
+    st.text(max_size=2).map(Markup),
+    st.lists(st.integers(0, 2), max_size=2),
+    st.tuples(st.text(max_size=2)),
+)
+containers = st.one_of(
+    st.text(max_size=4),
+    st.integers(1000, 1100).map(lambda n: "ab" * (n // 2)),
+    st.lists(contained_items, max_size=4),
+    st.integers(60, 70).map(lambda n: ["a"] * n),
+    st.integers(60, 70).map(lambda n: (1,) * n),
+    st.lists(contained_items, max_size=3).map(tuple),
+    st.dictionaries(st.text(max_size=2), st.integers(), max_size=3),
+    st.integers(0, 5),
+    st.none(),
+    st.frozensets(st.integers(0, 3), max_size=3),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(item=contained_items, container=containers, op=st.sampled_from(["in", "notin"]))
+def test_contains_answers_and_charges_as_the_operator(item, container, op):
+    from minijinja_py.run.expressions import Const
+    from minijinja_py.run.operators import Contains
+
+    def outcome(compare) -> tuple:
+        budget = Budget(Limits())
+        token = budget_module.enter_render(budget)
+        try:
+            result: object = compare()
+        except Exception as error:
+            result = (type(error).__name__, str(error).split("\n")[0])
+        finally:
+            budget_module.leave_render(token)
+        return result, budget.steps
+
+    evaluator = Contains(Const(item), Const(container), op == "notin", COMPARISONS[op], None)
+    direct = outcome(lambda: COMPARISONS[op](item, container))
+    inline = outcome(lambda: evaluator.eval(None))
+    if isinstance(direct[0], tuple):  # (the evaluator places the operator's error)
+        assert inline == (("TemplateRuntimeError", direct[0][1]), direct[1])
+    else:
+        assert inline == direct
+
+
 # ---------------------------------------------------------------------------------------------
 # namespaces written in place, loop conditions tested in one scope, sized loop sources copied
 

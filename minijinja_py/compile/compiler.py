@@ -770,6 +770,8 @@ class Compiler:
                 return o.CompareConst(first, second.value, word == "==", checked, node.pos)
             if word in ("==", "!="):
                 return o.CompareEqual(first, second, word == "==", checked, node.pos)
+            if word in ("in", "notin"):
+                return o.Contains(first, second, word == "notin", checked, node.pos)
             return o.CompareOne(first, second, checked, node.pos)
         return o.CompareChain(first, rest, node.pos)
 

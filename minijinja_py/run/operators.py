@@ -12,7 +12,7 @@ from .._mypyc import mypyc_attr
 from ..builtins.ops import to_string
 from ..errors import TemplateError
 from ..sandbox.budget import CHARS_PER_STEP as SHORT
-from ..sandbox.budget import PLAIN_TEXT, SCALARS, check_length
+from ..sandbox.budget import ITEMS_PER_STEP, PLAIN_TEXT, SCALARS, check_length
 from ..sandbox.limits import Limits
 from ..values.runtime import Undefined
 from .evaluator import Expression
@@ -257,6 +257,48 @@ class CompareOne(Expression):
         b = second.value if type(second) is Const else second.eval(frame)
         try:
             return self.op(a, b)
+        except Exception as error:
+            raise located(error, self.pos) from None
+
+
+class Contains(Expression):
+    """`'text' in content`, `key not in handled_keys`: a short string, a number or None looked
+    up in a dict, in a list or tuple of fewer than ITEMS_PER_STEP items, or (a string) in a
+    string shorter than a step's characters is answered here, where the checked operator would
+    charge nothing either; anything else goes through it (`checked`: `in` or `not in`)."""
+
+    __slots__ = ("first", "second", "negated", "checked", "pos")
+    first: Expression
+    second: Expression
+    negated: bool
+    checked: Any
+    pos: int | None
+
+    def __init__(
+        self, first: Expression, second: Expression, negated: bool, checked: Any, pos: int | None
+    ) -> None:
+        self.first = first
+        self.second = second
+        self.negated = negated
+        self.checked = checked
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        first, second = self.first, self.second
+        a = first.value if type(first) is Const else first.eval(frame)
+        b = second.value if type(second) is Const else second.eval(frame)
+        kind = type(a)
+        container = type(b)
+        try:
+            if ((kind is str or kind in PLAIN_TEXT) and len(a) <= SHORT) or kind in SCALARS:
+                if (
+                    container is dict
+                    or ((container is list or container is tuple) and len(b) < ITEMS_PER_STEP)
+                    or (container is str and len(b) < SHORT)
+                ):
+                    found = a in b
+                    return not found if self.negated else found
+            return self.checked(a, b)
         except Exception as error:
             raise located(error, self.pos) from None
 
