@@ -461,22 +461,23 @@ containers = st.one_of(
 @given(item=contained_items, container=containers, op=st.sampled_from(["in", "notin"]))
 def test_contains_answers_and_charges_as_the_operator(item, container, op):
     from minijinja_py.run.expressions import Const
+    from minijinja_py.run.frames import Frame, RenderState
     from minijinja_py.run.operators import Contains
 
     def outcome(compare) -> tuple:
-        budget = Budget(Limits())
-        token = budget_module.enter_render(budget)
+        state = RenderState(Limits(), [])
+        token = budget_module.enter_render(state)
         try:
-            result: object = compare()
+            result: object = compare(Frame({}, None, state))
         except Exception as error:
             result = (type(error).__name__, str(error).split("\n")[0])
         finally:
             budget_module.leave_render(token)
-        return result, budget.steps
+        return result, state.steps
 
     evaluator = Contains(Const(item), Const(container), op == "notin", COMPARISONS[op], None)
-    direct = outcome(lambda: COMPARISONS[op](item, container))
-    inline = outcome(lambda: evaluator.eval(None))
+    direct = outcome(lambda frame: COMPARISONS[op](item, container))
+    inline = outcome(evaluator.eval)
     if isinstance(direct[0], tuple):  # (the evaluator places the operator's error)
         assert inline == (("TemplateRuntimeError", direct[0][1]), direct[1])
     else:
