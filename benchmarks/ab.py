@@ -32,7 +32,7 @@ from typing import Any
 
 from . import corpus as C
 from .engines import Jinja2Engine, OursEngine
-from .run import frozen_heap, nonce, rotated
+from .run import frozen_heap, nonce, rotated, time_passes
 
 REPO_ROOT = C.REPO_ROOT
 
@@ -85,16 +85,6 @@ def import_at(revision: str, into: Path, suffix: str = "") -> Any:
 SAMPLE_SECONDS = 0.005
 
 
-def _time(render: Any, template: Any, contexts: list[dict[str, Any]], passes: int) -> float:
-    """CPU seconds of one pass over `contexts`, the mean of `passes` passes."""
-    clock = time.process_time
-    start = clock()
-    for _ in range(passes):
-        for ctx in contexts:
-            render(template, ctx)
-    return (clock() - start) / passes
-
-
 def measure(engines: list[Any], templates: list[C.Template], rounds: int) -> dict[str, Any]:
     """{section: {template: {engine: median seconds}}} for "warm" and "cold"."""
     compiled: dict[tuple[str, str], Any] = {}
@@ -104,7 +94,7 @@ def measure(engines: list[Any], templates: list[C.Template], rounds: int) -> dic
             compiled[tpl.name, e.key] = t = e.compile(e.new_env(), tpl.source)
             for ctx in tpl.contexts:  # (first renders fill lazy caches: untimed)
                 e.render(t, ctx)
-        once = _time(engines[0].render, compiled[tpl.name, engines[0].key], tpl.contexts, 1)
+        once = time_passes(engines[0].render, compiled[tpl.name, engines[0].key], tpl.contexts, 1)
         passes[tpl.name] = max(1, round(SAMPLE_SECONDS / max(once, 1e-6)))
     samples: dict[str, dict[str, dict[str, list[float]]]] = {"warm": {}, "cold": {}}
     counter = [0]
@@ -125,7 +115,9 @@ def _rounds(engines, templates, rounds, compiled, passes, samples, counter) -> N
         for i, tpl in enumerate(templates):
             for e in rotated(engines, r + i):
                 gc.collect()  # (see measure_cold in run.py)
-                dt = _time(e.render, compiled[tpl.name, e.key], tpl.contexts, passes[tpl.name])
+                dt = time_passes(
+                    e.render, compiled[tpl.name, e.key], tpl.contexts, passes[tpl.name]
+                )
                 samples["warm"].setdefault(tpl.name, {}).setdefault(e.key, []).append(dt)
             for e in rotated(engines, r + i):
                 src = nonce(tpl.source, counter)

@@ -46,10 +46,8 @@ def uses_tools(context: dict[str, Any]) -> bool:
 
 
 def _repeats(engine: Any, template: Any, context: dict[str, Any]) -> int:
-    start = R.CLOCK.now()
-    engine.render(template, context)
-    once = max(R.CLOCK.now() - start, 1e-6)
-    return max(1, round(SAMPLE_SECONDS / once))
+    once = R.time_passes(engine.render, template, [context], 1)
+    return max(1, round(SAMPLE_SECONDS / max(once, 1e-6)))
 
 
 def measure(engines: list[Any], corpus: R.Corpus, rounds: int) -> dict[tuple[str, str], dict]:
@@ -61,7 +59,6 @@ def measure(engines: list[Any], corpus: R.Corpus, rounds: int) -> dict[tuple[str
             for ctx in tpl.contexts:  # (first renders fill lazy caches: untimed)
                 e.render(t, ctx)
     samples: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    now = R.CLOCK.now
     with R.frozen_heap():
         for r in range(rounds):
             R.log(f"  round {r + 1}/{rounds}")
@@ -71,10 +68,8 @@ def measure(engines: list[Any], corpus: R.Corpus, rounds: int) -> dict[tuple[str
                         t = compiled[tpl.name, e.key]
                         count = _repeats(e, t, ctx)
                         gc.collect()
-                        start = now()
-                        for _ in range(count):
-                            e.render(t, ctx)
-                        samples[tpl.name, name][e.key].append((now() - start) / count)
+                        seconds = R.time_passes(e.render, t, [ctx], count)
+                        samples[tpl.name, name][e.key].append(seconds)
     return {
         pair: {key: statistics.median(xs) for key, xs in per.items()}
         for pair, per in samples.items()
