@@ -383,7 +383,8 @@ class Template:
             >>> Template("{{ a }} and {{ b }}").render({"a": 1}, b=2)
             '1 and 2'
         """
-        text, _ = self._render(dict(*args, **kwargs), record_spans=False)
+        # (keywords alone arrive in a dict made for this call: no copy of it is needed)
+        text, _ = self._render(dict(*args, **kwargs) if args else kwargs, record_spans=False)
         return text
 
     def render_with_spans(self, *args: Any, **kwargs: Any) -> tuple[str, list[tuple[int, int]]]:
@@ -460,10 +461,13 @@ class Template:
             global_vars = {**global_vars, **self.globals}
         # (a caller's iterator is walked at most max_items items: sandbox/iterators.py)
         context = bound_context(context, state.limits.max_items)
-        # Context over globals in one dict: a name the template reads is one lookup away.
-        root = Frame({}, Frame({**global_vars, **context}, None, state), state)
+        # Context over globals in one dict: a name the template reads is one lookup away.  It is
+        # the template's own scope too, made for this render: a top-level `set` shadows a
+        # variable there as a scope of its own would (a name the template ever assigns is looked
+        # up through the scopes, never in `state.context` alone).
+        root = Frame({**global_vars, **context}, None, state)
         state.root = root
-        state.context = root.parent.vars
+        state.context = root.vars
         state.scale_to(context)
         # Filters and operators find the budget through a context variable (see sandbox).
         token = enter_render(state)

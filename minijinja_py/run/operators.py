@@ -123,7 +123,8 @@ class AddChain(Expression):
         self.limits = limits
 
     def eval(self, frame: Frame) -> Any:
-        total = self.first.eval(frame)
+        first = self.first  # (most chains start with a literal: '<|im_start|>' + role)
+        total = first.value if type(first) is Const else first.eval(frame)
         for pos, operand in self.operands:
             # The literal pieces of '<|im_start|>' + role + '\n' are read, not called.
             value = operand.value if type(operand) is Const else operand.eval(frame)
