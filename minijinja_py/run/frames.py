@@ -9,6 +9,10 @@ from ..errors import LimitError, TemplateError, TemplateRuntimeError, bounded_te
 from ..sandbox.budget import Budget, recursion_error
 from ..sandbox.limits import Limits
 
+# (made once: a render's state starts with them, and replaces the first before it runs)
+_NO_CONTEXT: dict[str, Any] = {}
+_JOIN: Callable[[Iterable[str]], str] = "".join
+
 
 class RenderState(Budget):
     """What one render counts (steps, output size, depth: see Budget) and collects."""
@@ -22,14 +26,14 @@ class RenderState(Budget):
         Budget.__init__(self, limits)
         self.root: Frame | None = None
         # The render's variables and globals in one dict: where every name that the template
-        # never assigns is found (see ContextName).
-        self.context: dict[str, Any] = {}
+        # never assigns is found (see ContextName); the render's own, given before it starts.
+        self.context: dict[str, Any] = _NO_CONTEXT
         self.root_out = root_out
         self.spans: list[tuple[int, int]] = []
         # (items of root_out, their characters) as last measured by a generation block
         self.measured = (0, 0)
         # How captured output becomes one string: a render with provenance keeps the sources.
-        self.join = "".join
+        self.join = _JOIN
 
 
 class Frame:
