@@ -1,0 +1,43 @@
+"""benchmarks.constructs splits a construct's time into what a render pays once and per message."""
+
+import pytest
+
+from benchmarks import constructs as bc
+from benchmarks.engines import Jinja2Engine, OursEngine
+
+
+def test_the_two_costs_are_read_from_a_short_and_a_long_conversation():
+    # 4 messages in 10 s and 64 in 70 s: a second a message, 6 s once
+    assert (bc.SHORT, bc.LONG) == (4, 64)
+    assert bc.split_costs(10.0, 70.0) == (6.0, 1.0)
+    assert bc.split_costs(2.0, 2.0) == (2.0, 0.0)
+
+
+def test_messages_alternate_user_and_assistant():
+    assert bc.messages(3) == [
+        {"role": "user", "content": "hello world 0"},
+        {"role": "assistant", "content": "hello world 1"},
+        {"role": "user", "content": "hello world 2"},
+    ]
+
+
+@pytest.mark.parametrize("name", sorted(bc.CONSTRUCTS))
+def test_every_construct_renders_as_jinja2_renders_it(name):
+    ours, jinja2 = OursEngine(), Jinja2Engine()
+    context = {"messages": bc.messages(bc.SHORT)}
+    texts = [
+        engine.render(engine.compile(engine.new_env(), bc.CONSTRUCTS[name]), context)
+        for engine in (ours, jinja2)
+    ]
+    assert texts[0] == texts[1]
+    assert texts[0]  # (each construct prints something for these messages)
+
+
+def test_the_report_gives_both_costs_and_their_ratios():
+    costs = {"item": {"ours": (3e-6, 0.25e-6), "jinja2": (12e-6, 0.125e-6)}}
+    assert bc.report(costs).splitlines() == [
+        "| construct | once: ours | once: Jinja2 | ours / Jinja2"
+        " | per message: ours | per message: Jinja2 | ours / Jinja2 |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+        "| item | 3.0 µs | 12.0 µs | 0.25 | 0.25 µs | 0.12 µs | 2.00 |",
+    ]
