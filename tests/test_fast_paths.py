@@ -3,6 +3,8 @@ same errors, same steps charged to the budget."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -341,6 +343,56 @@ def test_chat_tojson_as_json_dumps(kwargs):
     assert chat_tojson(value, **kwargs) == expected  # the encoder again
     with pytest.raises(TypeError, match="is not JSON serializable"):
         chat_tojson({1, 2}, **kwargs)
+
+
+_JSON_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text()
+    | st.text().map(Markup)
+)
+_JSON_KEYS = st.text() | st.integers() | st.floats(allow_nan=True) | st.booleans() | st.none()
+_JSON_VALUES = st.recursive(
+    _JSON_SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.lists(inner, max_size=3).map(tuple)
+        | st.dictionaries(_JSON_KEYS, inner, max_size=4)
+        | st.sets(st.integers(), min_size=1, max_size=2)
+    ),
+    max_leaves=30,
+)
+
+
+@given(_JSON_VALUES)
+def test_chat_tojson_writes_what_json_dumps_writes_or_fails_as_it_does(value):
+    # (the encoder is made once and kept, without json's check for a structure that
+    # contains itself, which is refused before it is written: see the test below)
+    import json
+
+    from minijinja_py.builtins.filters import chat_tojson
+
+    try:
+        expected = json.dumps(value, ensure_ascii=False)
+    except TypeError as error:
+        with pytest.raises(TypeError, match=f"^{re.escape(str(error))}$"):
+            chat_tojson(value)
+    else:
+        assert chat_tojson(value) == expected
+
+
+def test_a_structure_that_contains_itself_is_refused_before_it_is_written():
+    from minijinja_py.builtins.filters import chat_tojson
+
+    looped: list = []
+    looped.append({"again": looped})
+    template = mj.chat_environment().from_string("{{ value|tojson }}")
+    with pytest.raises(LimitError, match=r"^a value nested deeper than max_recursion \(100\)"):
+        template.render(value=looped)
+    with pytest.raises(LimitError, match="exceeds max_string"):
+        chat_tojson(looped)  # (outside a render: bounded by its layout)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -180,10 +180,41 @@ def _check_json_bound(value: Any, kwargs: dict[str, Any], env: Any = None, html:
     check_size(size, env)
 
 
-# json.dumps's compact encoder with chat_tojson's other defaults (its C accelerator writes it;
-# an indent is written by indented_json, and any other arguments by json.dumps): one, made
-# once, never one per argument a template passes.
-_CHAT_ENCODER: list[Any] = []
+# json.dumps's compact encoder with chat_tojson's other defaults (an indent is written by
+# indented_json, and any other arguments by json.dumps): made once, never one per argument a
+# template passes.
+_CHAT_ENCODER: list[Callable[[Any], str]] = []
+
+
+def _chat_encoder() -> Callable[[Any], str]:
+    """`json.JSONEncoder(ensure_ascii=False).encode`, as Python's C accelerator writes it, the
+    accelerator made once: `encode` makes a new one (and a closure) at every call, and keeps a
+    dict of the containers it is inside of, to refuse one that contains itself.  What reaches
+    chat_tojson's encoder was measured first (check_printable or layout_bound), which refuses
+    such a structure (it nests without end, and its text has no end), so that check is left out."""
+    import json
+    from json import encoder as json_encoder
+
+    python_encoder = json.JSONEncoder(ensure_ascii=False)
+    make = json_encoder.c_make_encoder
+    if make is None:  # (a Python without json's accelerator)
+        return python_encoder.encode
+    write = make(
+        None,  # (no circular-reference check: see above)
+        python_encoder.default,
+        json_encoder.encode_basestring,
+        None,  # indent
+        python_encoder.key_separator,
+        python_encoder.item_separator,
+        False,  # sort_keys
+        False,  # skipkeys
+        True,  # allow_nan
+    )
+
+    def encode(value: Any) -> str:
+        return "".join(write(value, 0))
+
+    return encode
 
 
 @_jinja_name("tojson")
@@ -208,10 +239,8 @@ def chat_tojson(
         if indent is not None:
             return indented_json(value, indent)
         if not _CHAT_ENCODER:
-            import json
-
-            _CHAT_ENCODER.append(json.JSONEncoder(ensure_ascii=False))
-        return _CHAT_ENCODER[0].encode(value)
+            _CHAT_ENCODER.append(_chat_encoder())
+        return _CHAT_ENCODER[0](value)
     import json
 
     kwargs = {
