@@ -2,6 +2,7 @@
 
     python -m benchmarks.constructs            # every construct, a few seconds
     python -m benchmarks.constructs --only concat --only if_chain
+    python -m benchmarks.constructs --template phi-3.5-mini-instruct --template qwen-3.8
 
 The corpus figures (`python -m benchmarks`, `benchmarks.by_conversation`) add up two costs that
 move apart: what a render pays whatever the template (making the render's state and scopes,
@@ -11,6 +12,10 @@ conversation and a long one by both engines (configured as `python -m benchmarks
 them), and the two costs are read from the two times: per message, the difference over the
 messages added; once, the short conversation's time less its messages. A corpus conversation
 has two to eight messages, so the fixed cost weighs as much as a message or more there.
+
+`--template NAME` adds a corpus template's rows, rendered with the same messages after a
+system message (a long conversation, as training data has, is where the per-message cost
+decides); one that either engine refuses or renders differently is left out, and said so.
 
 Each time is the median of interleaved samples (both engines in turn, each sample repeating
 the render for at least `SAMPLE_SECONDS` of CPU) in a frozen heap, as `benchmarks.ab` times.
@@ -23,6 +28,7 @@ import statistics
 import sys
 from typing import Any
 
+from . import corpus as C
 from . import run as R
 from .engines import all_engines
 
@@ -69,6 +75,16 @@ def messages(count: int) -> list[dict[str, str]]:
     ]
 
 
+def template_contexts(count: int) -> dict[str, Any]:
+    """What a corpus template is rendered with here: a system message, then `count` messages."""
+    return {
+        "messages": [{"role": "system", "content": "You are helpful."}, *messages(count)],
+        "add_generation_prompt": True,
+        "bos_token": "<s>",
+        "eos_token": "</s>",
+    }
+
+
 def split_costs(short: float, long: float) -> tuple[float, float]:
     """(once, per message) from a render's time with SHORT and with LONG messages."""
     per_message = (long - short) / (LONG - SHORT)
@@ -80,14 +96,19 @@ def _repeats(engine: Any, template: Any, context: dict[str, Any]) -> int:
     return max(1, round(SAMPLE_SECONDS / max(once, 1e-7)))
 
 
-def measure(engines: list[Any], names: list[str], rounds: int) -> dict[str, dict[str, tuple]]:
-    """{construct: {engine key: (once, per message)}} in seconds, medians of `rounds` samples."""
-    contexts = {count: {"messages": messages(count)} for count in (SHORT, LONG)}
+def measure(
+    engines: list[Any], sources: dict[str, str], rounds: int, make: Any = None
+) -> dict[str, dict[str, tuple]]:
+    """{name: {engine key: (once, per message)}} in seconds, medians of `rounds` samples, of
+    each source in `sources` rendered with `make(count)` (`{"messages": messages(count)}`)."""
+    make = make or (lambda count: {"messages": messages(count)})
+    contexts = {count: make(count) for count in (SHORT, LONG)}
     work = []
+    names = list(sources)
     for name in names:
         texts = set()
         for e in engines:
-            template = e.compile(e.new_env(), CONSTRUCTS[name])
+            template = e.compile(e.new_env(), sources[name])
             for count, ctx in contexts.items():
                 texts.add((count, e.render(template, ctx)))
                 work.append((name, e, count, template, ctx, _repeats(e, template, ctx)))
@@ -125,6 +146,7 @@ def report(costs: dict[str, dict[str, tuple]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.constructs")
     ap.add_argument("--only", action="append", choices=sorted(CONSTRUCTS), metavar="NAME")
+    ap.add_argument("--template", action="append", default=[], metavar="NAME")
     ap.add_argument("--rounds", type=int, default=15)
     args = ap.parse_args(argv)
     engines = {e.key: e for e in all_engines()}
@@ -132,8 +154,15 @@ def main(argv: list[str] | None = None) -> int:
         if not engines[key].available:
             R.log(f"{engines[key].label} unavailable: {engines[key].reason}")
             return 2
-    names = args.only or list(CONSTRUCTS)
-    costs = measure([engines["ours"], engines["jinja2"]], names, args.rounds)
+    pair = [engines["ours"], engines["jinja2"]]
+    names = args.only or ([] if args.template else list(CONSTRUCTS))
+    costs = measure(pair, {name: CONSTRUCTS[name] for name in names}, args.rounds)
+    for name in args.template:
+        source = (C.CORPUS_DIR / "templates" / f"{name}.jinja").read_text(encoding="utf-8")
+        try:
+            costs.update(measure(pair, {name: source}, args.rounds, template_contexts))
+        except Exception as exc:  # (refused by an engine, or rendered differently)
+            R.log(f"{name}: left out ({type(exc).__name__}: {exc})")
     print(f"{SHORT} and {LONG} messages, CPU time, medians of {args.rounds} samples\n")
     print(report(costs))
     return 0

@@ -41,3 +41,39 @@ def test_the_report_gives_both_costs_and_their_ratios():
         "|---|---:|---:|---:|---:|---:|---:|",
         "| item | 3.0 µs | 12.0 µs | 0.25 | 0.25 µs | 0.12 µs | 2.00 |",
     ]
+
+
+def test_a_corpus_template_is_rendered_with_a_system_message_first():
+    context = bc.template_contexts(2)
+    assert context["messages"] == [
+        {"role": "system", "content": "You are helpful."},
+        {"role": "user", "content": "hello world 0"},
+        {"role": "assistant", "content": "hello world 1"},
+    ]
+    assert (context["add_generation_prompt"], context["bos_token"], context["eos_token"]) == (
+        True,
+        "<s>",
+        "</s>",
+    )
+
+
+def test_a_template_the_engines_render_differently_is_refused():
+    with pytest.raises(RuntimeError, match="^odd: the engines render different text$"):
+        bc.measure([_Fixed("a"), _Fixed("b")], {"odd": "x"}, 1)
+
+
+class _Fixed:
+    """An engine that renders one fixed text whatever the template."""
+
+    def __init__(self, text):
+        self.key = text
+        self.text = text
+
+    def new_env(self):
+        return None
+
+    def compile(self, env, source):
+        return source
+
+    def render(self, template, context):
+        return self.text
