@@ -45,11 +45,6 @@ def uses_tools(context: dict[str, Any]) -> bool:
     return False
 
 
-def _repeats(engine: Any, template: Any, context: dict[str, Any]) -> int:
-    once = R.time_passes(engine.render, template, [context], 1)
-    return max(1, round(SAMPLE_SECONDS / max(once, 1e-6)))
-
-
 def measure(engines: list[Any], corpus: R.Corpus, rounds: int) -> dict[tuple[str, str], dict]:
     """{(template, conversation): {engine key: seconds per render}}, medians of `rounds`."""
     compiled = {}
@@ -66,7 +61,7 @@ def measure(engines: list[Any], corpus: R.Corpus, rounds: int) -> dict[tuple[str
                 for name, ctx in zip(tpl.context_names, tpl.contexts, strict=True):
                     for e in R.rotated(engines, r + i):
                         t = compiled[tpl.name, e.key]
-                        count = _repeats(e, t, ctx)
+                        count = R.repeats_for(e.render, t, ctx, SAMPLE_SECONDS)
                         gc.collect()
                         seconds = R.time_passes(e.render, t, [ctx], count)
                         samples[tpl.name, name][e.key].append(seconds)

@@ -91,11 +91,6 @@ def split_costs(short: float, long: float) -> tuple[float, float]:
     return short - SHORT * per_message, per_message
 
 
-def _repeats(engine: Any, template: Any, context: dict[str, Any]) -> int:
-    once = R.time_passes(engine.render, template, [context], 3)
-    return max(1, round(SAMPLE_SECONDS / max(once, 1e-7)))
-
-
 def measure(
     engines: list[Any], sources: dict[str, str], rounds: int, make: Any = None
 ) -> dict[str, dict[str, tuple]]:
@@ -111,7 +106,8 @@ def measure(
             template = e.compile(e.new_env(), sources[name])
             for count, ctx in contexts.items():
                 texts.add((count, e.render(template, ctx)))
-                work.append((name, e, count, template, ctx, _repeats(e, template, ctx)))
+                repeats = R.repeats_for(e.render, template, ctx, SAMPLE_SECONDS)
+                work.append((name, e, count, template, ctx, repeats))
         if len(texts) != 2:
             raise RuntimeError(f"{name}: the engines render different text")
     samples: dict[tuple[str, str, int], list[float]] = {}

@@ -311,6 +311,13 @@ def time_passes(render: Any, template: Any, contexts: list[dict[str, Any]], pass
     return (clock() - start) / passes
 
 
+def repeats_for(render: Any, template: Any, context: dict[str, Any], seconds: float) -> int:
+    """How many renders of `context` make a sample of at least `seconds` of CPU (one, at
+    least), estimated from three."""
+    once = time_passes(render, template, [context], 3)
+    return max(1, round(seconds / max(once, 1e-7)))
+
+
 def _warm_rounds(engines, corpus: Corpus, mode: Mode, compiled, samples, pc) -> None:
     for r in range(mode.warm_repeats):
         log(f"  warm round {r + 1}/{mode.warm_repeats}")
