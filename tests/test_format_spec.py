@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from minijinja_py import Environment, LimitError, chat_environment
-from minijinja_py.sandbox.format_spec import percent_bound, spec_bound
+from minijinja_py.sandbox.format_spec import parsed_bound, percent_bound, spec_bound
 
 LIMIT = 10**9
 
@@ -79,6 +79,36 @@ def test_percent_bound_covers_what_python_makes(fmt, args):
     assert bound >= len(made), (fmt, args, made)
     # never far above: each field's bound is its text's size plus a number's worst case
     assert bound <= 12 * len(made) + 400 * (fmt.count("%") + 1), (fmt, args, made)
+
+
+@st.composite
+def bare_formats(draw):
+    # Formats whose fields are bare `%s` (read from a plan kept per string), and their near
+    # misses (a stray or trailing `%`, another conversion), which the parser reads.
+    pieces = draw(
+        st.lists(st.sampled_from(["%s", "%s", "%%", "a", "é ", "%", "%d", "%5s"]), max_size=6)
+    )
+    return "".join(pieces)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    bare_formats(),
+    percent_arguments(),
+    st.sampled_from([0, 1, 3, 8, LIMIT]),
+    st.booleans(),
+)
+def test_a_planned_format_is_bounded_as_the_parser_bounds_it(fmt, args, limit, escaped):
+    def outcome(bound):
+        try:
+            return bound(fmt, args, limit, escaped)
+        except LimitError as error:  # (a width above the limit)
+            return str(error)
+
+    # Twice: the first call makes the plan, the second reads it.
+    expected = outcome(parsed_bound)
+    assert outcome(percent_bound) == expected
+    assert outcome(percent_bound) == expected
 
 
 @st.composite

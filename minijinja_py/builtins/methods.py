@@ -21,7 +21,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import LimitError, SecurityError
-from ..sandbox.budget import FILTER_ITEMS_PER_STEP, charge_steps, check_size, max_string
+from ..sandbox.budget import (
+    CHARS_PER_STEP,
+    FILTER_ITEMS_PER_STEP,
+    charge_steps,
+    check_size,
+    max_string,
+)
 from ..sandbox.format_spec import join_bound, percent_bound
 from ..sandbox.measure import check_printable, measure_text, printed_size
 from ..sandbox.opaque import shown, shown_str
@@ -131,8 +137,10 @@ def check_percent_format(template: str, values: Any, env: Any = None) -> None:
     values add up beyond max_string; count the result's size as made."""
     if "%" not in template:
         return
-    escaped = isinstance(template, Markup)
-    check_size(percent_bound(template, values, max_string(env), escaped), env)
+    limit = max_string(env)
+    size = percent_bound(template, values, limit, isinstance(template, Markup))
+    if size > limit or size >= CHARS_PER_STEP:  # (below both, check_size has nothing to do)
+        check_size(size, env)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -100,6 +100,75 @@ def percent_bound(fmt: str, args: Any, limit: int, escaped: bool = False) -> int
     Raises `LimitError` for a width or precision above `limit` (that one field alone
     would be too long).  `escaped`: the fields are HTML-escaped as `Markup` does.
     """
+    if type(fmt) is str:
+        plan = _PLANS.get(fmt, _UNPLANNED)
+        if plan is _UNPLANNED:
+            plan = _plain_plan(fmt)
+        if plan is not None:
+            return _planned_bound(plan, args, limit, escaped)
+    return parsed_bound(fmt, args, limit, escaped)
+
+
+# A format whose every field is a bare `%s` ("%s", "%s=%s": what templates write, a `format`
+# per tool argument) is read once: the lengths of its text between fields (`%%` one character),
+# kept per string.  Its bound is then summed from them, as the parser below would sum it.
+_PLANS: dict[str, tuple[int, ...] | None] = {}
+_PLANNED_FORMATS = 512  # (kept at most; a format longer than this is parsed at each call)
+_UNPLANNED: Any = object()
+
+
+def _plain_plan(fmt: str) -> tuple[int, ...] | None:
+    """The text lengths around the fields of `fmt` when each is a bare `%s`, else None."""
+    lengths: list[int] = []
+    text = 0
+    pos = 0
+    length = len(fmt)
+    plain = True
+    while True:
+        found = fmt.find("%", pos)
+        if found < 0:
+            lengths.append(text + length - pos)
+            break
+        text += found - pos
+        ch = fmt[found + 1] if found + 1 < length else ""  # ("": incomplete, the parser's)
+        if ch == "%":
+            text += 1
+        elif ch == "s":
+            lengths.append(text)
+            text = 0
+        else:
+            plain = False
+            break
+        pos = found + 2
+    plan = tuple(lengths) if plain else None
+    if length <= _PLANNED_FORMATS:
+        if len(_PLANS) >= _PLANNED_FORMATS:
+            _PLANS.clear()  # (a process meets few formats; one that makes many starts again)
+        _PLANS[fmt] = plan
+    return plan
+
+
+def _planned_bound(plan: tuple[int, ...], args: Any, limit: int, escaped: bool) -> int:
+    # parsed_bound's sum for a format of bare `%s` fields, stopping where it stops.
+    values: Any = args if isinstance(args, tuple) else (args,)
+    size = 0
+    fields = len(plan) - 1
+    for index in range(fields):
+        size += plan[index]
+        if index >= len(values):
+            return size  # "not enough arguments"
+        value = values[index]
+        made = str_bound(value, limit)
+        if escaped:
+            made = escaped_bound(value, made)
+        size += made
+        if size > limit:
+            return size
+    return size + plan[fields]
+
+
+def parsed_bound(fmt: str, args: Any, limit: int, escaped: bool = False) -> int:
+    """percent_bound of any format, read field by field as Python reads it."""
     size = 0
     length = len(fmt)
     # Python reads a mapping key only when the arguments are a mapping (not a tuple or str);

@@ -39,6 +39,10 @@ _GENERATOR_TYPES: tuple[type[Any], ...] = (
     types.AsyncGeneratorType,
 )
 
+# What holds_opaque passes by, and what it looks into.
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+_WALKED: tuple[type[Any], ...] = (list, tuple, set, frozenset, dict, AttributeBag, *VIEW_TYPES)
+
 # Types printed as Python prints them without a further look: the values templates print.
 _PLAIN_TYPES = frozenset((str, int, float, bool, type(None), list, tuple, dict))
 
@@ -99,6 +103,12 @@ class _Shown:
 def holds_opaque(value: Any) -> bool:
     """Whether a printed structure holds, at any depth, a value `opaque_text` renames.  Walked
     once per node (the caller has measured the structure: its depth and size are bounded)."""
+    if type(value) is tuple:  # (the arguments of a `%` or a `format`: mostly strings, numbers)
+        for item in value:
+            if type(item) not in _SCALARS:
+                break
+        else:
+            return False
     seen: set[int] = set()
     stack = [value]
     pop, push = stack.pop, stack.append
@@ -107,7 +117,7 @@ def holds_opaque(value: Any) -> bool:
         kind = type(item)
         if kind is str or kind is int or kind is float or kind is bool or item is None:
             continue
-        if isinstance(item, (list, tuple, set, frozenset, dict, AttributeBag, *VIEW_TYPES)):
+        if isinstance(item, _WALKED):
             if id(item) in seen:
                 continue
             seen.add(id(item))
