@@ -75,7 +75,9 @@ class IfSwitch(Statement):
                     value: Any = container.get(self.key)
                     kind = type(value)
                     if (kind is str or kind in PLAIN_TEXT) and len(value) <= SHORT:
-                        steps, body = self.branches.get(value, self.missed)
+                        # (not get(value, self.missed): the compiled build would box it)
+                        found = self.branches.get(value)
+                        steps, body = self.missed if found is None else found
                         frame.state.steps += steps
                         if body is not None:
                             body.run(frame, out)

@@ -13,17 +13,21 @@ evaluators of calls, filters and tests are in calls.py, those of operators in op
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from ..builtins.access import AttributePolicy
 from ..builtins.methods import DICT_METHODS
 from ..sandbox.budget import charge_built
 from ..sandbox.measure import check_key
-from ..values.runtime import MISSING
+from ..values.runtime import MISSING as RUNTIME_MISSING
 from .evaluator import Expression
 from .frames import Frame, located
 
 Charge = Callable[[Any, Any], None]
+
+# The lookups' "no such key": a Final name of this module, which the compiled build reads as
+# a C static (an imported name is looked up in the module's dict at every use).
+MISSING: Final[Any] = RUNTIME_MISSING
 
 
 class Const(Expression):
@@ -333,18 +337,19 @@ class GetConstItem(Expression):
 
     def eval(self, frame: Frame) -> Any:
         value = self.obj.eval(frame)
-        if type(value) is self.fast:
-            if self.fast is dict:
+        # (the exact type tested first, so that the compiled build knows `value` a dict)
+        if type(value) is dict:
+            if self.fast is dict:  # (a string key)
                 found = value.get(self.key, MISSING)  # a missing key is common: no KeyError
                 if found is not MISSING:
                     return found
                 if self.missed is not None:
                     return self.missed.environment.undefined(obj=value, name=self.key)
-            else:
-                try:
-                    return value[self.key]
-                except LookupError:
-                    pass  # the sandbox's getitem makes the undefined value
+        elif type(value) is self.fast:  # (a list, an int key)
+            try:
+                return value[self.key]
+            except LookupError:
+                pass  # the sandbox's getitem makes the undefined value
         try:
             return self.policy_getitem(value, self.key)
         except Exception as error:
@@ -374,18 +379,18 @@ class NameConstItem(GetConstItem):
             scope = scope.parent
         else:
             value = self.undefined(name=name)
-        if type(value) is self.fast:
+        if type(value) is dict:  # (see GetConstItem)
             if self.fast is dict:
-                found = value.get(self.key, MISSING)  # (see GetConstItem)
+                found = value.get(self.key, MISSING)
                 if found is not MISSING:
                     return found
                 if self.missed is not None:
                     return self.missed.environment.undefined(obj=value, name=self.key)
-            else:
-                try:
-                    return value[self.key]
-                except LookupError:
-                    pass  # the sandbox's getitem makes the undefined value
+        elif type(value) is self.fast:
+            try:
+                return value[self.key]
+            except LookupError:
+                pass  # the sandbox's getitem makes the undefined value
         try:
             return self.policy_getitem(value, self.key)
         except Exception as error:
