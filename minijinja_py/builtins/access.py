@@ -14,8 +14,8 @@ from ..errors import SecurityError
 from ..sandbox.budget import CHARS_PER_STEP, PLAIN_TEXT, charge_size
 from ..sandbox.measure import check_key
 from ..sandbox.opaque import opaque_text
+from ..values.runtime import MISSING as RUNTIME_MISSING
 from ..values.runtime import (
-    MISSING,
     PLAIN_NAMESPACES,
     Cycler,
     Joiner,
@@ -26,6 +26,9 @@ from ..values.runtime import (
 )
 from .costs import charge_method
 from .methods import DICT_METHODS, STR_METHODS, get_method, is_mutating_method
+
+# A Final name of this module: the compiled build reads it as a C static (see run/expressions).
+MISSING: Final[Any] = RUNTIME_MISSING
 
 
 def unsafe(obj: Any, name: Any) -> Undefined:

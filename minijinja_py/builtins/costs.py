@@ -27,11 +27,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..sandbox.budget import (
-    _CURRENT,
     CHARS_PER_STEP,
     FILTER_ITEMS_PER_STEP,
     ITEMS_PER_STEP,
     bytes_of,
+    current_budget,
     no_charge,
     walked_int_bytes,
 )
@@ -115,7 +115,7 @@ class Cost:
 
 def _charge(units: int, size: int = 0) -> None:
     if units or size:
-        budget = _CURRENT.get()
+        budget = current_budget()
         if budget is not None:
             budget.charge(units)
             if size:

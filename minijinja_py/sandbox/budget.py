@@ -225,19 +225,19 @@ EVALUATION_DEPTH: Final = 400
 
 # The budget of the render running in this thread (or task), so that filters and operators,
 # which are plain functions without a frame, can charge their work to it.
-_CURRENT: ContextVar[Budget | None] = ContextVar("minijinja_py_budget", default=None)
+_CURRENT: Final[ContextVar[Budget | None]] = ContextVar("minijinja_py_budget", default=None)
 
 
 # The context variable's own methods, without a Python frame around each (every render
 # enters and leaves once): current_budget() -> Budget | None, enter_render(budget) -> Token,
 # leave_render(token).
-current_budget: Callable[[], Budget | None] = _CURRENT.get
+current_budget: Final[Callable[[], Budget | None]] = _CURRENT.get
 enter_render: Callable[[Budget | None], Token] = _CURRENT.set
 leave_render: Callable[[Token], None] = _CURRENT.reset
 
 
 def current_limits() -> Limits:
-    budget = _CURRENT.get()
+    budget = current_budget()
     return budget.limits if budget is not None else _DEFAULT_LIMITS
 
 
@@ -250,7 +250,7 @@ def charge_size(value: Any) -> None:
     else:
         return
     if units:
-        budget = _CURRENT.get()
+        budget = current_budget()
         if budget is not None:
             budget.charge(units)
 
@@ -276,7 +276,7 @@ def charge_built(value: Any) -> None:
     its bytes, to the step and memory budgets."""
     size = bytes_of(value)
     if size:
-        budget = _CURRENT.get()
+        budget = current_budget()
         if budget is not None:
             budget.charge(size // CHARS_PER_STEP + 1)
             budget.allocate(size)
@@ -285,7 +285,7 @@ def charge_built(value: Any) -> None:
 def charge_memory(size: int) -> None:
     """Count `size` bytes the render is about to create (and the work of writing them)."""
     if size >= CHARS_PER_STEP:
-        budget = _CURRENT.get()
+        budget = current_budget()
         if budget is not None:
             budget.charge(size // CHARS_PER_STEP)
             budget.allocate(size)
@@ -318,7 +318,7 @@ def charge_io(value: Any, result: Any) -> None:
         units += len(result) // FILTER_ITEMS_PER_STEP
     size = bytes_of(result) if result is not None else 0
     if units or size:
-        budget = _CURRENT.get()
+        budget = current_budget()
         if budget is not None:
             budget.charge(units)
             if size:
@@ -334,7 +334,7 @@ def charge_arguments(args: Any, kwargs: dict[str, Any]) -> None:
     `dict.fromkeys(keys)`)."""
     units = argument_units(args, kwargs)
     if units:
-        budget = _CURRENT.get()
+        budget = current_budget()
         if budget is not None:
             budget.charge(units)
 
@@ -375,7 +375,7 @@ _ARGUMENT_CONTAINERS = (list, tuple, dict, set, frozenset)
 def charge_steps(steps: int) -> None:
     """Charge `steps` steps of Python-level work to the running render, if any."""
     if steps:
-        budget = _CURRENT.get()
+        budget = current_budget()
         if budget is not None:
             budget.charge(steps)
 
@@ -400,7 +400,7 @@ def charge_work(chars: int = 0, items: int = 0) -> None:
     """Charge work measured in characters and/or items before doing it."""
     units = chars // CHARS_PER_STEP + items // ITEMS_PER_STEP
     if units:
-        budget = _CURRENT.get()
+        budget = current_budget()
         if budget is not None:
             budget.charge(units)
 
@@ -422,14 +422,14 @@ def check_length(length: int, limits: Limits, what: str = "string") -> None:
                 f"a string of {length} characters exceeds max_string ({limits.max_string})"
             )
         if length >= CHARS_PER_STEP:
-            budget = _CURRENT.get()
+            budget = current_budget()
             if budget is not None:
                 budget.charge(length // CHARS_PER_STEP)
                 budget.allocate(length)
     elif length > limits.max_items:
         raise LimitError(f"a {what} of {length} items exceeds max_items ({limits.max_items})")
     elif length >= ITEMS_PER_STEP:
-        budget = _CURRENT.get()
+        budget = current_budget()
         if budget is not None:
             budget.charge(length // ITEMS_PER_STEP)
             budget.allocate(8 * length)
@@ -452,7 +452,7 @@ def recursion_error(limits: Limits | None = None) -> LimitError:
     )
 
 
-_DEFAULT_LIMITS = Limits()
+_DEFAULT_LIMITS: Final = Limits()
 
 
 # ---------------------------------------------------------------- string sizes

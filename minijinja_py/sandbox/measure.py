@@ -10,7 +10,6 @@ from typing import Any, Final
 
 from ..errors import LimitError
 from .budget import (
-    _CURRENT,
     _DEFAULT_LIMITS,
     CHARS_PER_STEP,
     FILTER_ITEMS_PER_STEP,
@@ -18,6 +17,7 @@ from .budget import (
     Budget,
     charge_big_int,
     charge_steps,
+    current_budget,
 )
 from .printing import (
     CHUNK,
@@ -52,7 +52,7 @@ def check_printable(value: Any) -> int:
     Returns the printed size as estimated (a string's length for a string)."""
     if isinstance(value, str):
         return len(value)
-    budget = _CURRENT.get()
+    budget = current_budget()
     size, nodes, levels, plain = _printed_measure(value, budget)
     if budget is not None:
         # (the step count after the walk's charge, when the walk found nothing but plain
@@ -66,7 +66,7 @@ def check_printable(value: Any) -> int:
 def hand_over(value: Any) -> None:
     """Mark `value`, just measured and charged by a builtin's cost, as the builtin's to print
     without a second measure (see handed_over)."""
-    budget = _CURRENT.get()
+    budget = current_budget()
     if budget is not None:
         budget.handed = (value, budget.steps)
 
@@ -75,7 +75,7 @@ def handed_over(value: Any) -> bool:
     """Whether `value` is the structure the running builtin's cost has just measured and
     charged (`hand_over`), with not a step taken since: nothing can have changed it, and
     measuring it again would charge its walk and its text twice.  Answers once."""
-    budget = _CURRENT.get()
+    budget = current_budget()
     if budget is None:
         return False
     handed = budget.handed
@@ -91,7 +91,7 @@ def json_within_measure(value: Any, indent: int | None) -> bool:
     scalar, or the structure `check_printable` measured last (see json_bound_of_printed).
     False: the caller bounds the layout exactly, so that nothing Python could print within
     the limit is refused."""
-    budget = _CURRENT.get()
+    budget = current_budget()
     limits = budget.limits if budget is not None else _DEFAULT_LIMITS
     kind = type(value)
     if kind is str:
@@ -122,7 +122,7 @@ def printed_size(value: Any) -> int:
     """What `check_printable` checks, without counting the text as made."""
     if isinstance(value, str):
         return len(value)
-    return _printed_measure(value, _CURRENT.get())[0]
+    return _printed_measure(value, current_budget())[0]
 
 
 def _printed_measure(value: Any, budget: Budget | None) -> tuple[int, int, int, bool]:
@@ -210,13 +210,13 @@ def _printed_measure(value: Any, budget: Budget | None) -> tuple[int, int, int, 
 _SMALL_NODES = 4095
 
 
-PRINTED_NESTED_TYPES = (list, tuple, dict, set, frozenset, AttributeBag)
-PRINTED_CONTAINERS: tuple[type[Any], ...] = (*PRINTED_NESTED_TYPES, *VIEW_TYPES)
+PRINTED_NESTED_TYPES: Final = (list, tuple, dict, set, frozenset, AttributeBag)
+PRINTED_CONTAINERS: Final[tuple[type[Any], ...]] = (*PRINTED_NESTED_TYPES, *VIEW_TYPES)
 
 
 # A string this short has its repr made whatever the size so far: the repr of a longer one only
 # while the sizes so far leave room for it (a string shared a thousand times is read ten times).
-SHORT_REPR = 256
+SHORT_REPR: Final = 256
 
 
 def _measure_small(value: Any, most: int, limit: int, deepest: int) -> tuple[int, int, int]:
@@ -354,7 +354,7 @@ def check_compared_pair(a: Any, b: Any) -> None:
 
 
 def _measure(value: Any) -> tuple[Any, int, int]:
-    budget = _CURRENT.get()
+    budget = current_budget()
     if budget is None:
         return _nesting(value, _DEFAULT_LIMITS.max_recursion, {}, None)
     memo = budget.depths

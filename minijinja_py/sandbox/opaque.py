@@ -21,7 +21,7 @@ import types
 from functools import partial
 from typing import Any
 
-from .budget import _CURRENT
+from .budget import current_budget
 from .printing import VIEW_TYPES, AttributeBag
 
 _METHOD_TYPES: tuple[type[Any], ...] = (
@@ -188,7 +188,7 @@ def shown_str(value: Any) -> str:
         return text
     # The structure just measured (not a step taken since) by the quick walk, which accepts
     # only plain containers, strings and scalars, holds no opaque value: not walked again.
-    budget = _CURRENT.get()
+    budget = current_budget()
     if budget is not None:
         last = budget.printed
         if last is not None and last[0] is value and last[4] == budget.steps:

@@ -13,7 +13,7 @@ Nothing here charges or refuses: the callers charge the bound and refuse it abov
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Final
 
 from .._mypyc import mypyc_attr
 
@@ -33,7 +33,7 @@ class AttributeBag:
 
 #: Characters measured at a time: measuring a chunk makes its text (up to 12 times as long)
 #: and drops it, so memory stays within about a megabyte whatever the string's length.
-CHUNK = 1 << 16
+CHUNK: Final = 1 << 16
 
 
 def repr_size(s: str, write: Any = str.__repr__, most: int | None = None) -> int:
