@@ -14,21 +14,20 @@ from ..errors import SecurityError
 from ..sandbox.budget import CHARS_PER_STEP, PLAIN_TEXT, charge_size
 from ..sandbox.measure import check_key
 from ..sandbox.opaque import opaque_text
-from ..values.runtime import MISSING as RUNTIME_MISSING
-from ..values.runtime import (
-    PLAIN_NAMESPACES,
-    Cycler,
-    Joiner,
-    LoopContext,
-    Macro,
-    Namespace,
-    Undefined,
-)
+from ..values import runtime
+from ..values.runtime import Cycler, Joiner, Macro, Namespace, Undefined
+from . import methods
 from .costs import charge_method
-from .methods import DICT_METHODS, STR_METHODS, get_method, is_mutating_method
+from .methods import STR_METHODS, is_mutating_method
 
-# A Final name of this module: the compiled build reads it as a C static (see run/expressions).
-MISSING: Final[Any] = RUNTIME_MISSING
+# What the common lookups read from modules the compiled build leaves interpreted, held as
+# Finals of this one: the compiled build reads them as C statics, where it would look each up
+# in this module's dict at every lookup.
+MISSING: Final[Any] = runtime.MISSING
+LoopContext: Final = runtime.LoopContext
+PLAIN_NAMESPACES: Final = runtime.PLAIN_NAMESPACES
+DICT_METHODS: Final = methods.DICT_METHODS
+get_method: Final = methods.get_method
 
 
 def unsafe(obj: Any, name: Any) -> Undefined:

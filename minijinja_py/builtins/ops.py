@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from ..errors import LimitError
 from ..sandbox.budget import (
@@ -32,8 +32,12 @@ from ..sandbox.measure import (
     check_printable,
 )
 from ..sandbox.opaque import holds_opaque, shown, shown_str
-from ..values.runtime import Undefined
+from ..values import runtime
 from .costs import Cost, declare, inline
+
+# Read by to_string for every value printed that is not a string: a Final of this module, which
+# the compiled build reads as a C static (runtime stays interpreted).
+Undefined: Final = runtime.Undefined
 
 _SIZED = (str, list, tuple)
 

@@ -6,11 +6,12 @@ the compiler beside the evaluators of expressions.py, whose constants and charge
 from __future__ import annotations
 
 from itertools import islice
-from types import BuiltinMethodType as BUILTIN_METHOD
-from typing import Any
+from types import BuiltinMethodType
+from typing import Any, Final
 
 from ..builtins.tests import test_defined, test_undefined
 from ..errors import TemplateRuntimeError
+from ..sandbox import iterators
 from ..sandbox.budget import CHARS_PER_STEP as SHORT
 from ..sandbox.budget import (
     FILTER_ITEMS_PER_STEP,
@@ -21,12 +22,21 @@ from ..sandbox.budget import (
     check_length,
 )
 from ..sandbox.callguard import GUARDED, call_guarded
-from ..sandbox.iterators import NOT_ITERATORS, bounded
 from ..sandbox.measure import charge_compared_arguments
-from ..values.runtime import MISSING, Macro, Undefined, wants_environment
+from ..values import runtime
 from .evaluator import Applier, Expression
-from .expressions import Charge, Const, ContextName
+from .expressions import MISSING, Charge, Const, ContextName
 from .frames import Frame, located
+
+# What every call reads from modules the compiled build leaves interpreted, held as Finals of
+# this one: the compiled build reads them as C statics, where it would look each up in this
+# module's dict at every call.
+BUILTIN_METHOD: Final = BuiltinMethodType
+Macro: Final = runtime.Macro
+Undefined: Final = runtime.Undefined
+wants_environment: Final = runtime.wants_environment
+NOT_ITERATORS: Final = iterators.NOT_ITERATORS
+bounded: Final = iterators.bounded
 
 
 class Arguments:

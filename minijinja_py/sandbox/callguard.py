@@ -12,9 +12,9 @@ a LimitError like any other.  Elsewhere `GUARDED` is false and calls go straight
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, Final
 
-GUARDED = sys.implementation.name == "cpython" and (3, 13, 0) <= sys.version_info[:3] < (3, 13, 8)
+GUARDED: Final = sys.implementation.name == "cpython" and (3, 13, 0) <= sys.version_info[:3] < (3, 13, 8)
 
 
 class _DepthGuard:
