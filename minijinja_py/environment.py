@@ -25,7 +25,6 @@ from .sandbox.budget import (
     leave_render,
     recursion_error,
 )
-from .sandbox.iterators import bound_context
 from .sandbox.limits import Limits
 from .sandbox.measure import check_key, check_printable
 from .values.runtime import PLAIN_NAMESPACES, Cycler, Joiner, Undefined, wants_environment
@@ -33,7 +32,8 @@ from .values.runtime import PLAIN_NAMESPACES, Cycler, Joiner, Undefined, wants_e
 if TYPE_CHECKING:
     from .compile.compiler import Compiler
     from .provenance import Provenance
-    from .run.frames import Frame, RenderState
+    from .run.frames import Frame
+    from .sandbox.limits import Limits
     from .syntax.lexer import LexOptions
     from .syntax.nodes import Template as TemplateNode
 
@@ -243,8 +243,7 @@ def _builtins() -> _Builtins:
 
 class _Compiling(NamedTuple):
     compiler: type[Compiler]
-    frame: type[Frame]
-    render_state: type[RenderState]
+    start_render: Callable[[Limits, list[Any], dict[str, Any], dict[str, Any]], Frame]
     parse: Callable[[str, LexOptions, int | None], tuple[str, TemplateNode]]
 
 
@@ -253,10 +252,10 @@ def _compiling() -> _Compiling:
     """What compiling a template uses, imported by the first template compiled and kept, as
     `_builtins` keeps what an environment uses."""
     from .compile.compiler import Compiler
-    from .run.frames import Frame, RenderState
+    from .run.frames import start_render
     from .syntax.parser import parse
 
-    return _Compiling(Compiler, Frame, RenderState, parse)
+    return _Compiling(Compiler, start_render, parse)
 
 
 # Limits are immutable: environments made without any share one (see compile/compiler.py).
@@ -340,7 +339,7 @@ class Template:
         globals: Mapping[str, Any] | None,
         name: str | None,
     ) -> Template:
-        Compiler, Frame, RenderState, parse = _compiling()
+        Compiler, start_render, parse = _compiling()
         limit = environment.limits.max_source
         if isinstance(source, str) and len(source) > limit:
             # Refused before the lexer reads it: compiling takes time linear in the source,
@@ -350,7 +349,7 @@ class Template:
                 f"a template source of {len(source)} characters exceeds max_source ({limit})"
             ).with_position(source, 0)
         self = super().__new__(cls)
-        self._runtime_types = (Frame, RenderState)
+        self._start_render = start_render
         self.environment = environment
         self.source = source
         self.name = name
@@ -448,27 +447,18 @@ class Template:
     def _render(
         self, context: dict[str, Any], record_spans: bool, provenance: bool = False
     ) -> tuple[Any, list]:
-        Frame, RenderState = self._runtime_types
+        global_vars = self.environment.globals
+        if self.globals:
+            global_vars = {**global_vars, **self.globals}
         out: list[str] = []
-        state = RenderState(self.environment.limits, out)
+        # (the context over the globals, one dict: see run.frames.start_render)
+        root = self._start_render(self.environment.limits, out, global_vars, context)
+        state = root.state
         run = self._run
         if provenance:
             traced = self._run_with_provenance()
             run = traced.body
             state.join = traced.tracing.join_text
-        global_vars = self.environment.globals
-        if self.globals:
-            global_vars = {**global_vars, **self.globals}
-        # (a caller's iterator is walked at most max_items items: sandbox/iterators.py)
-        context = bound_context(context, state.limits.max_items)
-        # Context over globals in one dict: a name the template reads is one lookup away.  It is
-        # the template's own scope too, made for this render: a top-level `set` shadows a
-        # variable there as a scope of its own would (a name the template ever assigns is looked
-        # up through the scopes, never in `state.context` alone).
-        root = Frame({**global_vars, **context}, None, state)
-        state.root = root
-        state.context = root.vars
-        state.scale_to(context)
         # Filters and operators find the budget through a context variable (see sandbox).
         token = enter_render(state)
         try:

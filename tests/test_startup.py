@@ -156,7 +156,6 @@ STARTUP_PACKAGE_MODULES = {
     "minijinja_py.sandbox",
     "minijinja_py.sandbox.budget",
     "minijinja_py.sandbox.format_spec",
-    "minijinja_py.sandbox.iterators",
     "minijinja_py.sandbox.limits",
     "minijinja_py.sandbox.measure",
     "minijinja_py.sandbox.opaque",

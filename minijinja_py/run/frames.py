@@ -7,6 +7,7 @@ from typing import Any
 
 from ..errors import LimitError, TemplateError, TemplateRuntimeError, bounded_text
 from ..sandbox.budget import Budget, recursion_error
+from ..sandbox.iterators import NOT_ITERATORS, bound_context
 from ..sandbox.limits import Limits
 
 # (made once: a render's state starts with them, and replaces the first before it runs)
@@ -48,6 +49,32 @@ class Frame:
         self.vars = variables
         self.parent = parent
         self.state = state
+
+
+def start_render(
+    limits: Limits, out: list[Any], global_vars: dict[str, Any], context: dict[str, Any]
+) -> Frame:
+    """A render's root scope and its state, made in one call from the environment (which the
+    compiled build leaves interpreted: here they are made and linked in native code).
+
+    The root scope is the caller's `context` over `global_vars`, in one dict: where every name
+    the template never assigns is found, and the template's own top-level scope, made for this
+    render (a top-level `set` shadows a variable there as a scope of its own would; a name the
+    template ever assigns is looked up through the scopes, never in `state.context` alone).
+    The context's sizes scale the step budget."""
+    plain = NOT_ITERATORS
+    for value in context.values():
+        if type(value) not in plain:
+            # (a caller's iterator is walked at most max_items items: sandbox/iterators.py)
+            context = bound_context(context, limits.max_items)
+            break
+    variables = {**global_vars, **context}
+    state = RenderState(limits, out)
+    root = Frame(variables, None, state)
+    state.root = root
+    state.context = variables
+    state.scale_to(context)
+    return root
 
 
 class BreakLoop(Exception):
