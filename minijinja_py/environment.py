@@ -243,7 +243,7 @@ def _builtins() -> _Builtins:
 
 class _Compiling(NamedTuple):
     compiler: type[Compiler]
-    start_render: Callable[[Limits, list[Any], dict[str, Any], dict[str, Any]], Frame]
+    start_render: Callable[[Limits, list[Any], dict[str, Any], dict[str, Any], int], Frame]
     parse: Callable[[str, LexOptions, int | None], tuple[str, TemplateNode]]
 
 
@@ -450,19 +450,21 @@ class Template:
         global_vars = self.environment.globals
         if self.globals:
             global_vars = {**global_vars, **self.globals}
-        out: list[str] = []
-        # (the context over the globals, one dict: see run.frames.start_render)
-        root = self._start_render(self.environment.limits, out, global_vars, context)
-        state = root.state
         run = self._run
         if provenance:
             traced = self._run_with_provenance()
             run = traced.body
+        out: list[str] = []
+        # (the context over the globals, one dict; the top-level statements' steps counted)
+        root = self._start_render(self.environment.limits, out, global_vars, context, run.cost)
+        state = root.state
+        if provenance:
             state.join = traced.tracing.join_text
         # Filters and operators find the budget through a context variable (see sandbox).
         token = enter_render(state)
         try:
-            state.charge(run.cost)  # the template's top-level statements, paid first
+            if state.steps >= state.next_clock:  # (Budget.charge of the top-level statements)
+                state.check()
             run.run(root, out)
         except TemplateError as error:
             if error.offset is None and isinstance(error, LimitError):

@@ -52,7 +52,11 @@ class Frame:
 
 
 def start_render(
-    limits: Limits, out: list[Any], global_vars: dict[str, Any], context: dict[str, Any]
+    limits: Limits,
+    out: list[Any],
+    global_vars: dict[str, Any],
+    context: dict[str, Any],
+    cost: int,
 ) -> Frame:
     """A render's root scope and its state, made in one call from the environment (which the
     compiled build leaves interpreted: here they are made and linked in native code).
@@ -61,7 +65,8 @@ def start_render(
     the template never assigns is found, and the template's own top-level scope, made for this
     render (a top-level `set` shadows a variable there as a scope of its own would; a name the
     template ever assigns is looked up through the scopes, never in `state.context` alone).
-    The context's sizes scale the step budget."""
+    The context's sizes scale the step budget; `cost`, the steps of the template's top-level
+    statements, is counted first (the caller checks it, where it places what that raises)."""
     plain = NOT_ITERATORS
     for value in context.values():
         if type(value) not in plain:
@@ -74,6 +79,7 @@ def start_render(
     state.root = root
     state.context = variables
     state.scale_to(context)
+    state.steps = cost
     return root
 
 
