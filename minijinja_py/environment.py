@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from .compile.compiler import Compiler
     from .provenance import Provenance
     from .run.frames import Frame
-    from .sandbox.limits import Limits
     from .syntax.lexer import LexOptions
     from .syntax.nodes import Template as TemplateNode
 
