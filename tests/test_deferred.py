@@ -21,12 +21,16 @@ from minijinja_py.sandbox.budget import current_budget
 # (appended: the compiled build's suite imports minijinja_py from where it is installed)
 sys.path.append(str(Path(__file__).resolve().parents[1]))
 from conformance import corpus  # noqa: E402
+from conformance.reference import pinned_strftime_now  # noqa: E402
 
 
 def _counting_environment() -> mj.Environment:
-    """An environment whose `steps()` prints the steps the render has taken so far."""
+    """An environment whose `steps()` prints the steps the render has taken so far, and whose
+    clock is pinned: two renders of a template that prints the time (Hunyuan's) a second apart
+    would otherwise differ."""
     env = mj.chat_environment()
     env.globals["steps"] = lambda: current_budget().steps
+    env.globals["strftime_now"] = pinned_strftime_now
     return env
 
 
