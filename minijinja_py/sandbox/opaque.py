@@ -22,6 +22,7 @@ from functools import partial
 from typing import Any
 
 from .budget import current_budget
+from .measure import PLAIN_TYPES
 from .printing import VIEW_TYPES, AttributeBag
 
 _METHOD_TYPES: tuple[type[Any], ...] = (
@@ -39,8 +40,7 @@ _GENERATOR_TYPES: tuple[type[Any], ...] = (
     types.AsyncGeneratorType,
 )
 
-# What holds_opaque passes by, and what it looks into.
-_SCALARS = frozenset((str, int, float, bool, type(None)))
+# What holds_opaque looks into (it passes the measure's plain scalars by).
 _WALKED: tuple[type[Any], ...] = (list, tuple, set, frozenset, dict, AttributeBag, *VIEW_TYPES)
 
 # Types printed as Python prints them without a further look: the values templates print.
@@ -105,7 +105,7 @@ def holds_opaque(value: Any) -> bool:
     once per node (the caller has measured the structure: its depth and size are bounded)."""
     if type(value) is tuple:  # (the arguments of a `%` or a `format`: mostly strings, numbers)
         for item in value:
-            if type(item) not in _SCALARS:
+            if type(item) not in PLAIN_TYPES:
                 break
         else:
             return False
