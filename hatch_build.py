@@ -47,6 +47,7 @@ COMPILED_MODULES = (
     "minijinja_py/sandbox/budget.py",
     "minijinja_py/sandbox/callguard.py",
     "minijinja_py/sandbox/format_spec.py",
+    "minijinja_py/sandbox/iterators.py",
     "minijinja_py/sandbox/measure.py",
     "minijinja_py/sandbox/printing.py",
     "minijinja_py/values/loops.py",

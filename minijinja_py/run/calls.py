@@ -150,8 +150,9 @@ class CallEmpty(Expression):
         try:
             if type(target) is Macro:
                 result = target._invoke()  # the template's own macro: straight to its body
-            elif wants_environment(target):
-                # pass_environment marks a global as well as a filter, as in Jinja.
+            elif type(target) is not BUILTIN_METHOD and wants_environment(target):
+                # pass_environment marks a global as well as a filter, as in Jinja (a str or
+                # dict method, `.strip()`, `.items()`, carries no marker: not looked for).
                 result = target(self.environment)
             elif GUARDED:
                 result = call_guarded(target, [], {})
