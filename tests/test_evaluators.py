@@ -49,6 +49,30 @@ ADDITION = [
     ),
     ("{{ (s + 'x' + s) | length }}", {"s": LONG}, "4001"),
     ("{{ 'a' + 'b' + x }}", {"x": "c"}, "abc"),
+    # text chains (run/texts.py): one to three operands besides string constants, joined at once
+    ("{{ '<' + a + '>' }}", {"a": "x"}, "<x>"),
+    ("{{ a + '|' + b }}", {"a": "x", "b": "y"}, "x|y"),
+    ("{{ '<' + a + '|' + b + '|' + c + '>' + '\n' }}", {"a": "x", "b": "y", "c": "z"}, "<x|y|z>\n"),
+    ("{{ a + b + c }}", {"a": 1, "b": 2, "c": 3}, "6"),
+    ("{{ a + b + c }}|{{ a + b + c + d }}", {"a": "w", "b": "x", "c": "y", "d": "z"}, "wxy|wxyz"),
+    ("{{ 1 + a + 2 }}", {"a": 3}, "6"),
+    (
+        "{{ '<' + a + '|' + b + '>' }}",
+        {"a": "x", "b": 2},
+        Err("TemplateRuntimeError", 'can only concatenate str (not "int") to str'),
+    ),
+    ("{{ '<' + u + '>' }}", None, Err("UndefinedError", "'u' is undefined")),
+    # a long text at each place: added (and charged) as AddChain adds it
+    ("{{ ('<' + a + '|' + b + '|' + c + '>')|length }}", {"a": LONG, "b": "y", "c": "z"}, "2006"),
+    ("{{ ('<' + a + '|' + b + '|' + c + '>')|length }}", {"a": "x", "b": LONG, "c": "z"}, "2006"),
+    ("{{ ('<' + a + '|' + b + '|' + c + '>')|length }}", {"a": "x", "b": "y", "c": LONG}, "2006"),
+    # markup escapes what is added to it; each operand is read once, in order
+    (
+        "{% set m = '&'|safe %}{% set c = cycler('a', 'b', 'c') %}"
+        "{{ '<' + m + '|' + c.next() + '>' }}{{ c.current }}",
+        None,
+        "&lt;&|a&gt;b",
+    ),
 ]
 
 MACRO_CALLS = [
@@ -224,7 +248,11 @@ def test_macro_calls(configs, source, context, expected):
         ("{% for m in ms %}{{ m.role }}{% endfor %}", "NameKeyOrAttr"),
         ("{{ m['role'] }}", "GetConstItem"),
         ("{{ m.role }}", "GetKeyOrAttr"),
-        ("{{ 'a' + x + 'b' }}", "AddChain"),
+        ("{{ 'a' + x + 'b' }}", "TextChain1"),
+        ("{{ a + '|' + b }}", "TextChain2"),
+        ("{{ a + b + c }}", "TextChain3"),
+        ("{{ a + b + c + d }}", "AddChain"),
+        ("{{ 1 + x + 2 }}", "AddChain"),
         ("{{ x }}", "ContextName"),
         ("{% set x = 1 %}{{ x }}", "Name"),
     ],

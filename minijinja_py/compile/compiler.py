@@ -26,6 +26,7 @@ from ..run import operators as o
 from ..run import statements as s
 from ..run.deferred import DeferredBody
 from ..run.frames import Frame, RenderState
+from ..run.texts import sum_chain
 from ..sandbox.budget import enter_render, leave_render, no_charge
 from ..sandbox.limits import Limits
 from ..syntax import nodes as n
@@ -126,7 +127,7 @@ class Compiler:
         # compiler sits below it) replaces them before anything is compiled.
         self.track_filter: Any = None
         self.track_printed: Any = None
-        self.add_chain: Any = o.AddChain
+        self.add_chain: Any = sum_chain
         self.output: Any = s.Output
         if instrument is not None:
             instrument(self)

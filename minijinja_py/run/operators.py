@@ -124,10 +124,21 @@ class AddChain(Expression):
 
     def eval(self, frame: Frame) -> Any:
         first = self.first  # (most chains start with a literal: '<|im_start|>' + role)
-        total = first.value if type(first) is Const else first.eval(frame)
+        return self.sum_from(frame, [first.value if type(first) is Const else first.eval(frame)])
+
+    def sum_from(self, frame: Frame, done: list[Any]) -> Any:
+        """The sum, the values of its first `len(done)` operands (`first` the 0th) already
+        read: the others read in turn, each added as it comes (see texts.TextChain)."""
+        total = done[0]
+        known = len(done)
+        index = 1
         for pos, operand in self.operands:
-            # The literal pieces of '<|im_start|>' + role + '\n' are read, not called.
-            value = operand.value if type(operand) is Const else operand.eval(frame)
+            if index < known:
+                value = done[index]
+            else:
+                # The literal pieces of '<|im_start|>' + role + '\n' are read, not called.
+                value = operand.value if type(operand) is Const else operand.eval(frame)
+            index += 1
             if (
                 type(total) is str
                 and type(value) is str
