@@ -44,6 +44,7 @@ COMPILED_MODULES = (
     "minijinja_py/run/macros.py",
     "minijinja_py/run/operators.py",
     "minijinja_py/run/statements.py",
+    "minijinja_py/run/texts.py",
     "minijinja_py/sandbox/budget.py",
     "minijinja_py/sandbox/callguard.py",
     "minijinja_py/sandbox/format_spec.py",
