@@ -1,8 +1,8 @@
 """The specialised evaluators the compiler picks for common shapes give the general path's
 results: constant comparisons (also inside ``if``), constant subscripts and attribute lookups
-on a variable, ``+`` chains with literal pieces, names read straight from the context, and
-macros called with positional arguments only, and chains of ``if``/``elif`` comparing one
-key with strings, answered by one lookup.
+on a variable, ``+`` and ``~`` chains with literal pieces, names read straight from the
+context, and macros called with positional arguments only, and chains of ``if``/``elif``
+comparing one key with strings, answered by one lookup.
 
 Expected values were obtained from Jinja2 3.1.6 and are hard-coded
 (``MINIJINJA_TESTS_REFERENCE=1`` makes ``check`` assert that Jinja2 still agrees).
@@ -73,6 +73,16 @@ ADDITION = [
         None,
         "&lt;&|a&gt;b",
     ),
+]
+
+CONCATENATION = [
+    ("{{ '<' ~ a ~ '>' }}", {"a": 1}, "<1>"),
+    ("{{ a ~ b }}", {"a": None, "b": [1]}, "None[1]"),
+    ("{{ '<' ~ a ~ '|' ~ b ~ c ~ '>' }}", {"a": "x", "b": 2, "c": True}, "<x|2True>"),
+    ("{{ a ~ b ~ c ~ d }}|{{ 1 ~ a }}", {"a": 1, "b": 2, "c": 3, "d": 4}, "1234|11"),
+    ("{{ '<' ~ a ~ '>' }}", None, "<>"),
+    ("{{ ('<' ~ a ~ b)|length }}", {"a": LONG, "b": LONG}, "4001"),
+    ("{{ '<' ~ f() ~ '>' }}", None, Err("UndefinedError", "'f' is undefined")),
 ]
 
 MACRO_CALLS = [
@@ -232,6 +242,11 @@ def test_addition_chains(configs, source, context, expected):
     check(configs, source, context, expected)
 
 
+@pytest.mark.parametrize(("configs", "source", "context", "expected"), params(CONCATENATION))
+def test_concatenation(configs, source, context, expected):
+    check(configs, source, context, expected)
+
+
 @pytest.mark.parametrize(("configs", "source", "context", "expected"), params(MACRO_CALLS))
 def test_macro_calls(configs, source, context, expected):
     check(configs, source, context, expected)
@@ -253,6 +268,10 @@ def test_macro_calls(configs, source, context, expected):
         ("{{ a + b + c }}", "TextChain3"),
         ("{{ a + b + c + d }}", "AddChain"),
         ("{{ 1 + x + 2 }}", "AddChain"),
+        ("{{ 'a' ~ x }}", "TextConcat1"),
+        ("{{ x ~ y }}", "TextConcat2"),
+        ("{{ x ~ '|' ~ y ~ z }}", "TextConcat3"),
+        ("{{ w ~ x ~ y ~ z }}", "Concat"),
         ("{{ x }}", "ContextName"),
         ("{% set x = 1 %}{{ x }}", "Name"),
     ],

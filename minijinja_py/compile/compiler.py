@@ -26,7 +26,7 @@ from ..run import operators as o
 from ..run import statements as s
 from ..run.deferred import DeferredBody
 from ..run.frames import Frame, RenderState
-from ..run.texts import sum_chain
+from ..run.texts import concat_chain, sum_chain
 from ..sandbox.budget import enter_render, leave_render, no_charge
 from ..sandbox.limits import Limits
 from ..syntax import nodes as n
@@ -758,9 +758,9 @@ class Compiler:
 
     def expr_Concat(self, node: n.Concat) -> Any:
         items = tuple(self.expr(item) for item in node.items)
-        if self.track_printed is not None:
-            items = tuple(self.track_printed(item) for item in items)
-        return o.Concat(items, node.pos, self.limits)
+        if self.track_printed is None:
+            return concat_chain(items, node.pos, self.limits)
+        return o.Concat(tuple(self.track_printed(item) for item in items), node.pos, self.limits)
 
     def expr_Compare(self, node: n.Compare) -> Any:
         first = self.expr(node.first)
