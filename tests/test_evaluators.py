@@ -272,6 +272,8 @@ def test_macro_calls(configs, source, context, expected):
         ("{{ x ~ y }}", "TextConcat2"),
         ("{{ x ~ '|' ~ y ~ z }}", "TextConcat3"),
         ("{{ w ~ x ~ y ~ z }}", "Concat"),
+        ("{{ x is string }}{{ x is mapping }}", "IsInstance"),
+        ("{{ x is none }}", "IsNone"),
         ("{{ x }}", "ContextName"),
         ("{% set x = 1 %}{{ x }}", "Name"),
     ],

@@ -882,6 +882,39 @@ def test_defined_tests_answer_as_the_builtin_tests(source, expected):
     assert env.from_string(source).render(x={"a": 1}, u=Undefined()) == expected
 
 
+# `is none`, `is string` and `is mapping`: answered by their evaluator, as the builtin tests
+TYPE_TEST_CASES = (
+    ("{{ x is none }} {{ n is none }} {{ u is none }} {{ x is not none }}", "False True False True"),
+    ("{{ x is string }} {{ s is string }} {{ m is string }} {{ u is string }}", "False True True False"),
+    ("{{ x is mapping }} {{ s is mapping }} {{ namespace() is mapping }}", "True False False"),
+    ("{% for v in [x, s, n] %}{{ v is mapping }}{{ v is string }}{% endfor %}", "TrueFalseFalseTrueFalseFalse"),
+)
+
+
+@pytest.mark.parametrize(("source", "expected"), TYPE_TEST_CASES)
+def test_type_tests_answer_as_the_builtin_tests(source, expected):
+    context = {"x": {"a": 1}, "n": None, "s": "text", "m": Markup("<b>"), "u": Undefined()}
+    assert mj.Environment().from_string(source).render(context) == expected
+
+
+def test_a_type_test_of_the_environments_own_is_called():
+    env = mj.Environment()
+    env.tests["string"] = lambda value: "called"
+    env.tests["none"] = lambda value: "also"
+    assert env.from_string("{{ 1 is string }} {{ 1 is none }}").render() == "called also"
+
+
+def test_a_type_test_of_a_value_whose_class_fails_is_placed():
+    class Failing:
+        @property
+        def __class__(self):  # noqa: PLE0307 - the failure under test
+            raise RuntimeError("no class")
+
+    with pytest.raises(mj.TemplateRuntimeError) as caught:
+        mj.Environment().from_string("{{ v is string }}").render(v=Failing())
+    assert (caught.value.message, caught.value.lineno, caught.value.colno) == ("no class", 1, 9)
+
+
 def test_a_defined_test_of_the_environments_own_is_called():
     env = mj.Environment()
     env.tests["defined"] = lambda value: "called"

@@ -718,8 +718,8 @@ class Compiler:
         value = self.expr(node.value)
         arguments = node.arguments
         func = self._callable(kind, node.name, node.pos)
-        if arguments is n.NO_ARGUMENTS and (defined := c.defined_test(value, func)) is not None:
-            return defined
+        if arguments is n.NO_ARGUMENTS and (inline := c.inline_test(value, func, node.pos)):
+            return inline
         if func is None or arguments is not n.NO_ARGUMENTS or wants_environment(func):
             return c.Applied(value, self._applier(kind, node.name, arguments, node.pos))
         charge = charge_for(kind, node.name)  # big inputs and outputs count (see sandbox)

@@ -5,11 +5,12 @@ the compiler beside the evaluators of expressions.py, whose constants and charge
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from itertools import islice
 from types import BuiltinMethodType
 from typing import Any, Final
 
-from ..builtins.tests import test_defined, test_undefined
+from ..builtins.tests import test_defined, test_mapping, test_none, test_string, test_undefined
 from ..errors import TemplateRuntimeError
 from ..sandbox import iterators
 from ..sandbox.budget import CHARS_PER_STEP as SHORT
@@ -357,14 +358,56 @@ class ApplyFree(Expression):
             raise located(error, self.pos) from None
 
 
-def defined_test(value: Expression, test: Any) -> Expression | None:
-    """The evaluator of `value is defined` (or `undefined`) where `test` is the builtin test
-    (an environment may register its own under the name); None for any other test."""
-    if test is not test_defined and test is not test_undefined:
-        return None
-    if type(value) is ContextName:
-        return ContextIsDefined(value.name, test is test_defined)
-    return IsDefined(value, test is test_defined)
+def inline_test(value: Expression, test: Any, pos: int | None) -> Expression | None:
+    """The evaluator of `value is defined` (or `undefined`, `none`, `string`, `mapping`) where
+    `test` is that builtin test (an environment may register its own under the name), answered
+    in place of a call of the test; None for any other test."""
+    if test is test_defined or test is test_undefined:
+        if type(value) is ContextName:
+            return ContextIsDefined(value.name, test is test_defined)
+        return IsDefined(value, test is test_defined)
+    if test is test_none:
+        return IsNone(value)
+    if test is test_string:
+        return IsInstance(value, str, pos)
+    if test is test_mapping:
+        return IsInstance(value, Mapping, pos)
+    return None
+
+
+class IsNone(Expression):
+    """`x is none` by the builtin test."""
+
+    __slots__ = ("value",)
+    value: Expression
+
+    def __init__(self, value: Expression) -> None:
+        self.value = value
+
+    def eval(self, frame: Frame) -> Any:
+        return self.value.eval(frame) is None
+
+
+class IsInstance(Expression):
+    """`x is string` (or `mapping`) by the builtin test: whether the value is an instance of
+    `kind`."""
+
+    __slots__ = ("value", "kind", "pos")
+    value: Expression
+    kind: type[Any]
+    pos: int | None
+
+    def __init__(self, value: Expression, kind: type[Any], pos: int | None) -> None:
+        self.value = value
+        self.kind = kind
+        self.pos = pos
+
+    def eval(self, frame: Frame) -> Any:
+        value = self.value.eval(frame)
+        try:
+            return isinstance(value, self.kind)
+        except Exception as error:  # (a caller's object whose __class__ raises)
+            raise located(error, self.pos) from None
 
 
 class IsDefined(Expression):
