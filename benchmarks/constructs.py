@@ -139,18 +139,25 @@ def report(costs: dict[str, dict[str, tuple]]) -> str:
     return "\n".join(lines)
 
 
+def ours_and_jinja2() -> list[Any] | None:
+    """Our engine and Jinja2's, or None (and why, on stderr) when either is unavailable."""
+    engines = {e.key: e for e in all_engines()}
+    for key in ("ours", "jinja2"):
+        if not engines[key].available:
+            R.log(f"{engines[key].label} unavailable: {engines[key].reason}")
+            return None
+    return [engines["ours"], engines["jinja2"]]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.constructs")
     ap.add_argument("--only", action="append", choices=sorted(CONSTRUCTS), metavar="NAME")
     ap.add_argument("--template", action="append", default=[], metavar="NAME")
     ap.add_argument("--rounds", type=int, default=15)
     args = ap.parse_args(argv)
-    engines = {e.key: e for e in all_engines()}
-    for key in ("ours", "jinja2"):
-        if not engines[key].available:
-            R.log(f"{engines[key].label} unavailable: {engines[key].reason}")
-            return 2
-    pair = [engines["ours"], engines["jinja2"]]
+    pair = ours_and_jinja2()
+    if pair is None:
+        return 2
     names = args.only or ([] if args.template else list(CONSTRUCTS))
     costs = measure(pair, {name: CONSTRUCTS[name] for name in names}, args.rounds)
     for name in args.template:

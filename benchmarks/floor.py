@@ -25,9 +25,7 @@ import argparse
 import sys
 from typing import Any
 
-from . import run as R
-from .constructs import CONSTRUCTS, measure
-from .engines import all_engines
+from .constructs import CONSTRUCTS, measure, ours_and_jinja2
 
 STATEMENT = CONSTRUCTS["concat"]
 
@@ -175,13 +173,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.floor")
     ap.add_argument("--rounds", type=int, default=15)
     args = ap.parse_args(argv)
-    engines = {e.key: e for e in all_engines()}
-    for key in ("ours", "jinja2"):
-        if not engines[key].available:
-            R.log(f"{engines[key].label} unavailable: {engines[key].reason}")
-            return 2
+    pair = ours_and_jinja2()
+    if pair is None:
+        return 2
     floors = [FloorWalker("floor_add", "floor, +", False), FloorWalker("floor_join", "floor, join", True)]
-    runners = [engines["ours"], engines["jinja2"], *floors]
+    runners = [*pair, *floors]
     costs = measure(runners, {"concat": STATEMENT}, args.rounds)["concat"]
     jinja2 = costs["jinja2"][1]
     print(f"the concat statement, per message: CPU time, medians of {args.rounds} samples\n")

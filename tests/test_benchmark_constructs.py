@@ -1,4 +1,5 @@
-"""benchmarks.constructs splits a construct's time into what a render pays once and per message."""
+"""benchmarks.constructs splits a construct's time into what a render pays once and per message;
+benchmarks.floor runs its concat statement as the least a tree-walker can do."""
 
 import pytest
 
@@ -77,3 +78,21 @@ class _Fixed:
 
     def render(self, template, context):
         return self.text
+
+
+@pytest.mark.parametrize("joined", [False, True])
+def test_the_floor_walkers_render_the_concat_statement_as_jinja2(joined):
+    from benchmarks.floor import STATEMENT, FloorWalker
+
+    walker, jinja2 = FloorWalker("floor", "floor", joined), Jinja2Engine()
+    context = {"messages": bc.messages(2)}
+    expected = "<|im_start|>user\nhello world 0<|im_end|>\n<|im_start|>assistant\nhello world 1<|im_end|>\n"
+    assert walker.render(walker.compile(None, STATEMENT), context) == expected
+    assert jinja2.render(jinja2.compile(jinja2.new_env(), STATEMENT), context) == expected
+
+
+def test_the_floor_walker_runs_nothing_but_its_statement():
+    from benchmarks.floor import FloorWalker
+
+    with pytest.raises(ValueError, match="^the floor walker runs only the concat statement$"):
+        FloorWalker("floor", "floor", True).compile(None, "{{ x }}")
