@@ -39,6 +39,19 @@ LOOKUPS = [
     ),
     ("{{ loop is defined }}{% for i in [1] %}{% endfor %}{{ i is defined }}", None, "FalseFalse"),
     ("{{ f() }}", None, Err("UndefinedError", "'f' is undefined")),
+    # a loop's counters and a namespace's attributes, read in the evaluator
+    (
+        "{% for x in 'ab' %}{{ loop.index0 }}{{ loop.last }}{{ loop.cycle('p', 'q') }}"
+        "{{ loop.nope is defined }}{{ [loop][0].first }}{% endfor %}",
+        None,
+        "0FalsepFalseTrue1TrueqFalseFalse",
+    ),
+    (
+        "{% set ns = namespace(a=1, inner=namespace(x=3)) %}{{ ns.a }}{{ ns.b is defined }}"
+        "{% set ns.b = 2 %}{{ ns.b }}{{ ns.inner.x }}{{ ns.inner.y is defined }}",
+        None,
+        "1False23False",
+    ),
 ]
 
 ADDITION = [

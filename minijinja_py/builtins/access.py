@@ -40,7 +40,7 @@ def unsafe(obj: Any, name: Any) -> Undefined:
     )
 
 
-_LOOP_ATTRIBUTES: Final = frozenset(
+LOOP_ATTRIBUTES: Final = frozenset(
     "index index0 revindex revindex0 first last length previtem nextitem depth depth0 "
     "cycle changed".split()
 )
@@ -157,7 +157,7 @@ class AttributePolicy:
                     charge_size(obj)  # their declared cost (RECEIVER), as _guard_keys charges it
                 return getattr(obj, name)
         elif cls is LoopContext:
-            if name in _LOOP_ATTRIBUTES:
+            if name in LOOP_ATTRIBUTES:
                 return getattr(obj, name)
         elif cls is dict:
             if name in DICT_METHODS:
@@ -254,7 +254,7 @@ class AttributePolicy:
             value = obj.get(name)
             return undefined(obj=obj, name=name) if value is MISSING else value
         if isinstance(obj, LoopContext):
-            allowed = _LOOP_ATTRIBUTES
+            allowed = LOOP_ATTRIBUTES
         elif isinstance(obj, Macro):
             allowed = _MACRO_ATTRIBUTES
         elif isinstance(obj, Cycler):

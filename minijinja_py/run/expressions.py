@@ -15,10 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from ..builtins.access import AttributePolicy
+from ..builtins.access import LOOP_ATTRIBUTES, AttributePolicy
 from ..builtins.methods import DICT_METHODS
 from ..sandbox.budget import charge_built
 from ..sandbox.measure import check_key
+from ..values import runtime
 from ..values.runtime import MISSING as RUNTIME_MISSING
 from .evaluator import Expression
 from .frames import Frame, located
@@ -28,6 +29,9 @@ Charge = Callable[[Any, Any], None]
 # The lookups' "no such key": a Final name of this module, which the compiled build reads as
 # a C static (an imported name is looked up in the module's dict at every use).
 MISSING: Final[Any] = RUNTIME_MISSING
+LoopContext: Final = runtime.LoopContext
+# (the namespaces read in place: a name starting with "_" is never compiled to these lookups)
+PLAIN_NAMESPACES: Final = runtime.PLAIN_NAMESPACES
 
 
 class Const(Expression):
@@ -197,12 +201,13 @@ class GetKeyOrAttr(Expression):
     """`obj.name` where `name` cannot be a dict method: a dict's key is found directly
     (Jinja looks attributes up before items, so `d.items` is never compiled to this)."""
 
-    __slots__ = ("obj", "attr", "pos", "policy_getattr", "undefined")
+    __slots__ = ("obj", "attr", "pos", "policy_getattr", "undefined", "loop_attribute")
     obj: Expression
     attr: str
     pos: int | None
     policy_getattr: Any
     undefined: type[Any]
+    loop_attribute: bool  # (a name the policy lets a loop give: `loop.index0`, `loop.last`)
 
     def __init__(self, obj: Expression, attr: str, pos: int | None, policy_getattr: Any, undefined: type[Any]):
         self.obj = obj
@@ -210,13 +215,20 @@ class GetKeyOrAttr(Expression):
         self.pos = pos
         self.policy_getattr = policy_getattr
         self.undefined = undefined
+        self.loop_attribute = attr in LOOP_ATTRIBUTES
 
     def eval(self, frame: Frame) -> Any:
         value = self.obj.eval(frame)
-        if type(value) is dict:
+        kind = type(value)
+        if kind is dict:
             found = value.get(self.attr, MISSING)  # a missing key is common: no KeyError
             return self.undefined(obj=value, name=self.attr) if found is MISSING else found
+        if kind in PLAIN_NAMESPACES:  # (`ns.found`: read as the policy reads it)
+            found = value._attrs.get(self.attr, MISSING)
+            return self.undefined(obj=value, name=self.attr) if found is MISSING else found
         try:
+            if kind is LoopContext and self.loop_attribute:
+                return getattr(value, self.attr)  # (`loop.last`: as the policy gives it)
             return self.policy_getattr(value, self.attr)
         except Exception as error:
             raise located(error, self.pos) from None
@@ -243,10 +255,16 @@ class NameKeyOrAttr(GetKeyOrAttr):
             scope = scope.parent
         else:
             value = self.undefined(name=name)
-        if type(value) is dict:
+        kind = type(value)
+        if kind is dict:
             found = value.get(self.attr, MISSING)  # a missing key is common: no KeyError
             return self.undefined(obj=value, name=self.attr) if found is MISSING else found
+        if kind in PLAIN_NAMESPACES:
+            found = value._attrs.get(self.attr, MISSING)
+            return self.undefined(obj=value, name=self.attr) if found is MISSING else found
         try:
+            if kind is LoopContext and self.loop_attribute:
+                return getattr(value, self.attr)
             return self.policy_getattr(value, self.attr)
         except Exception as error:
             raise located(error, self.pos) from None
