@@ -7,7 +7,7 @@ from typing import Any
 
 from ..errors import LimitError, TemplateError, TemplateRuntimeError, bounded_text
 from ..sandbox.budget import Budget, recursion_error
-from ..sandbox.iterators import NOT_ITERATORS, bound_context
+from ..sandbox.iterators import bound_context
 from ..sandbox.limits import Limits
 
 # (made once: a render's state starts with them, and replaces the first before it runs)
@@ -67,12 +67,8 @@ def start_render(
     template ever assigns is looked up through the scopes, never in `state.context` alone).
     The context's sizes scale the step budget; `cost`, the steps of the template's top-level
     statements, is counted first (the caller checks it, where it places what that raises)."""
-    plain = NOT_ITERATORS
-    for value in context.values():
-        if type(value) not in plain:
-            # (a caller's iterator is walked at most max_items items: sandbox/iterators.py)
-            context = bound_context(context, limits.max_items)
-            break
+    # (a caller's iterator is walked at most max_items items: sandbox/iterators.py)
+    context = bound_context(context, limits.max_items)
     variables = {**global_vars, **context}
     state = RenderState(limits, out)
     root = Frame(variables, None, state)

@@ -65,11 +65,13 @@ NOT_ITERATORS: Final = frozenset((str, list, dict, tuple, bool, int, float, type
 
 
 def bound_context(context: dict[str, Any], limit: int) -> dict[str, Any]:
-    """`context`, with its iterator values wrapped (itself when it holds none).
-
-    A render's start looks at each value's type against `NOT_ITERATORS` and calls this only
-    for a context holding some other type, so that the common context costs no call here."""
-    if not any(map(_is_iterator, context.values())):
+    """`context`, with its iterator values wrapped (itself when it holds none)."""
+    plain = NOT_ITERATORS
+    for value in context.values():
+        # (looked at by exact type first: a plain value costs no call)
+        if type(value) not in plain and _is_iterator(value):
+            break
+    else:
         return context
     return {
         key: BoundedIterator(value, limit) if _is_iterator(value) else value
