@@ -244,6 +244,7 @@ def test_max_source():
 
 def test_parsing_a_long_body_is_linear():
     """80,000 statements in one body: the parser used to copy the body's list at each one."""
+    import gc
     import time
 
     from minijinja_py.syntax.parser import parse
@@ -251,9 +252,19 @@ def test_parsing_a_long_body_is_linear():
     env = mj.Environment()
     timings = []
     for count in (10_000, 40_000):
-        start = time.process_time()
-        parse("{% set x = 1 %}" * count, env._lex_options)
-        timings.append(time.process_time() - start)
+        sources = "{% set x = 1 %}" * count
+        best = float("inf")
+        # (the best of three, the collector off: its full passes over a growing heap of nodes
+        # grow faster than the parse, and a busy host's slowest run says nothing of the parser)
+        for _ in range(3):
+            gc.disable()
+            try:
+                start = time.process_time()
+                parse(sources, env._lex_options)
+                best = min(best, time.process_time() - start)
+            finally:
+                gc.enable()
+        timings.append(best)
     # (a ratio, not a time: four times the statements, well under sixteen times the work)
     assert timings[1] < 8 * timings[0] + 0.5
 
