@@ -20,6 +20,7 @@ Two configurations are compared:
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import warnings
@@ -125,6 +126,7 @@ def reference_chat_environment() -> jinja2.Environment:
     env.globals["strftime_now"] = pinned_strftime_now
     env.globals["dict"] = _DictGlobal()
     env.globals["namespace"] = _ChatNamespace
+    _read_opaque_neutrally(env)
     return env
 
 
@@ -142,12 +144,47 @@ def reference_plain_environment(
     undefined: str = "Undefined",
 ) -> jinja2.Environment:
     """A plain ``jinja2.Environment`` with the given options (``undefined`` by class name)."""
-    return jinja2.Environment(
+    env = jinja2.Environment(
         trim_blocks=trim_blocks,
         lstrip_blocks=lstrip_blocks,
         keep_trailing_newline=keep_trailing_newline,
         undefined=_JINJA_UNDEFINED[undefined],
     )
+    _read_opaque_neutrally(env)
+    return env
+
+
+# The filters that read their input as text.  Python's text of a function or an iterator holds
+# its address, which `normalize` can take out of a printed result but not out of what a filter
+# made of it (`(xs|reverse)|upper|length` counts the address's digits): here they read the
+# neutral text that ours reads instead.
+_TEXT_FILTERS = (
+    "upper", "lower", "capitalize", "title", "trim", "replace", "truncate", "wordwrap",
+    "center", "indent", "striptags", "wordcount", "string", "escape", "e", "forceescape",
+    "urlize", "urlencode",
+)  # fmt: skip
+
+
+def _read_opaque_neutrally(env: jinja2.Environment) -> None:
+    for name in _TEXT_FILTERS:
+        env.filters[name] = _neutral_input(env.filters[name])
+
+
+def _neutral_input(function: Callable[..., Any]) -> Callable[..., Any]:
+    # (a filter that takes the environment or a context first takes its input second)
+    at = 1 if hasattr(function, "jinja_pass_arg") else 0
+
+    @functools.wraps(function)  # (keeps jinja_pass_arg, which Jinja2 reads)
+    def filter_of_neutral_text(*args: Any, **kwargs: Any) -> Any:
+        value = args[at] if len(args) > at else None
+        if value is not None and not isinstance(value, (str, int, float, jinja2.Undefined)):
+            text = str(value)
+            neutral = normalize(text)
+            if neutral != text:
+                args = (*args[:at], neutral, *args[at + 1 :])
+        return function(*args, **kwargs)
+
+    return filter_of_neutral_text
 
 
 def reference_environment(config: str, **options: Any) -> jinja2.Environment:
