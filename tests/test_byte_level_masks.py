@@ -5,6 +5,7 @@ the configurations the shortcut takes, and the others are left to the library.""
 from __future__ import annotations
 
 from functools import cache
+from unittest import mock
 
 import pytest
 
@@ -22,10 +23,10 @@ from tokenizers import (  # noqa: E402
     trainers,
 )
 
-from minijinja_py.chat import bytelevel  # noqa: E402
+from minijinja_py.chat import bytelevel, pieces  # noqa: E402
 from minijinja_py.chat.bytelevel import _byte_table  # noqa: E402
 from minijinja_py.chat.kept import KeptBytes  # noqa: E402
-from minijinja_py.chat.pieces import encode_by_pieces  # noqa: E402
+from minijinja_py.chat.pieces import encode_by_pieces, encode_one_by_pieces  # noqa: E402
 from minijinja_py.chat.tokens import (  # noqa: E402
     _added_pattern,
     _encode_byte_level,
@@ -207,6 +208,39 @@ def test_ids_by_pieces_equal_the_library_ids(kind, texts):
         assert encoded_ids(tokenizer, texts, table, kept) == expected
     by_pieces = encode_by_pieces(tokenizer, table, texts, kept, _plain_ids, _added_pattern)
     assert (by_pieces is not None) == (kind == "byte level")
+
+
+@pytest.mark.parametrize("kind", _SHORTCUT + _LIBRARY)
+@settings(max_examples=100, deadline=None)
+@given(texts=st.lists(_texts, min_size=1, max_size=4))
+def test_one_text_by_its_long_pieces_equals_the_library_ids(kind, texts):
+    # One text at a time, its pieces of 4 characters or more cut out and kept (256 and more
+    # outside this test): each text three times over, the later ones from the store, and the
+    # next text finding the pieces the earlier ones kept.
+    tokenizer = _tokenizer(kind)
+    kept = KeptBytes(1 << 20)
+    table = _byte_table(tokenizer)
+    with mock.patch.object(pieces, "LONG_PIECE", 4):
+        for text in texts:
+            expected = [list(tokenizer.encode(text, add_special_tokens=False).ids)]
+            for _ in range(3):
+                assert encoded_ids(tokenizer, [text], table, kept) == expected
+
+
+def test_one_text_keeps_its_long_pieces_only():
+    tokenizer = _tokenizer("byte level")
+    table = _byte_table(tokenizer)
+    kept = KeptBytes(1 << 20)
+    system = "You are a helpful assistant. " * 9  # (261 characters)
+    text = f"<|im_start|>system\n{system}<|im_end|><|im_start|>user\nHi<|im_end|>"
+    ids = encode_one_by_pieces(tokenizer, table, text, kept, _plain_ids, _added_pattern)
+    assert ids == list(tokenizer.encode(text, add_special_tokens=False).ids)
+    assert len(kept) == 1  # (the system prompt, and not "user\nHi")
+    short = "<|im_start|>user\nHi<|im_end|>"
+    assert encode_one_by_pieces(tokenizer, table, short, kept, _plain_ids, _added_pattern) is None
+    # A text that holds every added token that could cut it is encoded whole.
+    crowded = f"{system}<s><|im_start|><|im_end|>"
+    assert encode_one_by_pieces(tokenizer, table, crowded, kept, _plain_ids, _added_pattern) is None
 
 
 def test_pieces_kept_follow_the_tokenizer_s_configuration():

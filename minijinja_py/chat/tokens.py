@@ -27,7 +27,7 @@ from weakref import WeakKeyDictionary
 from .bytelevel import byte_level_mapping, byte_level_table
 from .kept import KeptBytes
 from .loading import read_text
-from .pieces import encode_by_pieces
+from .pieces import encode_by_pieces, encode_one_by_pieces
 from .types import TokenizedChat
 
 __all__ = [
@@ -237,14 +237,18 @@ def encoded_ids(
     tokenizer: Any, texts: Sequence[str], table: Any = None, kept: KeptBytes | None = None
 ) -> list[list[int]]:
     """The ids of each text alone (without offsets, which nobody reads), in one call of the
-    library; for a batch, with the tokenizer's byte table and the model's store of pieces, by
-    pieces (pieces.py) where the tokenizer allows.  (One text is encoded whole: keeping its
-    pieces and encoding them apart, on the library's threads, cost more than they saved on
-    the tagged corpus, 0.85 of transformers' time per template against 0.77.)"""
-    if table is not None and kept is not None and len(texts) > 1:
-        found = encode_by_pieces(tokenizer, table, texts, kept, _plain_ids, _added_pattern)
-        if found is not None:
-            return found
+    library; with the tokenizer's byte table and the model's store of pieces, by pieces
+    (pieces.py) where the tokenizer allows: a batch by all its pieces, one text by its long
+    ones."""
+    if table is not None and kept is not None:
+        if len(texts) == 1:
+            one = encode_one_by_pieces(tokenizer, table, texts[0], kept, _plain_ids, _added_pattern)
+            if one is not None:
+                return [one]
+        else:
+            found = encode_by_pieces(tokenizer, table, texts, kept, _plain_ids, _added_pattern)
+            if found is not None:
+                return found
     return _plain_ids(tokenizer, texts)
 
 
@@ -275,9 +279,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 # Per tokenizer with added tokens that are not special: a copy of it whose added tokens are all
 # special, set to encode them as text, and the pattern of those tokens (see _plain_encoder).
-_PLAIN: WeakKeyDictionary[Any, tuple[Any, tuple[Any, re.Pattern[str]] | None]] = (
-    WeakKeyDictionary()
-)
+_PLAIN: WeakKeyDictionary[Any, tuple[Any, tuple[Any, re.Pattern[str]] | None]] = WeakKeyDictionary()
 
 
 def _plain_encoder(tokenizer: Any) -> tuple[Any, re.Pattern[str]] | None:
