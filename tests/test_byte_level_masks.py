@@ -227,20 +227,42 @@ def test_one_text_by_its_long_pieces_equals_the_library_ids(kind, texts):
                 assert encoded_ids(tokenizer, [text], table, kept) == expected
 
 
-def test_one_text_keeps_its_long_pieces_only():
+def test_one_text_keeps_its_long_pieces_from_their_second_call_on():
     tokenizer = _tokenizer("byte level")
     table = _byte_table(tokenizer)
     kept = KeptBytes(1 << 20)
     system = "You are a helpful assistant. " * 9  # (261 characters)
-    text = f"<|im_start|>system\n{system}<|im_end|><|im_start|>user\nHi<|im_end|>"
-    ids = encode_one_by_pieces(tokenizer, table, text, kept, _plain_ids, _added_pattern)
-    assert ids == list(tokenizer.encode(text, add_special_tokens=False).ids)
-    assert len(kept) == 1  # (the system prompt, and not "user\nHi")
+    expected = {}
+    for user in ("Hi", "Hello", "Bye"):
+        text = f"<|im_start|>system\n{system}<|im_end|><|im_start|>user\n{user}<|im_end|>"
+        expected[user] = list(tokenizer.encode(text, add_special_tokens=False).ids)
+    calls = []
+
+    def encode(tokenizer, texts):
+        calls.append(texts)
+        return _plain_ids(tokenizer, texts)
+
+    def one(user):
+        text = f"<|im_start|>system\n{system}<|im_end|><|im_start|>user\n{user}<|im_end|>"
+        return encode_one_by_pieces(tokenizer, table, text, kept, encode, _added_pattern)
+
+    # Met once: left to the caller, which encodes the text whole; the store notes the piece.
+    assert one("Hi") is None and calls == [] and len(kept) == 1
+    # Met again: cut out by "<s>" (the text holds the other added tokens), encoded, kept.
+    assert one("Hello") == expected["Hello"]
+    assert calls == [
+        ["<|im_start|><s>system\n" + system + "<s><|im_end|><|im_start|>user\nHello<|im_end|>"]
+    ]
+    # Then read from the store: the text encoded without it.
+    assert one("Bye") == expected["Bye"]
+    assert calls[-1] == ["<|im_start|><s><s><|im_end|><|im_start|>user\nBye<|im_end|>"]
+    assert len(kept) == 2
     short = "<|im_start|>user\nHi<|im_end|>"
-    assert encode_one_by_pieces(tokenizer, table, short, kept, _plain_ids, _added_pattern) is None
+    assert encode_one_by_pieces(tokenizer, table, short, kept, encode, _added_pattern) is None
     # A text that holds every added token that could cut it is encoded whole.
     crowded = f"{system}<s><|im_start|><|im_end|>"
-    assert encode_one_by_pieces(tokenizer, table, crowded, kept, _plain_ids, _added_pattern) is None
+    assert encode_one_by_pieces(tokenizer, table, crowded, kept, encode, _added_pattern) is None
+    assert len(calls) == 2
 
 
 def test_pieces_kept_follow_the_tokenizer_s_configuration():

@@ -100,10 +100,24 @@ def encode_one_by_pieces(
         return None
     longs = [at for at in range(0, len(parts), 2) if len(parts[at]) >= LONG_PIECE]
     sep, sep_id = separator
-    found: list[list[int] | None] = []  # per long piece: its kept ids, or None
+    # A long piece is cut out from the second time it is met on: most are met once (a
+    # conversation's own long message), and cutting one out costs a few passes over the ids.
+    cut: list[int] = []
+    found: list[list[int] | None] = []  # per piece cut out: its kept ids, or None
     get = kept.get
     for at in longs:
-        found.append(get((tag, parts[at])))
+        piece = parts[at]
+        ids = get((tag, piece))
+        if ids is None:
+            met = (tag, hash(piece))
+            if get(met) is None:
+                kept.put(met, True, _MET_SIZE)
+                continue
+        cut.append(at)
+        found.append(ids)
+    if not cut:
+        return None
+    longs = cut
     written: list[str] = []
     start = 0
     for at, ids in zip(longs, found, strict=True):
@@ -137,6 +151,8 @@ def encode_one_by_pieces(
 # The pieces a single text keeps: this long or longer (a tool list, a system prompt).  Keeping
 # a piece costs a few microseconds; encoding this many characters costs tens of them.
 LONG_PIECE = 256
+# What a long piece met once weighs in the store (a key: the model's tag, the piece's hash).
+_MET_SIZE = 120
 
 
 def _keep(kept: KeptBytes, tag: object, piece: str, ids: list[int]) -> None:
