@@ -118,7 +118,16 @@ class Limits:
         unknown = sorted(set(changes) - set(_FIELDS))
         if unknown:
             raise TypeError(f"Limits has no field {unknown[0]!r}")
-        return Limits(**{name: changes.get(name, getattr(self, name)) for name in _FIELDS})
+        # (the fields not changed were checked when these limits were made: the compiler
+        # replaces max_steps for each template it folds constants of)
+        copy = object.__new__(Limits)
+        for name in _FIELDS:
+            if name in changes:
+                value = _checked(name, changes[name])
+            else:
+                value = getattr(self, name)
+            object.__setattr__(copy, name, value)
+        return copy
 
     __replace__ = replace  # copy.replace (Python 3.13)
 

@@ -164,9 +164,11 @@ class Arguments(_Frozen):
         star: Node | None = None,
         dstar: Node | None = None,
     ) -> None:
-        super().__init__(args, kwargs, star, dstar)
+        _set_arguments(self, args, kwargs, star, dstar)
 
 
+# (the slots' setters, as the nodes without defaults are built: one for every call parsed)
+_set_arguments = _init4(*(getattr(Arguments, f).__set__ for f in Arguments._fields))
 NO_ARGUMENTS = Arguments()
 
 
