@@ -45,8 +45,9 @@ def named_templates_at_load() -> str:
     chat = mj.ChatTemplate(sources, name="t1999")
     loaded = time.process_time() - start
     text = chat.render(messages=[{"role": "user", "content": "x"}])
-    # (at most max_source characters are compiled at load: not 2,000 sources of 7,800)
-    return f"{text[-7:]} compiled {len(chat._compiled)} at load in under a second: {loaded < 1.0}"
+    # (at most max_source characters are compiled at load: not 2,000 sources of 7,800, 32
+    # times the work of the 62, which took 1.1-1.5 s of CPU on a 2-core host beside a CI run)
+    return f"{text[-7:]} compiled {len(chat._compiled)} at load in under 5 s: {loaded < 5.0}"
 
 
 def tojson_negative_indents_kept() -> str:
@@ -220,7 +221,7 @@ SANDBOX4_WORK = [
         W4,
         "named-templates-2000",
         call=_fn("named_templates_at_load"),
-        expect=Ok("x<1999> compiled 62 at load in under a second: True"),
+        expect=Ok("x<1999> compiled 62 at load in under 5 s: True"),
     ),
     # tojson with negative indents: Jinja2's output, nothing kept per indent
     T(
