@@ -90,16 +90,13 @@ def encode_one_by_pieces(
     if cutter is None or tokenizer.encode_special_tokens:
         return None
     tag, splitter, token_ids, separators = cutter
-    # (one the text does not hold: its runs keep their added tokens)
-    separator = next((one for one in separators if one[0] not in text), None)
-    if separator is None:
+    if not separators:
         return None
     # (the pieces between added tokens, some empty, and the tokens, in turn, cut in C)
     parts = splitter.split(text) if splitter is not None else [text]
     if max(map(len, parts[0::2])) < LONG_PIECE:
         return None
     longs = [at for at in range(0, len(parts), 2) if len(parts[at]) >= LONG_PIECE]
-    sep, sep_id = separator
     # A long piece is cut out from the second time it is met on: most are met once (a
     # conversation's own long message), and cutting one out costs a few passes over the ids.
     cut: list[int] = []
@@ -117,6 +114,12 @@ def encode_one_by_pieces(
         found.append(ids)
     if not cut:
         return None
+    # (one the text does not hold, so that its runs keep their added tokens: looked for only
+    # now, a scan of the text per candidate that a text whose long pieces are new is spared)
+    separator = next((one for one in separators if one[0] not in text), None)
+    if separator is None:
+        return None
+    sep, sep_id = separator
     longs = cut
     written: list[str] = []
     start = 0
@@ -160,15 +163,17 @@ def _keep(kept: KeptBytes, tag: object, piece: str, ids: list[int]) -> None:
     kept.put((tag, piece), ids, len(piece) + 8 * len(ids) + 200)
 
 
+# A tokenizer's cutter: the tag keying its pieces in the store, the splitting pattern of its
+# added tokens (None without any), each added token's id (a list of one), and its separators.
+_Cutter = tuple[object, "re.Pattern[str] | None", dict[str, list[int]], list[tuple[str, int]]]
+
 # Per tokenizer while it lives: the byte table its cutter was made with (bytelevel.py makes a
 # new one whenever the tokenizer's configuration changes), and the cutter (a tag unique to it,
 # which keys its pieces in the store, the added tokens' pattern, each one's id), or None.
-_CUTTERS: WeakKeyDictionary[Any, tuple[Any, Any]] = WeakKeyDictionary()
+_CUTTERS: WeakKeyDictionary[Any, tuple[Any, _Cutter | None]] = WeakKeyDictionary()
 
 
-def _cutter(
-    tokenizer: Any, table: Any, pattern_of: Any
-) -> tuple[object, Any, dict[str, list[int]], tuple[str, int] | None] | None:
+def _cutter(tokenizer: Any, table: Any, pattern_of: Any) -> _Cutter | None:
     found = _CUTTERS.get(tokenizer)
     if found is not None and found[0] is table:
         return found[1]
@@ -177,9 +182,7 @@ def _cutter(
     return cutter
 
 
-def _make_cutter(
-    tokenizer: Any, pattern_of: Any
-) -> tuple[object, Any, dict[str, list[int]], tuple[str, int] | None] | None:
+def _make_cutter(tokenizer: Any, pattern_of: Any) -> _Cutter | None:
     added = tokenizer.get_added_tokens_decoder()
     token_ids: dict[str, list[int]] = {}
     for index, token in added.items():
