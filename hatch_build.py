@@ -5,14 +5,16 @@ Without the variable this hook does nothing and the wheel is the pure-Python one
 neither mypy nor a C compiler). The modules below are those mypyc compiles without a change of
 behaviour: the evaluators (run/), the sandbox's accounting (sandbox/), the attribute policy's
 lookups (builtins/access.py), a loop's walk and counters (values/loops.py), and of builtins/
-the operators, the cost declarations and `tojson`'s indented writer. The evaluators' base
-classes (run/evaluator.py) type the slots that hold evaluators, so that compiled evaluators call
-each other through mypyc's method tables. The rest stays interpreted, for a reason each:
-values/runtime.py and builtins/policy.py subclass str and dict (mypyc cannot make a native
-subclass of most builtin types), and `LoopContext` keeps there what a template prints or calls
-by name (a compiled method prints as a built-in one); the filter, test and method modules
-rename their functions so that errors and printed functions read as Jinja2's do (a compiled
-function's name is fixed);
+the operators, the cost declarations and `tojson`'s indented writer; and of the chat layer, what
+`tokenize` runs per conversation besides the render and the tokenizers library: the rebuild of
+the caller's data (chat/inputs.py), the encode by pieces and the masks (chat/tokens.py,
+pieces.py, bytelevel.py). The evaluators' base classes (run/evaluator.py) type the slots that
+hold evaluators, so that compiled evaluators call each other through mypyc's method tables.
+The rest stays interpreted, for a reason each: values/runtime.py and builtins/policy.py
+subclass str and dict (mypyc cannot make a native subclass of most builtin types), and
+`LoopContext` keeps there what a template prints or calls by name (a compiled method prints as
+a built-in one); the filter, test and method modules rename their functions so that errors and
+printed functions read as Jinja2's do (a compiled function's name is fixed);
 sandbox/limits.py is read, not run, by a render: nothing to gain.
 
 What compiling a template runs is compiled too: the lexer and the parser's driver (syntax/) and
@@ -63,6 +65,10 @@ COMPILED_MODULES = (
     "minijinja_py/compile/compiler.py",
     "minijinja_py/compile/folding.py",
     "minijinja_py/compile/nesting.py",
+    "minijinja_py/chat/bytelevel.py",
+    "minijinja_py/chat/inputs.py",
+    "minijinja_py/chat/pieces.py",
+    "minijinja_py/chat/tokens.py",
 )
 
 # The one shared library holding the compiled code (each module's own extension imports it).

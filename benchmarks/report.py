@@ -9,7 +9,8 @@ with the minijinja Rust binding's ratios in the same rows; the same for the comp
 ``--compiled-python`` names an interpreter whose ``minijinja_py.COMPILED`` is true (measured in
 a subprocess of that interpreter, on a copy of benchmarks/ so that this checkout's pure package
 cannot shadow the installed one); tokenize with assistant masks against transformers'
-``apply_chat_template`` on the tagged templates; ``render_with_provenance`` against ``render``;
+``apply_chat_template`` on the tagged templates (in the compiled build's interpreter too, when
+given); ``render_with_provenance`` against ``render``;
 ``batch --workers 1`` against the in-process loop; and the scaling model's 16 workers against
 one. Every figure is CPU time. A section whose optional dependency is missing says so in its row.
 Progress goes to stderr, the Markdown to stdout (and to ``--write PATH``).
@@ -63,7 +64,8 @@ TARGETS = {
 }
 MODEL_WORKERS = 16
 SECTIONS = (
-    "engine", "compiled", "import", "training", "tokens batch", "provenance", "batch", "model"
+    "engine", "compiled", "import", "training", "compiled training", "tokens batch",
+    "provenance", "batch", "model",
 )  # fmt: skip
 
 
@@ -392,39 +394,49 @@ def measure_engines(mode: R.Mode, with_rust: bool = True) -> dict[str, Any]:
     }
 
 
-# The child of --compiled-python: benchmarks/ is copied to a folder of its own and only that
-# folder is put on sys.path (PYTHONSAFEPATH keeps the working directory off it), so the
-# checkout's pure package cannot shadow the installed, compiled one.
+# The child of --compiled-python: benchmarks/ (and conformance/, whose model folders the
+# training figure encodes with) is copied to a folder of its own and only that folder is put on
+# sys.path (PYTHONSAFEPATH keeps the working directory off it), so the checkout's pure package
+# cannot shadow the installed, compiled one.
 CHILD = """\
 import json, sys
 sys.path.insert(0, sys.argv[1])
 from benchmarks.report import child
-print(json.dumps(child(sys.argv[2])))
+print(json.dumps(child(sys.argv[2], sys.argv[3])))
 """
 
 
-def child(size: str) -> dict[str, Any]:
+def child(size: str, what: str) -> dict[str, Any]:
+    """In the compiled build's interpreter: the engine's figures, or (`what` "training")
+    tokenize with masks against transformers."""
     import minijinja_py
 
     if not getattr(minijinja_py, "COMPILED", False):
         return {"error": f"minijinja_py there is not compiled ({minijinja_py.__file__})"}
     try:
+        if what == "training":
+            medians, pairs = measure_training(SIZES[size])
+            return {"medians": medians, "pairs": pairs, "module": minijinja_py.__file__}
         return measure_engines(SIZES[size].engine, with_rust=False)
     except NotMeasured as exc:
         return {"error": str(exc)}
 
 
-def measure_compiled(python: str, size: Size) -> dict[str, Any]:
+def measure_compiled(python: str, size: Size, what: str = "engine") -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="minijinja-py-report-") as folder:
-        shutil.copytree(
-            HERE, Path(folder) / "benchmarks", ignore=shutil.ignore_patterns("__pycache__", "*.md")
-        )
+        copied = ("benchmarks", "conformance") if what == "training" else ("benchmarks",)
+        for name in copied:
+            shutil.copytree(
+                HERE.parent / name,
+                Path(folder) / name,
+                ignore=shutil.ignore_patterns("__pycache__", "*.md"),
+            )
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
         env["PYTHONSAFEPATH"] = "1"
         env["MINIJINJA_PY_CORPUS"] = str(C.CORPUS_DIR)
         try:
             done = subprocess.run(
-                [python, "-c", CHILD, folder, size.name],
+                [python, "-c", CHILD, folder, size.name, what],
                 cwd=folder,
                 env=env,
                 stdout=subprocess.PIPE,
@@ -623,6 +635,29 @@ def measure_all(
         ]
 
     section("training", "Tokenize with masks / transformers", training)
+
+    def compiled_training() -> list[Row]:
+        from . import tokens as T
+
+        if not compiled_python:
+            raise NotMeasured("pass --compiled-python")
+        out = measure_compiled(compiled_python, size, "training")
+        return [
+            per_template_row(
+                "Compiled build: `tokenize(return_assistant_tokens_mask=True)` / transformers' "
+                "call, as the row above",
+                out["medians"],
+                "tokenize + assistant mask",
+                T._TRANSFORMERS_MASK,
+                "transformers",
+                out["pairs"],
+                "training",
+                "median",
+                "– (no tokenizer)",
+            )
+        ]
+
+    section("compiled training", "Tokenize with masks / transformers, compiled", compiled_training)
 
     def tokens_batch() -> list[Row]:
         from . import tokens as T

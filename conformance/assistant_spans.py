@@ -16,9 +16,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import minijinja_py.chat.spans as _spans
+
 from .corpus import _conversation, _meta, conversation_names, corpus_dir, template_source
 
-TAGGED_DIR = Path(__file__).resolve().parent.parent / "minijinja_py" / "chat" / "spans" / "tagged"
+# (the package's own copies: those of the installed build when the suite runs against one)
+TAGGED_DIR = Path(_spans.__file__).resolve().parent / "tagged"
 SHIPPED_TAGGED = ("smollm-3-3b", "lfm-2.5-8b-a1b", "lfm-2.5-vl-450m", "laguna-v8")
 _TAG = re.compile(r"\{%-?\s*(end)?generation\s*-?%\}")
 

@@ -135,3 +135,15 @@ def test_the_table_keeps_cells_off_its_column_separator():
     assert text.splitlines()[2] == (
         "| A / B | not measured: pass --compiled-python | – | – | – | – | – | – |"
     )
+
+
+def test_the_compiled_build_child_refuses_to_measure_a_pure_package():
+    # (the child of --compiled-python, for both of its figures: a pure package that shadowed the
+    # compiled one would otherwise be measured and reported as the compiled build)
+    import minijinja_py
+
+    if minijinja_py.COMPILED:
+        pytest.skip("the compiled build's own suite: the child would measure, not refuse")
+    refusal = {"error": f"minijinja_py there is not compiled ({minijinja_py.__file__})"}
+    assert report.child("quick", "engine") == refusal
+    assert report.child("quick", "training") == refusal

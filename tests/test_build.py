@@ -9,7 +9,8 @@ from importlib.machinery import EXTENSION_SUFFIXES
 
 import minijinja_py
 
-# Modules every compiled build compiles: the evaluators and the sandbox's accounting.
+# Modules every compiled build compiles: the evaluators and the sandbox's accounting, and the
+# chat layer's per-conversation work around the tokenizers library.
 ENGINE_MODULES = (
     "minijinja_py.run.calls",
     "minijinja_py.run.evaluator",
@@ -24,6 +25,10 @@ ENGINE_MODULES = (
     "minijinja_py.sandbox.measure",
     "minijinja_py.sandbox.printing",
     "minijinja_py.builtins.ops",
+    "minijinja_py.chat.bytelevel",
+    "minijinja_py.chat.inputs",
+    "minijinja_py.chat.pieces",
+    "minijinja_py.chat.tokens",
 )
 
 

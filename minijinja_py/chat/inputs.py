@@ -330,7 +330,9 @@ def alias_reasoning(message: dict[str, Any]) -> dict[str, Any]:
 
 
 def _message(message: Any) -> dict[str, Any]:
-    if isinstance(message, Mapping):
+    # (a dict is told by its exact type first: the check against the Mapping ABC costs more
+    # than the rest of a short message's copy)
+    if type(message) is dict or isinstance(message, Mapping):
         # Dropped before the rebuild, as transformers does: Arrow and Parquet rows carry a None
         # for every field a message lacks, and templates test for a key, not for None.
         kept = {key: item for key, item in message.items() if item is not None}
@@ -347,6 +349,8 @@ def _message(message: Any) -> dict[str, Any]:
 
 
 def _conversation(conversation: Any) -> list[dict[str, Any]]:
+    if type(conversation) is list:
+        return [_message(message) for message in conversation]
     if hasattr(conversation, "messages") and not isinstance(conversation, (list, tuple, Mapping)):
         conversation = conversation.messages  # a Conversation-like object
     if not isinstance(conversation, (list, tuple)):

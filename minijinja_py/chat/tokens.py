@@ -15,6 +15,7 @@ read as ordinary text, so that a caller's `<|im_end|>` cannot end a turn.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -44,16 +45,21 @@ def load_tokenizer(source: Any) -> Any:
     """A `tokenizers.Tokenizer` from a model folder's `tokenizer.json` (or one given)."""
     if source is None or not isinstance(source, (str, os.PathLike)):
         return source
-    from tokenizers import Tokenizer
-
+    tokenizer_type = _tokenizer_class()
     path = Path(source)
     if path.is_dir():
         path = path / "tokenizer.json"
     text = read_text(path)  # size-capped, as every file a loader reads
     try:
-        return Tokenizer.from_str(text)
+        return tokenizer_type.from_str(text)
     except Exception as exc:  # the library's own parse errors
         raise ValueError(f"{path}: not a tokenizer file ({exc})") from None
+
+
+def _tokenizer_class() -> Any:
+    # (imported by name: the compiled build type-checks this module where the tokens extra
+    # is not installed)
+    return importlib.import_module("tokenizers").Tokenizer
 
 
 def added_tokens(tokenizer: Any) -> list[str]:
@@ -274,7 +280,8 @@ def _encode_byte_level(
     return (ids, char_to_token) if char_to_token is not None else ([], None)
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+# (the range written by chr(): the compiled build takes no surrogate in a string literal)
+_SURROGATE = re.compile(f"[{chr(0xD800)}-{chr(0xDFFF)}]")
 
 
 # Per tokenizer with added tokens that are not special: a copy of it whose added tokens are all
@@ -295,15 +302,16 @@ def _plain_encoder(tokenizer: Any) -> tuple[Any, re.Pattern[str]] | None:
     kept = _PLAIN.get(tokenizer)
     if kept is not None and kept[0] == state:
         return kept[1]
-    others = sorted({t.content for t in decoder.values() if not t.special and t.content}, key=len)
+    others: list[str] = sorted(
+        {t.content for t in decoder.values() if not t.special and t.content}, key=len
+    )
     made = None
     if others:
-        from tokenizers import Tokenizer
-
+        tokenizer_type = _tokenizer_class()
         spec = json.loads(tokenizer.to_str())
         for added in spec.get("added_tokens") or []:
             added["special"] = True
-        copy = Tokenizer.from_str(json.dumps(spec))
+        copy = tokenizer_type.from_str(json.dumps(spec))
         copy.encode_special_tokens = True
         made = (copy, re.compile("|".join(re.escape(t) for t in reversed(others))))
     _PLAIN[tokenizer] = (state, made)
