@@ -416,7 +416,7 @@ def child(size: str, what: str) -> dict[str, Any]:
     try:
         if what == "training":
             medians, pairs = measure_training(SIZES[size])
-            return {"medians": medians, "pairs": pairs, "module": minijinja_py.__file__}
+            return {"medians": medians, "pairs": pairs}
         return measure_engines(SIZES[size].engine, with_rust=False)
     except NotMeasured as exc:
         return {"error": str(exc)}

@@ -168,8 +168,7 @@ def _keep(kept: KeptBytes, tag: object, piece: str, ids: list[int]) -> None:
 _Cutter = tuple[object, "re.Pattern[str] | None", dict[str, list[int]], list[tuple[str, int]]]
 
 # Per tokenizer while it lives: the byte table its cutter was made with (bytelevel.py makes a
-# new one whenever the tokenizer's configuration changes), and the cutter (a tag unique to it,
-# which keys its pieces in the store, the added tokens' pattern, each one's id), or None.
+# new one whenever the tokenizer's configuration changes), and the cutter, or None.
 _CUTTERS: WeakKeyDictionary[Any, tuple[Any, _Cutter | None]] = WeakKeyDictionary()
 
 
