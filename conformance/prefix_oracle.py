@@ -32,9 +32,14 @@ Verdict = str | None
 def chat_template(name: str) -> Any:
     from minijinja_py import ChatTemplate
 
+    from .parity import PINNED
+
     meta = _meta().get(name, {})
     tokens = {k: meta[k] for k in ("bos_token", "eos_token") if meta.get(k)}
-    return ChatTemplate.from_string(template_source(name), tokens)
+    # (the clock pinned: a template that writes the time to the second, hunyuan-a13b, would
+    # otherwise write a prompt that is not a prefix of the conversation rendered just after it
+    # whenever the two renders fall on either side of a second)
+    return ChatTemplate.from_string(template_source(name), tokens, now=PINNED)
 
 
 @cache
